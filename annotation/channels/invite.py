@@ -1,0 +1,30 @@
+"""Invite links: the embedded default for directly recruited annotators and experts."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.urls import reverse
+
+from .base import Channel, PublishResult
+from .registry import register
+
+if TYPE_CHECKING:
+    from annotation.models import Assignment, Batch
+
+
+@register
+class InviteChannel(Channel):
+    slug = "invite"
+    title = "Invite link"
+
+    def publish(self, batch: "Batch", *, base_url: str) -> PublishResult:
+        from annotation.models import InviteLink
+
+        link = batch.invites.filter(active=True).first() or InviteLink.objects.create(batch=batch, label="default")
+        url = base_url.rstrip("/") + reverse("surveys:invite", args=[link.token])
+        return PublishResult(published=batch.units.count(), failed={}, links=[url])
+
+    def verify_submission(self, assignment: "Assignment") -> tuple[bool, str]:
+        # The annotator's secret key is the only way in, and every page was saved server-side.
+        complete = not assignment.responses.filter(completed_at__isnull=True).exists()
+        return (True, "") if complete else (False, "not every item was completed")

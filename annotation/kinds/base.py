@@ -1,0 +1,140 @@
+"""The task-kind interface: everything one dataset's annotation flow needs, in one module.
+
+A fifth kind is a new module with a `TaskKind` subclass decorated with `@register`; the flow
+engine, channels, quality runs and exporters only ever talk to this interface.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, Sequence
+
+from django import forms
+
+
+class ImportProblem(ValueError):
+    """A bad record in an import file; names the line and the field so the file can be fixed."""
+
+    def __init__(self, message: str, *, line: int | None = None, field: str | None = None):
+        self.message = message
+        self.line = line
+        self.field = field
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = []
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.field is not None:
+            where.append(f"field '{self.field}'")
+        return f"{', '.join(where)}: {self.message}" if where else self.message
+
+
+@dataclass(frozen=True)
+class ParsedItem:
+    external_id: str
+    payload: dict[str, Any]
+    line: int
+    group_key: str = ""
+
+
+@dataclass(frozen=True)
+class Page:
+    """One screen of an item's flow.
+
+    `locks`: once saved, the answer can never change (ReCAM's pre-reading choice).
+    The template receives only what `TaskKind.page_context` reveals for this page.
+    """
+
+    slug: str
+    title: str
+    template: str
+    form_class: type[forms.Form]
+    locks: bool = False
+
+
+class PageForm(forms.Form):
+    """Base for a page's form: it sees the item payload so it can validate against it."""
+
+    def __init__(self, *args: Any, payload: Mapping[str, Any], answers: Mapping[str, Any], **kwargs: Any):
+        self.payload = payload
+        self.answers = answers
+        super().__init__(*args, **kwargs)
+
+    def answer(self) -> dict[str, Any]:
+        """The JSON-able answer stored for this page (default: the cleaned data)."""
+        return dict(self.cleaned_data)
+
+
+@dataclass(frozen=True)
+class QualityOutcome:
+    """What a kind's quality rules decided; the quality app stores it with reasons.
+
+    `responses`: one row per response id with `keep` (bool) and `reasons` (list[str]);
+    `annotators`: one row per annotator id with `keep`, `reasons` and metric columns;
+    `items`: one row per item id with diagnostic columns; `summary`: run-level figures.
+    """
+
+    responses: Any
+    annotators: Any
+    items: Any
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+class TaskKind(ABC):
+    slug: ClassVar[str]
+    title: ClassVar[str]
+    default_instructions: ClassVar[str] = ""
+    #: what import accepts, in words for the researcher
+    file_format: ClassVar[str] = ""
+    #: project settings with the papers' values as defaults
+    default_settings: ClassVar[dict[str, Any]] = {}
+
+    # --- import --------------------------------------------------------------------
+    @abstractmethod
+    def parse(self, text: str) -> list[ParsedItem]:
+        """Read a released file (already decoded) into items; raise ImportProblem on bad input."""
+
+    # --- annotation flow -----------------------------------------------------------
+    @abstractmethod
+    def pages(self, payload: Mapping[str, Any]) -> Sequence[Page]:
+        """The ordered pages one item walks through."""
+
+    @abstractmethod
+    def page_context(self, payload: Mapping[str, Any], page: Page, answers: Mapping[str, Any]) -> dict[str, Any]:
+        """What this page reveals of the item; nothing else reaches the template."""
+
+    def page(self, payload: Mapping[str, Any], slug: str) -> Page:
+        for page in self.pages(payload):
+            if page.slug == slug:
+                return page
+        raise KeyError(slug)
+
+    # --- results -------------------------------------------------------------------
+    def gold(self, payload: Mapping[str, Any]) -> Any | None:
+        """The answer key where one exists."""
+        return None
+
+    @abstractmethod
+    def annotation_columns(self) -> list[str]:
+        """Kind-specific columns of a raw annotation row, in order."""
+
+    @abstractmethod
+    def annotation_row(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> dict[str, Any]:
+        """One response flattened to `annotation_columns()`."""
+
+    @abstractmethod
+    def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:
+        """Run the kind's quality rules on a DataFrame of annotation rows (pure)."""
+
+    @abstractmethod
+    def export_item(self, payload: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> dict[str, Any]:
+        """An item in the kind's released format, with quality columns added."""
+
+    def item_diagnostic_columns(self) -> list[str]:
+        return []
+
+    def settings_for(self, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
+        merged = dict(self.default_settings)
+        merged.update(overrides or {})
+        return merged

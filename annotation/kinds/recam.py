@@ -1,0 +1,242 @@
+"""ReCAM (SemEval-2021 Task 4): cloze question answered before and after reading the passage.
+
+Pages follow the paper's annotation script (Appendix A); quality follows Appendix E.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from quality.stats import recam as recam_stats
+
+from .base import ImportProblem, Page, PageForm, ParsedItem, QualityOutcome, TaskKind
+from .formats import content_id, jsonl_records, require_str
+from .registry import register
+from .spans import find_span
+
+OPTION_KEYS = [f"option_{i}" for i in range(5)]
+PLACEHOLDER = "@placeholder"
+NO_OTHER_ANSWER = "none"
+RELATIONS = [("summarize", _("Summarize")), ("paraphrase", _("Paraphrase")), ("other", _("Others"))]
+DIFFICULTIES = [("easy", _("Easy")), ("medium", _("Medium")), ("difficult", _("Difficult"))]
+
+
+def _option_choices(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
+    return [(str(i), payload[key]) for i, key in enumerate(OPTION_KEYS)]
+
+
+class ChoiceForm(PageForm):
+    choice = forms.TypedChoiceField(coerce=int, widget=forms.RadioSelect, label="")
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["choice"].choices = _option_choices(self.payload)
+
+
+class SecondChoiceForm(PageForm):
+    choice = forms.ChoiceField(widget=forms.RadioSelect, label="")
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["choice"].choices = _option_choices(self.payload) + [(NO_OTHER_ANSWER, _("No Other Answer"))]
+
+    def clean_choice(self) -> str:
+        choice = self.cleaned_data["choice"]
+        first = (self.answers.get("post") or {}).get("choice")
+        if choice != NO_OTHER_ANSWER and first is not None and int(choice) == first:
+            raise forms.ValidationError(_("Your second choice must differ from your answer; pick another word or No Other Answer."))
+        return choice
+
+    def answer(self) -> dict[str, Any]:
+        choice = self.cleaned_data["choice"]
+        return {"choice": None if choice == NO_OTHER_ANSWER else int(choice)}
+
+
+class SpanForm(PageForm):
+    text = forms.CharField(
+        required=False,
+        strip=True,
+        max_length=5000,
+        label=_("Text span"),
+        widget=forms.Textarea(attrs={"rows": 3, "data-span-target": "1"}),
+    )
+    none_found = forms.BooleanField(required=False, label=_("I cannot find such a span in the passage"))
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        text, none_found = data.get("text", ""), data.get("none_found")
+        if not text and not none_found:
+            raise forms.ValidationError(_("Copy a span from the passage (select it with the mouse), or tick the box if there is none."))
+        if text and none_found:
+            raise forms.ValidationError(_("Either copy a span or tick the box, not both."))
+        if text:
+            offsets = find_span(self.payload["article"], text)
+            if offsets is None:
+                self.add_error("text", _("This text does not occur in the passage. Copy it exactly (select it in the passage to fill this box)."))
+            else:
+                data["start"], data["end"] = offsets
+        return data
+
+    def answer(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        if not data.get("text"):
+            return {"text": "", "start": None, "end": None}
+        start, end = data["start"], data["end"]
+        return {"text": self.payload["article"][start:end], "start": start, "end": end}
+
+
+class RelationForm(PageForm):
+    relation = forms.ChoiceField(choices=RELATIONS, widget=forms.RadioSelect, label="")
+
+
+class DifficultyForm(PageForm):
+    difficulty = forms.ChoiceField(choices=DIFFICULTIES, widget=forms.RadioSelect, label="")
+
+
+T = "surveys/recam/"
+PAGES: tuple[Page, ...] = (
+    Page("pre", _("Before reading"), T + "choice.html", ChoiceForm, locks=True),
+    Page("post", _("After reading"), T + "choice.html", ChoiceForm),
+    Page("second", _("Another answer?"), T + "choice.html", SecondChoiceForm),
+    Page("support_span", _("Supporting span"), T + "span.html", SpanForm),
+    Page("relation", _("Summarize or paraphrase?"), T + "choice.html", RelationForm),
+    Page("summary_span", _("Summarized span"), T + "span.html", SpanForm),
+    Page("difficulty", _("Difficulty"), T + "choice.html", DifficultyForm),
+)
+QUESTIONS = {
+    "pre": _("Before reading the passage, select the one word that best fills the blank."),
+    "post": _("Now read the passage. After reading and understanding it, select the one word that best fills the blank."),
+    "second": _("If you think another word could also answer this question, pick it as your second choice. Otherwise pick No Other Answer."),
+    "support_span": _("Which part of the passage supports your answer? Select it in the passage (or copy it) into the box."),
+    "relation": _("Does the answer summarize or paraphrase the text span?"),
+    "summary_span": _("Which part of the passage is summarized by the information in the answer? Select it in the passage (or copy it) into the box."),
+    "difficulty": _("How difficult is this question?"),
+}
+
+
+@register
+class ReCAM(TaskKind):
+    slug = "recam"
+    title = "ReCAM: reading comprehension of abstract meaning"
+    file_format = "JSON Lines as released for SemEval-2021 Task 4 (article, question with one @placeholder, option_0-option_4, label 0-4; test files: id and no label)"
+    default_settings = {"min_accuracy": 0.4, "easy_must_be_correct": True, "require_spans": True}
+    default_instructions = (
+        "Each question is a one-sentence summary of a news passage with one word left out "
+        "(shown as a blank). You will first pick the missing word without seeing the passage, "
+        "then read the passage and answer again, say whether another word could also fit, copy "
+        "the parts of the passage that support your answer, and rate how difficult the question was. "
+        "Select text in the passage with the mouse to copy it into the answer box. "
+        "Your answers are saved after every step, so you can stop and come back with the same link."
+    )
+
+    # --- import ------------------------------------------------------------------------
+    def parse(self, text: str) -> list[ParsedItem]:
+        items = []
+        for line, record in jsonl_records(text):
+            self._validate(record, line)
+            external_id = str(record["id"]) if "id" in record else content_id(record)
+            items.append(ParsedItem(external_id=external_id, payload=record, line=line))
+        return items
+
+    @staticmethod
+    def _validate(record: dict[str, Any], line: int) -> None:
+        if "id" in record and (isinstance(record["id"], bool) or not isinstance(record["id"], (int, str))):
+            raise ImportProblem("must be an integer or a string", line=line, field="id")
+        require_str(record, "article", line)
+        question = require_str(record, "question", line)
+        count = question.count(PLACEHOLDER)
+        if count != 1:
+            raise ImportProblem(f"must contain exactly one {PLACEHOLDER} (found {count})", line=line, field="question")
+        for key in OPTION_KEYS:
+            require_str(record, key, line)
+        if "label" in record:
+            label = record["label"]
+            if isinstance(label, bool) or not isinstance(label, int) or not 0 <= label <= 4:
+                raise ImportProblem(f"must be an integer from 0 to 4, got {label!r}", line=line, field="label")
+
+    # --- flow --------------------------------------------------------------------------
+    def pages(self, payload: Mapping[str, Any]) -> Sequence[Page]:
+        return PAGES
+
+    def page_context(self, payload: Mapping[str, Any], page: Page, answers: Mapping[str, Any]) -> dict[str, Any]:
+        before, after = payload["question"].split(PLACEHOLDER, 1)
+        context: dict[str, Any] = {
+            "question_before": before,
+            "question_after": after,
+            "prompt": QUESTIONS[page.slug],
+        }
+        if page.slug != "pre":  # the passage is revealed only once the pre-reading answer is fixed
+            context["article"] = payload["article"]
+            context["pre_choice"] = payload[OPTION_KEYS[answers["pre"]["choice"]]]
+        if page.slug in ("support_span", "summary_span", "relation", "second"):
+            context["answer_word"] = payload[OPTION_KEYS[answers["post"]["choice"]]]
+        return context
+
+    # --- results -----------------------------------------------------------------------
+    def gold(self, payload: Mapping[str, Any]) -> int | None:
+        return payload.get("label")
+
+    def annotation_columns(self) -> list[str]:
+        return [
+            "pre_choice", "post_choice", "second_choice", "no_other_answer",
+            "support_span", "support_start", "support_end", "relation",
+            "summary_span", "summary_start", "summary_end", "difficulty",
+            "label", "pre_correct", "post_correct",
+        ]
+
+    def annotation_row(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> dict[str, Any]:
+        def get(page: str, key: str) -> Any:
+            return (answers.get(page) or {}).get(key)
+
+        label = payload.get("label")
+        pre, post = get("pre", "choice"), get("post", "choice")
+        second_page = answers.get("second")
+        return {
+            "pre_choice": pre,
+            "post_choice": post,
+            "second_choice": get("second", "choice"),
+            "no_other_answer": None if second_page is None else second_page.get("choice") is None,
+            "support_span": get("support_span", "text"),
+            "support_start": get("support_span", "start"),
+            "support_end": get("support_span", "end"),
+            "relation": get("relation", "relation"),
+            "summary_span": get("summary_span", "text"),
+            "summary_start": get("summary_span", "start"),
+            "summary_end": get("summary_span", "end"),
+            "difficulty": get("difficulty", "difficulty"),
+            "label": label,
+            "pre_correct": None if label is None or pre is None else pre == label,
+            "post_correct": None if label is None or post is None else post == label,
+        }
+
+    def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:
+        selection = recam_stats.select_annotations(
+            frame,
+            min_accuracy=float(settings["min_accuracy"]),
+            easy_must_be_correct=bool(settings["easy_must_be_correct"]),
+            require_spans=bool(settings["require_spans"]),
+        )
+        items = recam_stats.item_diagnostics(frame, kept=selection.responses["keep"])
+        return QualityOutcome(
+            responses=selection.responses,
+            annotators=selection.annotators,
+            items=items,
+            summary=selection.summary,
+        )
+
+    def item_diagnostic_columns(self) -> list[str]:
+        return list(recam_stats.ITEM_DIAGNOSTIC_COLUMNS)
+
+    def export_item(self, payload: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> dict[str, Any]:
+        row: dict[str, Any] = {}
+        if "id" in payload:
+            row["id"] = payload["id"]
+        for key in ["article", "question", *OPTION_KEYS]:
+            row[key] = payload[key]
+        if "label" in payload:
+            row["label"] = payload["label"]
+        for column in self.item_diagnostic_columns():
+            row[column] = None if diagnostics is None else diagnostics.get(column)
+        return row

@@ -1,0 +1,14 @@
+from .projects import Item, Project
+from .work import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
+
+__all__ = [
+    "Project",
+    "Item",
+    "Batch",
+    "Unit",
+    "UnitItem",
+    "Annotator",
+    "InviteLink",
+    "Assignment",
+    "Response",
+]

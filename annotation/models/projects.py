@@ -1,0 +1,38 @@
+"""Projects and the items imported into them."""
+from django.conf import settings as django_settings
+from django.db import models
+
+
+class Project(models.Model):
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=40, help_text="Task kind slug (see annotation.kinds).")
+    language = models.CharField(max_length=10, default="en")
+    instructions = models.TextField(blank=True, help_text="Shown to annotators; empty uses the kind's default.")
+    settings = models.JSONField(default=dict, blank=True, help_text="Overrides of the kind's default settings.")
+    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+
+class Item(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="items")
+    external_id = models.CharField(max_length=200, help_text="Released id, or a content hash when none.")
+    payload = models.JSONField(help_text="The item exactly as released.")
+    group_key = models.CharField(max_length=200, blank=True, help_text="Ties items that constrain each other.")
+    source = models.CharField(max_length=255, blank=True, help_text="File name and line it came from.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "external_id"], name="item_unique_external_id"),
+        ]
+        indexes = [models.Index(fields=["project", "group_key"])]
+
+    def __str__(self) -> str:
+        return f"{self.external_id}"

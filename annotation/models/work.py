@@ -1,0 +1,153 @@
+"""Batches, the units they hand out, who takes them, and what they answer."""
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+from .projects import Item, Project
+
+
+def new_key() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class Batch(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="batches")
+    name = models.CharField(max_length=200)
+    channel = models.CharField(max_length=20, default="invite", help_text="Channel slug (see annotation.channels).")
+    items_per_unit = models.PositiveIntegerField(default=5)
+    assignments_per_unit = models.PositiveIntegerField(default=3, help_text="Distinct annotators per item.")
+    release_after_minutes = models.PositiveIntegerField(
+        default=60, help_text="An assignment idle this long is released to somebody else."
+    )
+    channel_settings = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "batches"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Unit(models.Model):
+    """What one HIT or one invite hands out: an ordered handful of a batch's items."""
+
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="units")
+    position = models.PositiveIntegerField()
+    items = models.ManyToManyField(Item, through="UnitItem", related_name="units")
+    channel_ref = models.CharField(max_length=100, blank=True, help_text="HIT id / study id on the channel.")
+
+    class Meta:
+        ordering = ["batch", "position"]
+        constraints = [models.UniqueConstraint(fields=["batch", "position"], name="unit_unique_position")]
+
+    def __str__(self) -> str:
+        return f"{self.batch} #{self.position}"
+
+
+class UnitItem(models.Model):
+    unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="unit_items")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="unit_items")
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["unit", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["unit", "item"], name="unititem_unique_item"),
+            models.UniqueConstraint(fields=["unit", "position"], name="unititem_unique_position"),
+        ]
+
+
+class Annotator(models.Model):
+    """A person on a channel: an invited participant, an MTurk worker, a Prolific participant."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="annotators")
+    channel = models.CharField(max_length=20)
+    external_id = models.CharField(max_length=200)
+    access_key = models.CharField(max_length=64, unique=True, default=new_key, editable=False)
+    batch = models.ForeignKey(
+        "Batch", null=True, blank=True, on_delete=models.SET_NULL, related_name="recruits",
+        help_text="The batch this annotator was recruited into (invite links).",
+    )
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "channel", "external_id"], name="annotator_unique_per_channel"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.channel}:{self.external_id}"
+
+
+class InviteLink(models.Model):
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="invites")
+    token = models.CharField(max_length=64, unique=True, default=new_key, editable=False)
+    label = models.CharField(max_length=200, blank=True)
+    max_annotators = models.PositiveIntegerField(null=True, blank=True, help_text="Empty: no limit.")
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.label or self.token
+
+
+class Assignment(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Working"
+        SUBMITTED = "submitted", "Submitted"
+        RELEASED = "released", "Released (abandoned)"
+        APPROVED = "approved", "Approved"
+        REJECTED = "rejected", "Rejected"
+
+    #: statuses that hold one of a unit's slots
+    HOLDING = (Status.ACTIVE, Status.SUBMITTED, Status.APPROVED, Status.REJECTED)
+
+    unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="assignments")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    channel_assignment_id = models.CharField(max_length=100, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    last_activity_at = models.DateTimeField(auto_now_add=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["unit", "annotator"], name="assignment_unique_annotator"),
+        ]
+        indexes = [models.Index(fields=["status", "last_activity_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} on {self.unit}"
+
+
+class Response(models.Model):
+    """One annotator's answers to one item, saved page by page; unique per (assignment, item)."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="responses")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="responses")
+    position = models.PositiveIntegerField(help_text="Order of the item within the unit.")
+    answers = models.JSONField(default=dict, blank=True, help_text="{page slug: cleaned answer}")
+    timings = models.JSONField(default=dict, blank=True, help_text="{page slug: {shown_at, saved_at, seconds}}")
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["assignment", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "item"], name="response_unique_item"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.assignment} / {self.item}"

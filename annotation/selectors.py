@@ -1,0 +1,90 @@
+"""Read queries shared by views, admin, API, quality runs and exports."""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from django.db.models import Count, Q, QuerySet
+
+from annotation.kinds import get_kind
+from annotation.models import Annotator, Assignment, Batch, Project, Response
+
+BASE_ANNOTATION_COLUMNS = [
+    "response_id", "item_id", "external_id", "annotator_id", "annotator", "channel",
+    "batch_id", "unit_id", "assignment_id", "assignment_status", "completed", "completed_at", "seconds",
+]
+
+
+def annotator_by_key(key: str) -> Annotator | None:
+    return Annotator.objects.select_related("project", "batch").filter(access_key=key).first()
+
+
+def current_response(assignment: Assignment) -> Response | None:
+    """The first item of the assignment not completed yet, with its item and project."""
+    return (
+        Response.objects.select_related("item")
+        .filter(assignment=assignment, completed_at__isnull=True)
+        .order_by("position")
+        .first()
+    )
+
+
+def response_of_annotator(response_id: int, annotator: Annotator) -> Response | None:
+    """A response only if it belongs to this annotator: nobody reads another's work."""
+    return (
+        Response.objects.select_related("item", "assignment")
+        .filter(pk=response_id, assignment__annotator=annotator)
+        .first()
+    )
+
+
+def unit_progress(assignment: Assignment) -> tuple[int, int]:
+    counts = assignment.responses.aggregate(total=Count("id"), done=Count("id", filter=Q(completed_at__isnull=False)))
+    return counts["done"], counts["total"]
+
+
+def annotation_columns(project: Project) -> list[str]:
+    return BASE_ANNOTATION_COLUMNS + get_kind(project.kind).annotation_columns()
+
+
+def annotation_rows(
+    project: Project, *, response_ids: QuerySet | None = None, chunk_size: int = 2000
+) -> Iterator[dict[str, Any]]:
+    """Every response of the project flattened to `annotation_columns(project)`, streamed."""
+    kind = get_kind(project.kind)
+    qs = Response.objects.filter(item__project=project)
+    if response_ids is not None:
+        qs = qs.filter(pk__in=response_ids)
+    fields = (
+        "id", "item_id", "item__external_id", "item__payload", "assignment__annotator_id",
+        "assignment__annotator__external_id", "assignment__annotator__channel", "assignment__unit__batch_id",
+        "assignment__unit_id", "assignment_id", "assignment__status", "completed_at", "answers", "timings",
+    )
+    for (rid, item_id, ext, payload, aid, aext, channel, batch_id, unit_id, asg_id, status, done_at,
+         answers, timings) in qs.order_by("id").values_list(*fields).iterator(chunk_size=chunk_size):
+        seconds = [t.get("seconds") for t in timings.values() if t.get("seconds") is not None]
+        row = {
+            "response_id": rid, "item_id": item_id, "external_id": ext, "annotator_id": aid,
+            "annotator": aext, "channel": channel, "batch_id": batch_id, "unit_id": unit_id,
+            "assignment_id": asg_id, "assignment_status": status, "completed": done_at is not None,
+            "completed_at": done_at.isoformat() if done_at else None,
+            "seconds": round(sum(seconds), 3) if seconds else None,
+        }
+        row.update(kind.annotation_row(payload, answers))
+        yield row
+
+
+def batch_progress(batch: Batch) -> dict[str, int]:
+    """Slots filled, submitted and in progress, for the admin and the API."""
+    units = batch.units.count()
+    by_status = dict(
+        Assignment.objects.filter(unit__batch=batch).values_list("status").annotate(n=Count("id")).order_by()
+    )
+    return {
+        "units": units,
+        "slots": units * batch.assignments_per_unit,
+        "active": by_status.get(Assignment.Status.ACTIVE, 0),
+        "submitted": by_status.get(Assignment.Status.SUBMITTED, 0)
+        + by_status.get(Assignment.Status.APPROVED, 0)
+        + by_status.get(Assignment.Status.REJECTED, 0),
+        "released": by_status.get(Assignment.Status.RELEASED, 0),
+    }

@@ -1,0 +1,1 @@
+"""Write operations: plain keyword-only functions that own their transactions."""

@@ -1,0 +1,135 @@
+"""Handing units to annotators: each item gets exactly N distinct annotators, nobody sees an
+item twice, and work left idle is released to somebody else."""
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Exists, OuterRef, Q
+from django.utils import timezone
+
+from annotation.models import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
+
+
+class NoWorkLeft(Exception):
+    pass
+
+
+class InviteClosed(Exception):
+    pass
+
+
+def annotator_join_via_invite(*, invite: InviteLink, known_key: str | None = None) -> Annotator:
+    """The annotator behind an invite link: the one this browser already is, or a new one."""
+    if not invite.active or invite.batch.status != Batch.Status.OPEN:
+        raise InviteClosed("This invitation is closed.")
+    project = invite.batch.project
+    if known_key:
+        existing = Annotator.objects.filter(access_key=known_key, project=project).first()
+        if existing is not None:
+            if existing.batch_id != invite.batch_id:
+                existing.batch = invite.batch
+                existing.save(update_fields=["batch"])
+            return existing
+    with transaction.atomic():
+        if invite.max_annotators is not None:
+            joined = Annotator.objects.filter(project=project, channel="invite", external_id__startswith=f"{invite.pk}-").count()
+            if joined >= invite.max_annotators:
+                raise InviteClosed("This invitation has been used by as many people as it allows.")
+        return Annotator.objects.create(
+            project=project,
+            channel="invite",
+            external_id=f"{invite.pk}-{secrets.token_hex(6)}",
+            batch=invite.batch,
+        )
+
+
+def assignments_release_abandoned(*, batch: Batch | None = None, now=None) -> int:
+    """Release active assignments idle longer than their batch allows; their slots reopen."""
+    now = now or timezone.now()
+    batches = [batch] if batch is not None else Batch.objects.filter(status=Batch.Status.OPEN)
+    released = 0
+    for b in batches:
+        cutoff = now - timedelta(minutes=b.release_after_minutes)
+        released += Assignment.objects.filter(
+            unit__batch=b, status=Assignment.Status.ACTIVE, last_activity_at__lt=cutoff
+        ).update(status=Assignment.Status.RELEASED)
+    return released
+
+
+def _open_units(batch: Batch, annotator: Annotator):
+    seen_items = UnitItem.objects.filter(unit__assignments__annotator=annotator).values("item_id")
+    holds = Count("assignments", filter=Q(assignments__status__in=Assignment.HOLDING))
+    overlaps = UnitItem.objects.filter(unit=OuterRef("pk"), item_id__in=seen_items)
+    return (
+        Unit.objects.filter(batch=batch)
+        .annotate(holds=holds)
+        .filter(holds__lt=batch.assignments_per_unit)
+        .annotate(seen=Exists(overlaps))
+        .filter(seen=False)
+        .order_by("holds", "position")
+    )
+
+
+def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
+    """The annotator's current assignment in this batch, or a new one on a unit with a free slot.
+
+    Raises NoWorkLeft when every unit is full or holds an item this annotator has seen.
+    """
+    current = (
+        Assignment.objects.filter(annotator=annotator, unit__batch=batch, status=Assignment.Status.ACTIVE)
+        .order_by("id")
+        .first()
+    )
+    if current is not None:
+        return current
+    if batch.status != Batch.Status.OPEN:
+        raise NoWorkLeft("This batch is closed.")
+    assignments_release_abandoned(batch=batch)
+    unfinished = (
+        Assignment.objects.filter(annotator=annotator, unit__batch=batch, status=Assignment.Status.RELEASED)
+        .filter(responses__completed_at__isnull=True)
+        .distinct()
+        .first()
+    )
+    if unfinished is not None and assignment_reclaim(assignment=unfinished):
+        return unfinished
+    with transaction.atomic():
+        # Lock the batch row: concurrent annotators take slots one at a time (PostgreSQL);
+        # on SQLite the IMMEDIATE transaction already serializes writers.
+        Batch.objects.select_for_update().filter(pk=batch.pk).first()
+        unit = _open_units(batch, annotator).first()
+        if unit is None:
+            raise NoWorkLeft("There is no more work for you in this batch. Thank you!")
+        return _assign(unit, annotator)
+
+
+def _assign(unit: Unit, annotator: Annotator) -> Assignment:
+    items = list(UnitItem.objects.filter(unit=unit).order_by("position").values_list("item_id", "position"))
+    try:
+        with transaction.atomic():
+            assignment = Assignment.objects.create(unit=unit, annotator=annotator)
+    except IntegrityError:
+        raise NoWorkLeft("There is no more work for you in this batch. Thank you!") from None
+    Response.objects.bulk_create(
+        [Response(assignment=assignment, item_id=item_id, position=pos) for item_id, pos in items]
+    )
+    return assignment
+
+
+def assignment_reclaim(*, assignment: Assignment) -> bool:
+    """Give a released assignment back to its annotator if its slot is still free."""
+    with transaction.atomic():
+        batch = Batch.objects.select_for_update().get(pk=assignment.unit.batch_id)
+        fresh = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if fresh.status != Assignment.Status.RELEASED:
+            return fresh.status == Assignment.Status.ACTIVE
+        holds = Assignment.objects.filter(unit_id=fresh.unit_id, status__in=Assignment.HOLDING).count()
+        if holds >= batch.assignments_per_unit:
+            return False
+        Assignment.objects.filter(pk=fresh.pk).update(
+            status=Assignment.Status.ACTIVE, last_activity_at=timezone.now()
+        )
+        assignment.status = Assignment.Status.ACTIVE
+        return True

@@ -1,0 +1,108 @@
+"""Saving an annotator's answers page by page, enforcing the kind's protocol on the server."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.kinds import get_kind
+from annotation.models import Assignment, Response
+
+from .assignments import assignment_reclaim
+
+
+class ProtocolError(Exception):
+    """The request breaks the flow's rules (a locked answer, a page not reached yet)."""
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    changed: bool
+    item_completed: bool
+    assignment_submitted: bool
+
+
+def next_page_slug(kind_slug: str, payload: dict[str, Any], answers: dict[str, Any]) -> str | None:
+    """The first page of the item not answered yet; None when the item is complete."""
+    for page in get_kind(kind_slug).pages(payload):
+        if page.slug not in answers:
+            return page.slug
+    return None
+
+
+def response_save_page(
+    *,
+    response_id: int,
+    annotator_id: int,
+    page_slug: str,
+    answer: dict[str, Any],
+    shown_at: datetime | None = None,
+) -> SaveResult:
+    """Store one page's answer. Idempotent: the same answer twice changes nothing.
+
+    Preconditions: the response belongs to an active assignment of this annotator; the page is
+    the next one of the item, or an earlier one that does not lock. A different answer to a
+    locking page, or to any page of a completed item, raises ProtocolError.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        response = (
+            Response.objects.select_for_update()
+            .select_related("assignment", "item__project")
+            .filter(pk=response_id, assignment__annotator_id=annotator_id)
+            .first()
+        )
+        if response is None:
+            raise ProtocolError("This item is not part of your work.")
+        assignment = response.assignment
+        if assignment.status == Assignment.Status.RELEASED and not assignment_reclaim(assignment=assignment):
+            raise ProtocolError("This work was released because it was left idle too long; it has gone to somebody else.")
+        if assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED):
+            raise ProtocolError("This work has already been reviewed and can no longer change.")
+        kind = get_kind(response.item.project.kind)
+        payload = response.item.payload
+        page = kind.page(payload, page_slug)
+        previous = response.answers.get(page_slug)
+        if previous is not None:
+            if previous == answer:
+                return SaveResult(False, response.completed_at is not None, assignment.status == Assignment.Status.SUBMITTED)
+            if page.locks:
+                raise ProtocolError(f"Your answer on “{page.title}” is final and cannot be changed.")
+            if response.completed_at is not None:
+                raise ProtocolError("This item is complete; its answers can no longer change.")
+        elif page_slug != next_page_slug(response.item.project.kind, payload, response.answers):
+            raise ProtocolError("Please answer the pages in order.")
+
+        response.answers[page_slug] = answer
+        response.timings[page_slug] = _timing(response.timings.get(page_slug), shown_at, now)
+        fields = ["answers", "timings"]
+        if next_page_slug(response.item.project.kind, payload, response.answers) is None:
+            response.completed_at = now
+            fields.append("completed_at")
+        response.save(update_fields=fields)
+        submitted = _touch_assignment(assignment, now, item_completed=response.completed_at is not None)
+    return SaveResult(True, response.completed_at is not None, submitted)
+
+
+def _timing(previous: dict[str, Any] | None, shown_at: datetime | None, now: datetime) -> dict[str, Any]:
+    seconds = max(0.0, (now - shown_at).total_seconds()) if shown_at else None
+    earlier = (previous or {}).get("seconds") or 0.0
+    return {
+        "shown_at": shown_at.isoformat() if shown_at else None,
+        "saved_at": now.isoformat(),
+        "seconds": None if seconds is None else round(earlier + seconds, 3),
+    }
+
+
+def _touch_assignment(assignment: Assignment, now: datetime, *, item_completed: bool) -> bool:
+    updates: dict[str, Any] = {"last_activity_at": now}
+    submitted = assignment.status == Assignment.Status.SUBMITTED
+    if item_completed and not submitted:
+        if not assignment.responses.filter(completed_at__isnull=True).exists():
+            updates.update(status=Assignment.Status.SUBMITTED, submitted_at=now)
+            submitted = True
+    Assignment.objects.filter(pk=assignment.pk).update(**updates)
+    return submitted

@@ -1,0 +1,61 @@
+"""The page-flow engine: which page an annotator sees next and what it may show.
+
+It knows nothing of any kind's rules; the kind says the pages and what each reveals.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone as dt_timezone
+from typing import Any
+
+from django.core import signing
+
+from annotation.kinds import Page, PageForm, TaskKind, get_kind
+from annotation.models import Response
+from annotation.services.responses import next_page_slug
+
+SHOWN_SALT = "surveys.page-shown"
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: TaskKind
+    response: Response
+    page: Page
+    index: int
+    count: int
+
+
+def step_for(response: Response, project_kind: str) -> Step | None:
+    kind = get_kind(project_kind)
+    payload = response.item.payload
+    slug = next_page_slug(project_kind, payload, response.answers)
+    if slug is None:
+        return None
+    pages = list(kind.pages(payload))
+    index = [p.slug for p in pages].index(slug)
+    return Step(kind=kind, response=response, page=pages[index], index=index + 1, count=len(pages))
+
+
+def build_form(step: Step, data: Any = None) -> PageForm:
+    return step.page.form_class(data, payload=step.response.item.payload, answers=step.response.answers)
+
+
+def page_context(step: Step) -> dict[str, Any]:
+    return step.kind.page_context(step.response.item.payload, step.page, step.response.answers)
+
+
+def shown_token(response_id: int, page_slug: str) -> str:
+    """A signed note of when the page was rendered, so time per page needs no write on GET."""
+    return signing.dumps({"r": response_id, "p": page_slug, "t": time.time()}, salt=SHOWN_SALT, compress=False)
+
+
+def shown_at(token: str, response_id: int, page_slug: str) -> datetime | None:
+    try:
+        data = signing.loads(token, salt=SHOWN_SALT, max_age=7 * 24 * 3600)
+    except signing.BadSignature:
+        return None
+    if data.get("r") != response_id or data.get("p") != page_slug:
+        return None
+    return datetime.fromtimestamp(data["t"], tz=dt_timezone.utc)

@@ -1,0 +1,119 @@
+"""Annotator-facing views: parse the request, call one service, render."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import translation
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods
+
+from annotation.kinds import get_kind
+from annotation.models import Annotator, Batch, InviteLink
+from annotation.selectors import annotator_by_key, current_response, response_of_annotator, unit_progress
+from annotation.services.assignments import InviteClosed, NoWorkLeft, annotator_join_via_invite, assignment_next
+from annotation.services.responses import ProtocolError, response_save_page
+
+from . import flow
+
+SESSION_KEY = "annotator:{project}"
+
+
+def _instructions(project) -> str:
+    return project.instructions or get_kind(project.kind).default_instructions
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def invite(request: HttpRequest, token: str) -> HttpResponse:
+    link = get_object_or_404(InviteLink.objects.select_related("batch__project"), token=token)
+    project = link.batch.project
+    translation.activate(project.language)
+    if request.method == "POST":
+        session_key = SESSION_KEY.format(project=project.pk)
+        try:
+            annotator = annotator_join_via_invite(invite=link, known_key=request.session.get(session_key))
+        except InviteClosed as exc:
+            return render(request, "surveys/closed.html", {"project": project, "reason": str(exc)}, status=410)
+        request.session[session_key] = annotator.access_key
+        return redirect("surveys:work", key=annotator.access_key)
+    closed = not link.active or link.batch.status != Batch.Status.OPEN
+    return render(
+        request,
+        "surveys/invite.html",
+        {"project": project, "link": link, "instructions": _instructions(project), "closed": closed},
+    )
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def work(request: HttpRequest, key: str) -> HttpResponse:
+    annotator = annotator_by_key(key)
+    if annotator is None:
+        raise Http404("Unknown link")
+    project = annotator.project
+    translation.activate(project.language)
+    if request.method == "POST":
+        return _save(request, annotator)
+    if annotator.batch is None:
+        return render(request, "surveys/done.html", {"project": project, "reason": ""})
+    try:
+        assignment = assignment_next(annotator=annotator, batch=annotator.batch)
+    except NoWorkLeft as exc:
+        return render(request, "surveys/done.html", {"project": project, "reason": str(exc)})
+    response = current_response(assignment)
+    if response is None:  # every item answered; the next GET hands out a new unit
+        return redirect("surveys:work", key=key)
+    return _render_step(request, annotator, assignment, flow.step_for(response, project.kind))
+
+
+def _render_step(request, annotator: Annotator, assignment, step: flow.Step, form=None, status: int = 200):
+    done, total = unit_progress(assignment)
+    context = {
+        "project": annotator.project,
+        "annotator": annotator,
+        "instructions": _instructions(annotator.project),
+        "step": step,
+        "form": form or flow.build_form(step),
+        "shown": flow.shown_token(step.response.pk, step.page.slug),
+        "item_number": done + 1,
+        "item_count": total,
+        "page": flow.page_context(step),
+    }
+    return render(request, "surveys/annotate.html", context, status=status)
+
+
+def _save(request: HttpRequest, annotator: Annotator) -> HttpResponse:
+    try:
+        response_id = int(request.POST.get("response", ""))
+    except ValueError:
+        messages.error(request, "The form was incomplete; please answer again.")
+        return redirect("surveys:work", key=annotator.access_key)
+    page_slug = request.POST.get("page", "")
+    response = response_of_annotator(response_id, annotator)
+    if response is None:
+        raise Http404("Not your item")
+    kind = get_kind(annotator.project.kind)
+    try:
+        page = kind.page(response.item.payload, page_slug)
+    except KeyError:
+        raise Http404("Unknown page") from None
+    step = flow.Step(kind=kind, response=response, page=page, index=0, count=0)
+    form = flow.build_form(step, request.POST)
+    if not form.is_valid():
+        current = flow.step_for(response, annotator.project.kind)
+        if current is None or current.page.slug != page_slug:
+            messages.error(request, "That answer was not saved: " + "; ".join(e for errs in form.errors.values() for e in errs))
+            return redirect("surveys:work", key=annotator.access_key)
+        return _render_step(request, annotator, response.assignment, current, form=form, status=400)
+    try:
+        response_save_page(
+            response_id=response.pk,
+            annotator_id=annotator.pk,
+            page_slug=page_slug,
+            answer=form.answer(),
+            shown_at=flow.shown_at(request.POST.get("shown", ""), response.pk, page_slug),
+        )
+    except ProtocolError as exc:
+        messages.error(request, str(exc))
+    return redirect("surveys:work", key=annotator.access_key)
