@@ -69,7 +69,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         }
     )
     # A file (not :memory:) so a real Celery worker process can share the test database.
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / ".test-db.sqlite3")}
+    DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_SQLITE_NAME", default=str(BASE_DIR / ".test-db.sqlite3"))}
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
     DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
