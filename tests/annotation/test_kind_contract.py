@@ -1,0 +1,68 @@
+"""Every registered task kind is checked the same way: parse -> pages -> answers -> export.
+
+A new kind must add its sample file and a way to answer each page to KIND_SAMPLES.
+"""
+import json
+from typing import Any, Callable
+
+import pandas as pd
+import pytest
+from django.template.loader import get_template
+
+from annotation.kinds import all_kinds, get_kind
+from tests.conftest import data_file
+
+
+def recam_answers(payload: dict, page: str) -> dict[str, Any]:
+    label = payload.get("label", 0)
+    article = payload["article"]
+    return {
+        "pre": {"choice": str(label)},
+        "post": {"choice": str(label)},
+        "second": {"choice": "none"},
+        "support_span": {"text": article[:30]},
+        "relation": {"relation": "paraphrase"},
+        "summary_span": {"text": article[5:45]},
+        "difficulty": {"difficulty": "easy"},
+    }[page]
+
+
+KIND_SAMPLES: dict[str, tuple[tuple[str, ...], Callable[[dict, str], dict]]] = {
+    "recam": (("recam", "Task_1_dev.sample.jsonl"), recam_answers),
+}
+
+
+def test_every_kind_has_contract_samples():
+    assert {k.slug for k in all_kinds()} <= set(KIND_SAMPLES)
+
+
+@pytest.mark.parametrize("slug", [k.slug for k in all_kinds()])
+def test_kind_contract(slug):
+    kind = get_kind(slug)
+    path, answer_page = KIND_SAMPLES[slug]
+    assert kind.title and kind.default_instructions and kind.file_format
+    items = kind.parse(data_file(*path).read_text(encoding="utf-8"))
+    assert items and len({i.external_id for i in items}) == len(items)
+    rows = []
+    for n, parsed in enumerate(items[:3]):
+        answers: dict[str, Any] = {}
+        pages = list(kind.pages(parsed.payload))
+        assert len({p.slug for p in pages}) == len(pages)
+        for page in pages:
+            get_template(page.template)  # exists and compiles
+            context = kind.page_context(parsed.payload, page, answers)
+            assert isinstance(context, dict)
+            form = page.form_class(answer_page(parsed.payload, page.slug), payload=parsed.payload, answers=answers)
+            assert form.is_valid(), (page.slug, form.errors)
+            answers[page.slug] = json.loads(json.dumps(form.answer()))
+        row = kind.annotation_row(parsed.payload, answers)
+        assert list(row) == kind.annotation_columns()
+        rows.append({"response_id": n, "annotator_id": n % 2, "item_id": n, "completed": True, **row})
+    outcome = kind.quality(pd.DataFrame(rows), kind.settings_for({}))
+    assert set(outcome.responses.index) == {r["response_id"] for r in rows}
+    assert {"keep", "reasons"} <= set(outcome.responses.columns)
+    exported = kind.export_item(items[0].payload, dict(outcome.items.iloc[0]))
+    json.dumps(exported)
+    for column in kind.item_diagnostic_columns():
+        assert column in exported
+    assert kind.export_item(items[0].payload, None)

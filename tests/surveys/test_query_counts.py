@@ -1,0 +1,44 @@
+"""The annotator's hot pages run a small, constant number of queries."""
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from annotation.services.batches import batch_create, invite_link_create
+from tests.factories import ItemFactory, ProjectFactory
+from tests.surveys.test_recam_flow import answer_for, form_fields
+
+pytestmark = pytest.mark.django_db
+
+MAX_VIEW_QUERIES = 4
+MAX_SAVE_QUERIES = 8
+
+
+def _walk(client, n_items):
+    project = ProjectFactory()
+    ItemFactory.create_batch(n_items, project=project)
+    batch = batch_create(project=project, name="b", items_per_unit=n_items, assignments_per_unit=1)
+    url = client.post(reverse("surveys:invite", args=[invite_link_create(batch=batch).token]))["Location"]
+    client.get(url)  # first view hands out the unit
+    views, saves = [], []
+    from annotation.models import Response
+
+    for _ in range(n_items * 7):
+        with CaptureQueriesContext(connection) as q:
+            html = client.get(url).content.decode()
+        views.append(len(q))
+        fields = form_fields(html)
+        item = Response.objects.get(pk=fields["response"]).item
+        with CaptureQueriesContext(connection) as q:
+            assert client.post(url, {**fields, **answer_for(fields["page"], item)}).status_code == 302
+        saves.append(len(q))
+    return views, saves
+
+
+def test_page_view_and_save_query_counts_are_small_and_constant(client):
+    small_views, small_saves = _walk(client, 2)
+    big_views, big_saves = _walk(client, 6)
+    assert max(small_views) <= MAX_VIEW_QUERIES
+    assert max(small_saves) <= MAX_SAVE_QUERIES
+    assert max(big_views) == max(small_views)
+    assert max(big_saves) == max(small_saves)
