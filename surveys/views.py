@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
@@ -87,7 +88,7 @@ def _save(request: HttpRequest, annotator: Annotator) -> HttpResponse:
     try:
         response_id = int(request.POST.get("response", ""))
     except ValueError:
-        messages.error(request, "The form was incomplete; please answer again.")
+        messages.error(request, _("The form was incomplete; please answer again."))
         return redirect("surveys:work", key=annotator.access_key)
     page_slug = request.POST.get("page", "")
     response = response_of_annotator(response_id, annotator)
@@ -107,7 +108,7 @@ def _save(request: HttpRequest, annotator: Annotator) -> HttpResponse:
             return redirect("surveys:work", key=annotator.access_key)
         return _render_step(request, annotator, response.assignment, current, form=form, status=400)
     try:
-        response_save_page(
+        result = response_save_page(
             response_id=response.pk,
             annotator_id=annotator.pk,
             page_slug=page_slug,
@@ -116,4 +117,7 @@ def _save(request: HttpRequest, annotator: Annotator) -> HttpResponse:
         )
     except ProtocolError as exc:
         messages.error(request, str(exc))
+    else:
+        if result.changed and result.assignment_submitted:
+            messages.success(request, _("Thank you! That set of items is saved."))
     return redirect("surveys:work", key=annotator.access_key)
