@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from django.db.models import Count, Q, QuerySet
+from django.urls import reverse
 
 from annotation.kinds import get_kind
 from annotation.models import Annotator, Assignment, Batch, Project, Response
@@ -88,3 +89,38 @@ def batch_progress(batch: Batch) -> dict[str, int]:
         + by_status.get(Assignment.Status.REJECTED, 0),
         "released": by_status.get(Assignment.Status.RELEASED, 0),
     }
+
+
+def batches_with_progress(queryset: QuerySet | None = None) -> QuerySet:
+    """Batches annotated with `batch_progress`'s counts: one query however many batches a
+    list shows (admin changelist, API list)."""
+    qs = Batch.objects.all() if queryset is None else queryset
+    done = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
+
+    def count(*statuses: str) -> Count:
+        return Count("units__assignments", filter=Q(units__assignments__status__in=statuses), distinct=True)
+
+    return qs.annotate(
+        progress_units=Count("units", distinct=True),
+        progress_active=count(Assignment.Status.ACTIVE),
+        progress_submitted=count(*done),
+        progress_released=count(Assignment.Status.RELEASED),
+    )
+
+
+def progress_of(batch: Batch) -> dict[str, int]:
+    """`batch_progress` read from `batches_with_progress` annotations when present."""
+    if not hasattr(batch, "progress_units"):
+        return batch_progress(batch)
+    return {
+        "units": batch.progress_units,
+        "slots": batch.progress_units * batch.assignments_per_unit,
+        "active": batch.progress_active,
+        "submitted": batch.progress_submitted,
+        "released": batch.progress_released,
+    }
+
+
+def invite_url(token: str, *, base_url: str) -> str:
+    """The absolute address an invited annotator opens (the surveys app's entry page)."""
+    return base_url.rstrip("/") + reverse("surveys:invite", args=[token])

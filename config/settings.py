@@ -115,6 +115,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Several models have a `status` field; name their enums so the schema stays stable.
+    "ENUM_NAME_OVERRIDES": {"BatchStatusEnum": "annotation.models.Batch.Status"},
 }
 
 # --- Celery: no broker configured means tasks run inline (eager) ----------------------

@@ -47,3 +47,23 @@ class AnnotatorFactory(factory.django.DjangoModelFactory):
     project = factory.SubFactory(ProjectFactory)
     channel = "invite"
     external_id = factory.Sequence(lambda n: f"person-{n}")
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    """A Django account; `is_staff=True` makes a researcher (the API's IsAdminUser)."""
+
+    class Meta:
+        model = "auth.User"
+        django_get_or_create = ("username",)
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    password = factory.django.Password("pw-for-tests")
+    is_staff = False
+
+
+class InviteLinkFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "annotation.InviteLink"
+
+    batch = factory.SubFactory(BatchFactory)
+    label = factory.Sequence(lambda n: f"link {n}")

@@ -1,0 +1,199 @@
+"""Batches (made by `batch_create`), their progress, and the invite links that hand them out."""
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.utils import timezone
+
+from annotation.channels import channel_choices
+from annotation.models import Batch, InviteLink, Item
+from annotation.selectors import batches_with_progress, invite_url, progress_of
+from annotation.services.assignments import assignments_release_abandoned
+from annotation.services.batches import batch_create, invite_link_create
+
+from .common import adopt, invite_link_column, request_base_url
+
+
+class BatchCreateForm(forms.ModelForm):
+    items_per_unit = forms.IntegerField(
+        min_value=1, initial=5, label="Items per unit",
+        help_text="How many items one annotator gets at a time (one unit).",
+    )
+    assignments_per_unit = forms.IntegerField(
+        min_value=1, initial=3, label="Distinct annotators per item",
+        help_text="Each item is annotated by this many different people; nobody sees an item twice.",
+    )
+    release_after_minutes = forms.IntegerField(
+        min_value=1, initial=60, label="Release after (minutes)",
+        help_text="Work left idle this long goes back to the pool for somebody else.",
+    )
+    channel = forms.ChoiceField(
+        choices=channel_choices, initial="invite", help_text="How annotators are recruited for this batch."
+    )
+    external_ids = forms.CharField(
+        required=False,
+        label="Only these items",
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="External ids, one per line, in the order to hand them out. Empty: every item of the project.",
+    )
+
+    class Meta:
+        model = Batch
+        fields = ["project", "name", "items_per_unit", "assignments_per_unit", "release_after_minutes", "channel"]
+
+    def clean(self) -> dict[str, Any]:
+        """Resolve the listed ids to the project's items; say which ones are not there."""
+        data = super().clean()
+        project, text = data.get("project"), data.get("external_ids", "")
+        if project is None:
+            return data
+        wanted = [line.strip() for line in text.splitlines() if line.strip()]
+        if not wanted:
+            data["items"] = None
+            if not project.items.exists():
+                self.add_error("project", "This project has no items yet: import items first.")
+            return data
+        rows = Item.objects.filter(project=project, external_id__in=wanted).only("id", "external_id")
+        found = {item.external_id: item for item in rows}
+        missing = [e for e in wanted if e not in found]
+        if missing:
+            self.add_error("external_ids", f"Not in this project: {', '.join(missing[:20])}")
+        elif len(set(wanted)) != len(wanted):
+            self.add_error("external_ids", "An item is listed twice.")
+        data["items"] = [found[e] for e in wanted if e in found]
+        return data
+
+
+class InviteLinkInline(admin.TabularInline):
+    model = InviteLink
+    extra = 0
+    fields = ("label", "max_annotators", "active", "created_at")
+    verbose_name_plural = "Invite links (create one with the “Create invite link” action on the batch list)"
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Batch | None = None) -> tuple:
+        return ("created_at", invite_link_column(request))
+
+    def get_fields(self, request: HttpRequest, obj: Batch | None = None) -> tuple:
+        return (*self.fields, invite_link_column(request))
+
+    def has_add_permission(self, request: HttpRequest, obj: Batch | None = None) -> bool:
+        return False
+
+
+@admin.register(Batch)
+class BatchAdmin(admin.ModelAdmin):
+    add_form = BatchCreateForm
+    list_display = (
+        "name", "project", "channel", "status", "units", "slots", "active", "submitted", "released", "created_at",
+    )
+    list_filter = ("status", "channel", "project")
+    list_select_related = ("project",)
+    search_fields = ("name",)
+    actions = ["create_invite_link", "release_abandoned"]
+    readonly_fields = ("project", "channel", "items_per_unit", "assignments_per_unit", "progress", "created_at")
+    fields = ("project", "name", "status", "channel", "items_per_unit", "assignments_per_unit",
+              "release_after_minutes", "progress", "created_at")
+    inlines = [InviteLinkInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Batch]:
+        return batches_with_progress(super().get_queryset(request))
+
+    def get_form(self, request: HttpRequest, obj: Batch | None = None, **kwargs: Any) -> type[forms.ModelForm]:
+        if obj is None:
+            kwargs["form"] = self.add_form
+        return super().get_form(request, obj, **kwargs)
+
+    def get_fields(self, request: HttpRequest, obj: Batch | None = None) -> tuple:
+        if obj is None:
+            return (*BatchCreateForm.Meta.fields, "external_ids")
+        return self.fields
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Batch | None = None) -> tuple:
+        return self.readonly_fields if obj is not None else ()
+
+    def get_inlines(self, request: HttpRequest, obj: Batch | None) -> list:
+        return self.inlines if obj is not None else []
+
+    def save_model(self, request: HttpRequest, obj: Batch, form: forms.ModelForm, change: bool) -> None:
+        """New batches come from the service, which splits the items into units."""
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        data = form.cleaned_data
+        adopt(obj, batch_create(
+            project=data["project"], name=data["name"], items=data["items"],
+            items_per_unit=data["items_per_unit"], assignments_per_unit=data["assignments_per_unit"],
+            release_after_minutes=data["release_after_minutes"], channel=data["channel"],
+        ))
+
+    @admin.display(description="Units", ordering="progress_units")
+    def units(self, batch: Batch) -> int:
+        return progress_of(batch)["units"]
+
+    @admin.display(description="Slots (units × annotators)")
+    def slots(self, batch: Batch) -> int:
+        return progress_of(batch)["slots"]
+
+    @admin.display(description="Working", ordering="progress_active")
+    def active(self, batch: Batch) -> int:
+        return progress_of(batch)["active"]
+
+    @admin.display(description="Submitted", ordering="progress_submitted")
+    def submitted(self, batch: Batch) -> int:
+        return progress_of(batch)["submitted"]
+
+    @admin.display(description="Released (abandoned)", ordering="progress_released")
+    def released(self, batch: Batch) -> int:
+        return progress_of(batch)["released"]
+
+    @admin.display(description="Progress")
+    def progress(self, batch: Batch) -> str:
+        p = progress_of(batch)
+        return (f"{p['submitted']} of {p['slots']} slots submitted, {p['active']} being worked on, "
+                f"{p['released']} released after being abandoned ({p['units']} units).")
+
+    @admin.action(description="Create invite link", permissions=["change"])
+    def create_invite_link(self, request: HttpRequest, queryset: QuerySet[Batch]) -> TemplateResponse:
+        """One new link per selected invite batch, shown ready to copy."""
+        base, label = request_base_url(request), f"admin {timezone.now():%Y-%m-%d %H:%M}"
+        rows = []
+        for batch in queryset.select_related("project"):
+            if batch.channel != "invite":
+                messages.warning(request, f"“{batch}” is published on {batch.channel}, not by invite link.")
+                continue
+            invite = invite_link_create(batch=batch, label=label)
+            rows.append({"batch": batch, "invite": invite, "url": invite_url(invite.token, base_url=base)})
+        context = {**self.admin_site.each_context(request), "title": "Invite links", "opts": self.opts, "rows": rows}
+        return TemplateResponse(request, "admin/annotation/batch/invite_links.html", context)
+
+    @admin.action(description="Release abandoned assignments", permissions=["change"])
+    def release_abandoned(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
+        """What the periodic sweep does, now: idle work goes back to the pool."""
+        released = sum(assignments_release_abandoned(batch=batch) for batch in queryset)
+        messages.success(request, f"Released {released} abandoned assignment(s).")
+
+
+@admin.register(InviteLink)
+class InviteLinkAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "batch", "active", "max_annotators", "created_at")
+    list_filter = ("active", "batch__project")
+    list_select_related = ("batch",)
+    search_fields = ("label", "token")
+    fields = ("batch", "label", "max_annotators", "active", "created_at")
+
+    def get_list_display(self, request: HttpRequest) -> tuple:
+        return (*self.list_display, invite_link_column(request))
+
+    def get_fields(self, request: HttpRequest, obj: InviteLink | None = None) -> tuple:
+        return (*self.fields, invite_link_column(request)) if obj is not None else self.fields
+
+    def get_readonly_fields(self, request: HttpRequest, obj: InviteLink | None = None) -> tuple:
+        return ("batch", "created_at", invite_link_column(request)) if obj is not None else ("created_at",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # made by the batch action or the API, through the service

@@ -1,0 +1,175 @@
+"""Projects and their items, with the "Import items" page."""
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from annotation.kinds import ImportProblem, get_kind, kind_choices
+from annotation.models import Item, Project
+from annotation.services.projects import project_create
+from annotation.services.uploads import items_import_file
+
+from .common import adopt, pretty_json, quality_report_url
+
+
+class ProjectForm(forms.ModelForm):
+    kind = forms.ChoiceField(
+        choices=kind_choices,
+        label="Task kind",
+        help_text="Decides the import format, the annotator pages and the quality rules. Fixed once created.",
+    )
+    language = forms.ChoiceField(choices=settings.LANGUAGES, help_text="Language of the annotator pages.")
+
+    class Meta:
+        model = Project
+        fields = ["name", "kind", "language", "instructions", "settings"]
+        help_texts = {
+            "settings": "JSON overrides of the kind's default settings (listed below once saved), "
+            'e.g. {"min_accuracy": 0.5}.',
+        }
+
+    def clean_settings(self) -> dict[str, Any]:
+        """A misspelt setting would be silently ignored by the quality run; name it instead."""
+        value = self.cleaned_data.get("settings") or {}
+        if not isinstance(value, dict):
+            raise forms.ValidationError("Settings must be a JSON object.")
+        kind_slug = self.cleaned_data.get("kind") or self.instance.kind
+        if kind_slug:
+            known = get_kind(kind_slug).default_settings
+            unknown = sorted(set(value) - set(known))
+            if unknown:
+                raise forms.ValidationError(f"Unknown setting(s) {unknown}; this kind knows: {sorted(known)}.")
+        return value
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(
+        allow_empty_file=True,  # the import service explains an empty file itself
+        label="Dataset file",
+        help_text="The dataset's released file, unchanged. Re-uploading a file skips items already imported.",
+    )
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin):
+    form = ProjectForm
+    list_display = ("name", "kind", "language", "item_count", "created_at", "links")
+    list_filter = ("kind", "language")
+    search_fields = ("name",)
+    readonly_fields = ("kind_defaults", "created_by", "created_at")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Project]:
+        return super().get_queryset(request).annotate(item_count=Count("items"))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Project | None = None) -> tuple[str, ...]:
+        return ("kind", *self.readonly_fields) if obj is not None else self.readonly_fields
+
+    @admin.display(description="Kind's default settings")
+    def kind_defaults(self, project: Project) -> SafeString | str:
+        return pretty_json(get_kind(project.kind).default_settings) if project.kind else "—"
+
+    @admin.display(description="Items", ordering="item_count")
+    def item_count(self, project: Project) -> SafeString:
+        url = reverse("admin:annotation_item_changelist") + f"?project__id__exact={project.pk}"
+        return format_html('<a href="{}">{}</a>', url, project.item_count)
+
+    @admin.display(description="Go to")
+    def links(self, project: Project) -> SafeString:
+        entries = [
+            (reverse("admin:annotation_project_import", args=[project.pk]), "Import items"),
+            (reverse("admin:annotation_batch_changelist") + f"?project__id__exact={project.pk}", "Batches"),
+        ]
+        report = quality_report_url(project.pk)
+        if report:
+            entries.append((report, "Quality report"))
+        return format_html_join(" · ", '<a href="{}">{}</a>', entries)
+
+    def save_model(self, request: HttpRequest, obj: Project, form: forms.Form, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        data = form.cleaned_data
+        adopt(obj, project_create(
+            name=data["name"], kind=data["kind"], language=data["language"],
+            instructions=data["instructions"], settings=data["settings"] or {}, created_by=request.user,
+        ))
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict | None = None
+    ) -> HttpResponse:
+        extra = {"quality_report_url": quality_report_url(int(object_id)) if object_id.isdigit() else None}
+        return super().change_view(request, object_id, form_url, {**extra, **(extra_context or {})})
+
+    def get_urls(self) -> list[URLPattern]:
+        view = self.admin_site.admin_view(self.import_view)
+        return [path("<path:object_id>/import/", view, name="annotation_project_import"), *super().get_urls()]
+
+    def import_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Upload → items_import; any bad record imports nothing and names its line and field."""
+        project = self.get_object(request, unquote(object_id))
+        if project is None:
+            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
+        if not self.has_change_permission(request, project):
+            raise PermissionDenied
+        form = ImportForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                report = items_import_file(project=project, fileobj=upload, size=upload.size, filename=upload.name)
+            except ImportProblem as exc:
+                text = str(exc)
+                message = f"{text[:1].upper()}{text[1:]}. Nothing was imported; fix the file and upload it again."
+                form.add_error("file", message)
+            else:
+                messages.success(request, (
+                    f"Imported {report.created} new items into “{project.name}”; {report.duplicates} were "
+                    f"already there and were skipped ({report.total} records in {upload.name})."
+                ))
+                return redirect(reverse("admin:annotation_item_changelist") + f"?project__id__exact={project.pk}")
+        context = self._import_context(request, project, form)
+        return TemplateResponse(request, "admin/annotation/project/import_items.html", context)
+
+    def _import_context(self, request: HttpRequest, project: Project, form: ImportForm) -> dict[str, Any]:
+        return {
+            **self.admin_site.each_context(request),
+            "title": f"Import items into “{project.name}”",
+            "opts": self.opts,
+            "original": project,
+            "form": form,
+            "kind": get_kind(project.kind),
+            "max_bytes": settings.IMPORT_MAX_BYTES,
+        }
+
+
+@admin.register(Item)
+class ItemAdmin(admin.ModelAdmin):
+    """Items change only by importing; here they can be looked up and inspected."""
+
+    list_display = ("external_id", "project", "group_key", "source", "created_at")
+    list_filter = ("project",)
+    search_fields = ("external_id",)
+    list_select_related = ("project",)
+    fields = ("project", "external_id", "group_key", "source", "created_at", "payload_pretty")
+    readonly_fields = fields
+
+    @admin.display(description="Payload (as released)")
+    def payload_pretty(self, item: Item) -> SafeString:
+        return pretty_json(item.payload)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Item | None = None) -> bool:
+        return False

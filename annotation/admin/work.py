@@ -1,0 +1,102 @@
+"""Who is working and what they answered: read-only pages; changes go through the services."""
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import F, QuerySet
+from django.http import HttpRequest
+from django.utils.safestring import SafeString
+
+from annotation.models import Annotator, Assignment, Response
+
+from .common import pretty_json
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows made by the annotation flow; editing them here would bypass its rules."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Annotator)
+class AnnotatorAdmin(ReadOnlyAdmin):
+    list_display = ("external_id", "channel", "project", "batch", "user", "created_at")
+    list_filter = ("channel", "project")
+    list_select_related = ("project", "batch", "user")
+    search_fields = ("external_id",)
+    fields = ("external_id", "channel", "project", "batch", "user", "created_at")
+    readonly_fields = fields
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(ReadOnlyAdmin):
+    list_display = (
+        "id", "annotator", "batch", "unit_position", "status", "started_at", "last_activity_at", "submitted_at",
+    )
+    list_filter = ("status", "unit__batch__project", "unit__batch")
+    list_select_related = ("annotator", "unit__batch")
+    search_fields = ("annotator__external_id", "channel_assignment_id")
+    date_hierarchy = "started_at"
+    fields = ("annotator", "unit", "status", "channel_assignment_id", "started_at", "last_activity_at", "submitted_at")
+    readonly_fields = fields
+
+    @admin.display(description="Batch", ordering="unit__batch__name")
+    def batch(self, assignment: Assignment) -> str:
+        return str(assignment.unit.batch)
+
+    @admin.display(description="Unit", ordering="unit__position")
+    def unit_position(self, assignment: Assignment) -> int:
+        return assignment.unit.position
+
+
+class CompletedFilter(admin.SimpleListFilter):
+    title = "completed"
+    parameter_name = "completed"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("yes", "Completed"), ("no", "In progress")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() in ("yes", "no"):
+            return queryset.filter(completed_at__isnull=self.value() == "no")
+        return queryset
+
+
+@admin.register(Response)
+class ResponseAdmin(ReadOnlyAdmin):
+    list_display = ("id", "item_external_id", "annotator", "assignment_status", "position", "completed_at")
+    list_filter = (CompletedFilter, "assignment__status", "item__project")
+    search_fields = ("item__external_id", "assignment__annotator__external_id")
+    fields = ("assignment", "item", "position", "completed_at", "answers_pretty", "timings_pretty")
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Response]:
+        """Item payloads are large and not shown in the list: fetch only the ids needed."""
+        return (
+            super().get_queryset(request)
+            .select_related("assignment__annotator")
+            .annotate(item_external_id=F("item__external_id"))
+        )
+
+    @admin.display(description="Item", ordering="item__external_id")
+    def item_external_id(self, response: Response) -> str:
+        return response.item_external_id
+
+    @admin.display(description="Annotator", ordering="assignment__annotator__external_id")
+    def annotator(self, response: Response) -> str:
+        return str(response.assignment.annotator)
+
+    @admin.display(description="Assignment status", ordering="assignment__status")
+    def assignment_status(self, response: Response) -> str:
+        return response.assignment.get_status_display()
+
+    @admin.display(description="Answers (per page)")
+    def answers_pretty(self, response: Response) -> SafeString:
+        return pretty_json(response.answers)
+
+    @admin.display(description="Time per page")
+    def timings_pretty(self, response: Response) -> SafeString:
+        return pretty_json(response.timings)

@@ -1,0 +1,157 @@
+"""Researcher endpoints for batches, their progress and the invite links that hand them out."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
+from rest_framework import mixins, serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation.channels import channel_choices
+from annotation.models import Batch, InviteLink, Item, Project
+from annotation.selectors import batches_with_progress, invite_url, progress_of
+from annotation.services.assignments import assignments_release_abandoned
+from annotation.services.batches import BatchError, batch_create, invite_link_create
+
+
+class ProgressSerializer(serializers.Serializer):
+    units = serializers.IntegerField()
+    slots = serializers.IntegerField(help_text="Units × distinct annotators per item.")
+    active = serializers.IntegerField(help_text="Assignments being worked on.")
+    submitted = serializers.IntegerField(help_text="Assignments finished (including reviewed ones).")
+    released = serializers.IntegerField(help_text="Assignments abandoned and released to others.")
+
+
+class BatchSerializer(serializers.ModelSerializer):
+    progress = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Batch
+        fields = [
+            "id", "project", "name", "channel", "status", "items_per_unit", "assignments_per_unit",
+            "release_after_minutes", "created_at", "progress",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(ProgressSerializer)
+    def get_progress(self, batch: Batch) -> dict[str, int]:
+        return progress_of(batch)
+
+
+class BatchUpdateSerializer(serializers.ModelSerializer):
+    """What may change after creation: the units are fixed, the schedule and status are not."""
+
+    class Meta:
+        model = Batch
+        fields = ["id", "name", "status", "release_after_minutes"]
+        read_only_fields = ["id"]
+        extra_kwargs = {"release_after_minutes": {"min_value": 1}}
+
+
+class BatchCreateSerializer(serializers.Serializer):
+    project = serializers.PrimaryKeyRelatedField(queryset=Project.objects.all())
+    name = serializers.CharField(max_length=200)
+    items = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), required=False, allow_empty=False,
+        help_text="Item ids in the order to hand them out; default: every item of the project.",
+    )
+    items_per_unit = serializers.IntegerField(min_value=1, default=5, help_text="Items one annotator gets at a time.")
+    assignments_per_unit = serializers.IntegerField(min_value=1, default=3, help_text="Distinct annotators per item.")
+    release_after_minutes = serializers.IntegerField(
+        min_value=1, default=60, help_text="Work left idle this long is released to somebody else."
+    )
+    channel = serializers.ChoiceField(choices=channel_choices(), default="invite")
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Resolve item ids to the project's items, naming any that are not among them."""
+        ids = data.get("items")
+        if ids is None:
+            return data
+        if len(set(ids)) != len(ids):
+            raise serializers.ValidationError({"items": "An item is listed twice."})
+        found = Item.objects.filter(project=data["project"], pk__in=ids).only("id", "project_id").in_bulk()
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise serializers.ValidationError({"items": f"Not items of this project: {missing[:20]}"})
+        data["items"] = [found[i] for i in ids]
+        return data
+
+
+class InviteSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField(help_text="The link to send to annotators.")
+
+    class Meta:
+        model = InviteLink
+        fields = ["id", "batch", "label", "max_annotators", "active", "created_at", "url"]
+        read_only_fields = ["id", "batch", "active", "created_at", "url"]
+
+    def get_url(self, invite: InviteLink) -> str:
+        return invite_url(invite.token, base_url=self.context["request"].build_absolute_uri("/"))
+
+
+class ReleaseReportSerializer(serializers.Serializer):
+    released = serializers.IntegerField(help_text="Assignments released to other annotators.")
+
+
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[OpenApiParameter("project", OpenApiTypes.INT, description="Only this project's batches.")]
+    )
+)
+class BatchViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet
+):
+    """Batches with their progress; created through `batch_create`; only name, status and the
+    release time change afterwards (closing a batch stops handing out new work)."""
+
+    def get_serializer_class(self) -> type[serializers.Serializer]:
+        return BatchUpdateSerializer if self.action in ("update", "partial_update") else BatchSerializer
+
+    def get_queryset(self) -> QuerySet[Batch]:
+        qs = Batch.objects.order_by("-created_at")
+        project = self.request.query_params.get("project", "")
+        if project.isdigit():
+            qs = qs.filter(project_id=int(project))
+        return batches_with_progress(qs)
+
+    @extend_schema(request=BatchCreateSerializer, responses={201: BatchSerializer})
+    def create(self, request: Request) -> Response:
+        """Split the items into units; each unit then goes to N distinct annotators."""
+        form = BatchCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            batch = batch_create(**form.validated_data)
+        except BatchError as exc:
+            raise serializers.ValidationError({"detail": str(exc)}) from None
+        batch = self.get_queryset().get(pk=batch.pk)
+        return Response(self.get_serializer(batch).data, status=201)
+
+    @extend_schema(methods=["GET"], responses=InviteSerializer(many=True), summary="List the batch's invite links")
+    @extend_schema(
+        methods=["POST"], request=InviteSerializer, responses={201: InviteSerializer}, summary="Create an invite link"
+    )
+    @action(detail=True, methods=["get", "post"], pagination_class=None)
+    def invites(self, request: Request, pk: str | None = None) -> Response:
+        """Invite links are what an annotator opens; their URLs are absolute, ready to send."""
+        batch = self.get_object()
+        if request.method == "GET":
+            invites = batch.invites.order_by("id")
+            return Response(InviteSerializer(invites, many=True, context={"request": request}).data)
+        if batch.channel != "invite":
+            message = f"Batch {batch.pk} is published on {batch.channel}, not by invite link."
+            raise serializers.ValidationError({"detail": message})
+        form = InviteSerializer(data=request.data, context={"request": request})
+        form.is_valid(raise_exception=True)
+        invite = invite_link_create(batch=batch, **form.validated_data)
+        return Response(InviteSerializer(invite, context={"request": request}).data, status=201)
+
+    @extend_schema(request=None, responses=ReleaseReportSerializer, summary="Release abandoned assignments now")
+    @action(detail=True, methods=["post"], url_path="release-abandoned")
+    def release_abandoned(self, request: Request, pk: str | None = None) -> Response:
+        """What the periodic sweep does, on demand for one batch."""
+        batch = self.get_object()
+        return Response({"released": assignments_release_abandoned(batch=batch)})

@@ -1,0 +1,120 @@
+"""Researcher endpoints for projects, their items and importing items from a released file."""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from django.conf import settings
+from django.db.models import Count, QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation.kinds import ImportProblem, kind_choices
+from annotation.models import Item, Project
+from annotation.services.projects import project_create
+from annotation.services.uploads import items_import_file
+
+
+class ProjectSerializer(serializers.ModelSerializer):
+    kind = serializers.ChoiceField(choices=kind_choices(), help_text="Task kind; fixed once items are imported.")
+    language = serializers.ChoiceField(choices=settings.LANGUAGES, default="en", help_text="Of the annotator pages.")
+    item_count = serializers.IntegerField(read_only=True, help_text="Items imported so far.")
+
+    class Meta:
+        model = Project
+        fields = [
+            "id", "name", "kind", "language", "instructions", "settings", "created_by", "created_at", "item_count",
+        ]
+        read_only_fields = ["created_by", "created_at"]
+
+    def validate_kind(self, value: str) -> str:
+        """Items were parsed by the old kind's rules, so the kind cannot change under them."""
+        if self.instance is not None and value != self.instance.kind and self.instance.items.exists():
+            raise serializers.ValidationError("The kind cannot change once items are imported.")
+        return value
+
+
+class ItemSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Item
+        fields = ["id", "project", "external_id", "group_key", "source", "payload", "created_at"]
+        read_only_fields = fields
+
+
+class ImportRequestSerializer(serializers.Serializer):
+    file = serializers.FileField(allow_empty_file=True, help_text="The dataset's released file (ReCAM: JSON Lines).")
+
+
+class ImportReportSerializer(serializers.Serializer):
+    created = serializers.IntegerField(help_text="New items added to the project.")
+    duplicates = serializers.IntegerField(help_text="Records skipped because the project already has them.")
+    total = serializers.IntegerField(help_text="Records in the file.")
+
+
+class ImportErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="What is wrong; nothing was imported.")
+    line = serializers.IntegerField(allow_null=True, help_text="Line of the file at fault, when known.")
+    field = serializers.CharField(allow_null=True, help_text="Field of the record at fault, when known.")
+
+
+class ProjectViewSet(viewsets.ModelViewSet):
+    """Projects of one task kind each; staff only."""
+
+    serializer_class = ProjectSerializer
+
+    def get_queryset(self) -> QuerySet[Project]:
+        return Project.objects.annotate(item_count=Count("items")).order_by("-created_at")
+
+    def perform_create(self, serializer: ProjectSerializer) -> None:
+        project = project_create(**serializer.validated_data, created_by=self.request.user)
+        project.item_count = 0
+        serializer.instance = project
+
+    @extend_schema(
+        request={"multipart/form-data": ImportRequestSerializer},
+        responses={200: ImportReportSerializer, 400: ImportErrorSerializer},
+        summary="Import items from a released file (all or nothing)",
+    )
+    @action(detail=True, methods=["post"], url_path="import", parser_classes=[MultiPartParser])
+    def import_items(self, request: Request, pk: str | None = None) -> Response:
+        """Any bad record imports nothing and the error names its line and field; records the
+        project already holds are counted as duplicates, so re-importing is harmless."""
+        project = self.get_object()
+        form = ImportRequestSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        upload = form.validated_data["file"]
+        try:
+            report = items_import_file(project=project, fileobj=upload, size=upload.size, filename=upload.name)
+        except ImportProblem as exc:
+            return Response({"detail": str(exc), "line": exc.line, "field": exc.field}, status=400)
+        return Response(asdict(report))
+
+
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[
+            OpenApiParameter("project", OpenApiTypes.INT, description="Only this project's items."),
+            OpenApiParameter("external_id", OpenApiTypes.STR, description="Only the item with this released id."),
+        ]
+    )
+)
+class ItemViewSet(viewsets.ReadOnlyModelViewSet):
+    """Imported items, read-only: items change only by importing."""
+
+    serializer_class = ItemSerializer
+
+    def get_queryset(self) -> QuerySet[Item]:
+        qs = Item.objects.order_by("id")
+        project = self.request.query_params.get("project")
+        if project is not None:
+            if not project.isdigit():
+                raise serializers.ValidationError({"project": "Must be a project id."})
+            qs = qs.filter(project_id=int(project))
+        external_id = self.request.query_params.get("external_id")
+        if external_id is not None:
+            qs = qs.filter(external_id=external_id)
+        return qs

@@ -1,0 +1,44 @@
+"""manage.py create_batch <project_id> --name N --items-per-unit K --annotators-per-item M"""
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotation.selectors import invite_url
+from annotation.services.batches import BatchError, batch_create, invite_link_create
+
+from ._common import add_base_url_argument, base_url, project_or_error
+
+
+class Command(BaseCommand):
+    help = (
+        "Make a batch of all of a project's items, split into units, each to be done by the "
+        "given number of distinct annotators, and print an invite link to share."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("project_id", type=int)
+        parser.add_argument("--name", required=True)
+        parser.add_argument("--items-per-unit", type=int, default=5, help="Items one annotator gets at a time.")
+        parser.add_argument("--annotators-per-item", type=int, default=3, help="Distinct annotators per item.")
+        parser.add_argument(
+            "--release-after-minutes", type=int, default=60, help="Idle work is released to others after this."
+        )
+        add_base_url_argument(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        project = project_or_error(options["project_id"])
+        try:
+            batch = batch_create(
+                project=project,
+                name=options["name"],
+                items_per_unit=options["items_per_unit"],
+                assignments_per_unit=options["annotators_per_item"],
+                release_after_minutes=options["release_after_minutes"],
+            )
+        except BatchError as exc:
+            raise CommandError(str(exc)) from None
+        invite = invite_link_create(batch=batch, label="default")
+        self.stdout.write(self.style.SUCCESS(f"Created batch {batch.pk} ({batch.units.count()} units)."))
+        self.stdout.write(f"Invite link: {invite_url(invite.token, base_url=base_url(options['base_url']))}")

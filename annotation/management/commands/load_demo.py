@@ -1,0 +1,55 @@
+"""manage.py load_demo [--password P] [--base-url URL]"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.urls import reverse
+
+from annotation.selectors import invite_url
+from annotation.services.demo import demo_load
+
+from ._common import add_base_url_argument, base_url
+
+DEMO_FILES = ("Task_1_dev.sample.jsonl", "Task_1_test.sample.jsonl")
+
+
+class Command(BaseCommand):
+    help = (
+        "Set up the demo: a researcher superuser, a ReCAM project loaded from the sample data, "
+        "a batch (3 items per unit, 3 annotators per item) and an invite link. Safe to run again."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--password",
+            default=os.environ.get("DEMO_PASSWORD") or None,
+            help="Password for the 'researcher' account (default: $DEMO_PASSWORD, else a new random one).",
+        )
+        parser.add_argument(
+            "--data-dir",
+            type=Path,
+            default=Path(settings.BASE_DIR) / "tests" / "fixtures" / "recam",
+            help="Folder holding the ReCAM sample files.",
+        )
+        add_base_url_argument(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        files = [options["data_dir"] / name for name in DEMO_FILES]
+        missing = [str(f) for f in files if not f.is_file()]
+        if missing:
+            raise CommandError(f"Sample data not found: {', '.join(missing)}")
+        demo = demo_load(files=files, password=options["password"])
+        base = base_url(options["base_url"])
+        lines = [
+            f"Demo project {demo.project.pk}: {demo.project.name} "
+            f"({demo.project.items.count()} items, {demo.items_created} new)",
+            f"Admin:       {base}{reverse('admin:index')}",
+            f"Username:    {demo.username}",
+            f"Password:    {demo.password}",
+            f"Invite link: {invite_url(demo.invite.token, base_url=base)}",
+        ]
+        self.stdout.write(self.style.SUCCESS("\n".join(lines)))

@@ -1,0 +1,116 @@
+"""Batch admin: created through the service, progress without N+1, invite and release actions."""
+from datetime import timedelta
+
+import pytest
+from django.test.utils import CaptureQueriesContext
+from django.db import connection
+from django.urls import reverse
+from django.utils import timezone
+
+from annotation.models import Assignment, Batch, InviteLink
+from annotation.services.assignments import assignment_next
+from annotation.services.batches import batch_create
+from tests.factories import AnnotatorFactory, InviteLinkFactory, ItemFactory, ProjectFactory
+
+pytestmark = pytest.mark.django_db
+CHANGELIST = reverse("admin:annotation_batch_changelist")
+
+
+@pytest.fixture
+def project():
+    project = ProjectFactory()
+    ItemFactory.create_batch(5, project=project)
+    return project
+
+
+def busy_batch(project, name: str) -> Batch:
+    batch = batch_create(project=project, name=name, items_per_unit=2, assignments_per_unit=2)
+    assignment_next(annotator=AnnotatorFactory(project=project, batch=batch), batch=batch)
+    return batch
+
+
+def add_batch(admin_client, project, **extra):
+    data = {
+        "project": project.pk, "name": "Round 1", "items_per_unit": 2, "assignments_per_unit": 3,
+        "release_after_minutes": 45, "channel": "invite", "external_ids": "", **extra,
+    }
+    return admin_client.post(reverse("admin:annotation_batch_add"), data)
+
+
+def test_add_form_creates_units_through_the_service(admin_client, project):
+    assert admin_client.get(reverse("admin:annotation_batch_add")).status_code == 200
+    response = add_batch(admin_client, project)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    batch = Batch.objects.get()
+    assert batch.units.count() == 3 and batch.assignments_per_unit == 3 and batch.release_after_minutes == 45
+
+
+def test_add_form_with_chosen_items(admin_client, project):
+    chosen = list(project.items.order_by("-id").values_list("external_id", flat=True)[:2])
+    response = add_batch(admin_client, project, external_ids="\n".join(chosen), items_per_unit=5)
+    assert response.status_code == 302
+    unit = Batch.objects.get().units.get()
+    assert [ui.item.external_id for ui in unit.unit_items.order_by("position")] == chosen
+
+
+@pytest.mark.parametrize("extra, words", [({"external_ids": "no-such-item"}, "no-such-item"), ({"items_per_unit": 0}, "")])
+def test_add_form_errors_are_shown(admin_client, project, extra, words):
+    response = add_batch(admin_client, project, **extra)
+    assert response.status_code == 200 and words in response.content.decode()
+    assert not Batch.objects.exists()
+
+
+def test_project_without_items_is_refused(admin_client):
+    response = add_batch(admin_client, ProjectFactory())
+    assert response.status_code == 200 and "import items first" in response.content.decode()
+
+
+def test_changelist_shows_progress_with_constant_queries(admin_client, project, django_assert_max_num_queries):
+    busy_batch(project, "first")
+    with CaptureQueriesContext(connection) as one:
+        assert admin_client.get(CHANGELIST).status_code == 200
+    for n in range(6):
+        busy_batch(project, f"more {n}")
+    with django_assert_max_num_queries(len(one.captured_queries)):
+        html = admin_client.get(CHANGELIST).content.decode()
+    assert html.count("more ") >= 6
+    assert 'class="field-active">1<' in html and 'class="field-slots">6<' in html
+
+
+def test_change_page_shows_invite_links_in_full(admin_client, project):
+    invite = InviteLinkFactory(batch=busy_batch(project, "b"))
+    html = admin_client.get(reverse("admin:annotation_batch_change", args=[invite.batch.pk])).content.decode()
+    assert f"http://testserver/i/{invite.token}/" in html
+
+
+def test_create_invite_link_action_shows_the_link(admin_client, project):
+    batch = busy_batch(project, "b")
+    response = admin_client.post(CHANGELIST, {"action": "create_invite_link", "_selected_action": [batch.pk]})
+    assert response.status_code == 200
+    invite = InviteLink.objects.get(batch=batch)
+    assert f"http://testserver/i/{invite.token}/" in response.content.decode()
+
+
+def test_release_abandoned_action(admin_client, project):
+    batch = busy_batch(project, "b")
+    Assignment.objects.update(last_activity_at=timezone.now() - timedelta(minutes=batch.release_after_minutes + 1))
+    response = admin_client.post(
+        CHANGELIST, {"action": "release_abandoned", "_selected_action": [batch.pk]}, follow=True
+    )
+    assert "Released 1 abandoned assignment" in response.content.decode()
+    assert Assignment.objects.get().status == Assignment.Status.RELEASED
+
+
+def test_invite_link_list_shows_full_url(admin_client):
+    invite = InviteLinkFactory()
+    html = admin_client.get(reverse("admin:annotation_invitelink_changelist")).content.decode()
+    assert f"http://testserver/i/{invite.token}/" in html
+    page = admin_client.get(reverse("admin:annotation_invitelink_change", args=[invite.pk]))
+    assert f"http://testserver/i/{invite.token}/" in page.content.decode()
+
+
+def test_assignment_list_filters_by_status(admin_client, project):
+    busy_batch(project, "b")
+    url = reverse("admin:annotation_assignment_changelist")
+    assert "1 assignment" in admin_client.get(url + "?status__exact=active").content.decode()
+    assert "0 assignments" in admin_client.get(url + "?status__exact=submitted").content.decode()

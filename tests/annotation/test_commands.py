@@ -1,0 +1,119 @@
+"""Management commands and the periodic release task."""
+import json
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from annotation.models import Assignment, Batch, InviteLink, Item, Project
+from annotation.services.assignments import assignment_next
+from annotation.services.batches import batch_create
+from annotation.tasks import release_abandoned_assignments
+from tests.conftest import data_file
+from tests.factories import AnnotatorFactory, ItemFactory, ProjectFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def run(*args, **options) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out, **options)
+    return out.getvalue()
+
+
+def test_create_project_prints_its_id():
+    out = run("create_project", "--name", "Pilot", "--kind", "recam", "--language", "sl")
+    project = Project.objects.get()
+    assert f"Created project {project.pk}" in out and project.language == "sl"
+
+
+def test_create_project_with_unknown_kind_names_the_known_ones():
+    with pytest.raises(CommandError, match="known kinds: recam"):
+        run("create_project", "--name", "X", "--kind", "nope")
+
+
+def test_import_items_counts_and_reimports_without_duplicates():
+    project = ProjectFactory()
+    path = str(data_file("recam", "Task_1_dev.sample.jsonl"))
+    assert "20 new items imported, 0 already present" in run("import_items", project.pk, path)
+    assert "0 new items imported, 20 already present" in run("import_items", project.pk, path)
+    assert Item.objects.count() == 20
+
+
+def test_import_problem_names_line_and_field_and_imports_nothing(tmp_path, recam_dev_bytes):
+    lines = recam_dev_bytes.splitlines(keepends=True)
+    record = json.loads(lines[2])
+    record["question"] = record["question"].replace("@placeholder", "blank")
+    lines[2] = json.dumps(record).encode() + b"\n"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"".join(lines))
+    with pytest.raises(CommandError, match=r"line 3, field 'question'.*Nothing was imported"):
+        run("import_items", ProjectFactory().pk, str(bad))
+    assert not Item.objects.exists()
+
+
+def test_import_items_missing_project_or_file(tmp_path):
+    with pytest.raises(CommandError, match="no project with id 999"):
+        run("import_items", 999, str(tmp_path / "x.jsonl"))
+    with pytest.raises(CommandError, match="no such file"):
+        run("import_items", ProjectFactory().pk, str(tmp_path / "x.jsonl"))
+
+
+def test_create_batch_prints_an_invite_url(settings):
+    settings.PUBLIC_BASE_URL = "https://annotate.example.org/"
+    project = ProjectFactory()
+    ItemFactory.create_batch(5, project=project)
+    out = run("create_batch", project.pk, "--name", "r1", "--items-per-unit", "2", "--annotators-per-item", "3",
+              "--release-after-minutes", "15")
+    batch = Batch.objects.get()
+    assert (batch.units.count(), batch.assignments_per_unit, batch.release_after_minutes) == (3, 3, 15)
+    assert f"https://annotate.example.org/i/{InviteLink.objects.get().token}/" in out
+
+
+def test_create_batch_without_items_fails_clearly():
+    with pytest.raises(CommandError, match="import items"):
+        run("create_batch", ProjectFactory().pk, "--name", "r1")
+
+
+def test_release_abandoned_command_and_task():
+    project = ProjectFactory()
+    ItemFactory.create_batch(4, project=project)
+    batch = batch_create(project=project, name="b", items_per_unit=2, release_after_minutes=5)
+    for _ in range(2):
+        assignment_next(annotator=AnnotatorFactory(project=project, batch=batch), batch=batch)
+    stale = timezone.now() - timedelta(minutes=10)
+    first, second = Assignment.objects.order_by("id")
+    Assignment.objects.filter(pk=first.pk).update(last_activity_at=stale)
+    assert "Released 1 abandoned" in run("release_abandoned", "--batch", batch.pk)
+    Assignment.objects.filter(pk=second.pk).update(last_activity_at=stale)
+    assert release_abandoned_assignments.delay().get() == 1
+    assert release_abandoned_assignments() == 0  # idempotent
+
+
+def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
+    settings.PUBLIC_BASE_URL = "http://demo.test:8000"
+    first = run("load_demo")
+    second = run("load_demo", "--password", "s3cret-demo-pw")
+    project = Project.objects.get()
+    assert project.items.count() == 25
+    assert Batch.objects.count() == 1 and InviteLink.objects.count() == 1
+    batch = Batch.objects.get()
+    assert (batch.items_per_unit, batch.assignments_per_unit) == (3, 3)
+    invite = InviteLink.objects.get()
+    for out in (first, second):
+        assert "http://demo.test:8000/admin/" in out and "Username:    researcher" in out
+        assert f"http://demo.test:8000/i/{invite.token}/" in out
+    user = get_user_model().objects.get(username="researcher")
+    assert user.is_superuser and user.check_password("s3cret-demo-pw")
+    printed = [line.split()[-1] for line in first.splitlines() if line.startswith("Password:")]
+    assert printed and printed[0] != "s3cret-demo-pw"
+
+
+def test_load_demo_password_from_environment(monkeypatch):
+    monkeypatch.setenv("DEMO_PASSWORD", "from-the-env-1")
+    out = run("load_demo", "--base-url", "https://x.example")
+    assert "from-the-env-1" in out and "https://x.example/admin/" in out
+    assert get_user_model().objects.get(username="researcher").check_password("from-the-env-1")
