@@ -1,7 +1,11 @@
+"""Read queries of the quality app, shared by the report page, the admin, the API and exports."""
 from __future__ import annotations
 
+from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+
 from annotation.models import Project
-from quality.models import QualityRun
+from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision
 
 
 def latest_run(project: Project) -> QualityRun | None:
@@ -11,3 +15,72 @@ def latest_run(project: Project) -> QualityRun | None:
         .order_by("-created_at", "-id")
         .first()
     )
+
+
+def _count(model, keep: bool | None = None) -> Coalesce:
+    """A correlated COUNT per run: cheaper than joining three large decision tables at once."""
+    qs = model.objects.filter(run=OuterRef("pk"))
+    if keep is not None:
+        qs = qs.filter(keep=keep)
+    counted = qs.order_by().values("run").annotate(n=Count("id")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+
+def runs_with_counts(queryset: QuerySet[QualityRun] | None = None) -> QuerySet[QualityRun]:
+    """Runs annotated with n_responses, n_responses_kept, n_annotators, n_annotators_kept, n_items."""
+    queryset = QualityRun.objects.all() if queryset is None else queryset
+    return queryset.select_related("project", "created_by").annotate(
+        n_responses=_count(ResponseDecision),
+        n_responses_kept=_count(ResponseDecision, keep=True),
+        n_annotators=_count(AnnotatorDecision),
+        n_annotators_kept=_count(AnnotatorDecision, keep=True),
+        n_items=_count(ItemResult),
+    )
+
+
+def project_runs(project: Project) -> QuerySet[QualityRun]:
+    """A project's runs, newest first, with their counts."""
+    return runs_with_counts(QualityRun.objects.filter(project=project)).order_by("-created_at", "-id")
+
+
+def run_with_counts(run_id: int) -> QualityRun | None:
+    return runs_with_counts(QualityRun.objects.filter(pk=run_id)).first()
+
+
+def kept_response_ids(run: QualityRun) -> QuerySet:
+    """The responses a run keeps, as a subquery (never loaded into Python)."""
+    return ResponseDecision.objects.filter(run=run, keep=True).values("response_id")
+
+
+def annotator_decisions(run: QualityRun) -> QuerySet[AnnotatorDecision]:
+    """Dropped annotators first, then by external id, with the annotator loaded."""
+    return (
+        AnnotatorDecision.objects.filter(run=run)
+        .select_related("annotator")
+        .order_by("keep", "annotator__external_id")
+    )
+
+
+def item_results(run: QualityRun) -> QuerySet[ItemResult]:
+    return ItemResult.objects.filter(run=run).select_related("item").order_by("item_id")
+
+
+def response_decisions(run: QualityRun) -> QuerySet[ResponseDecision]:
+    return ResponseDecision.objects.filter(run=run).order_by("response_id")
+
+
+def annotator_metric_columns(run: QualityRun) -> list[str]:
+    """The per-annotator metrics in the order the rules produced them (stored in the report)."""
+    stored = (run.report or {}).get("annotator_metrics")
+    if stored is not None:
+        return list(stored)
+    first = AnnotatorDecision.objects.filter(run=run).values_list("metrics", flat=True).first()
+    return sorted(first or {})
+
+
+def run_summary(run: QualityRun, *, skip: tuple[str, ...] = ()) -> list[tuple[str, object]]:
+    """The run's summary figures as (name, value) pairs, in the rules' order."""
+    report = run.report or {}
+    summary = report.get("summary", {})
+    keys = [k for k in report.get("summary_keys", []) if k in summary]
+    return [(k, summary[k]) for k in keys + sorted(set(summary) - set(keys)) if k not in skip]

@@ -1,4 +1,12 @@
+"""Researcher pages of the quality app (staff only), linked from the Project admin by name:
+`quality:report` (args: project id), `quality:run` (POST), `quality:export` (project id, dataset, format)."""
 from django.urls import path
 
+from . import views
+
 app_name = "quality"
-urlpatterns: list = []
+urlpatterns = [
+    path("projects/<int:project_id>/", views.report, name="report"),
+    path("projects/<int:project_id>/run/", views.run_now, name="run"),
+    path("projects/<int:project_id>/export/<slug:dataset>.<slug:fmt>", views.export, name="export"),
+]

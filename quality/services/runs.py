@@ -7,24 +7,57 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.kinds import get_kind
+from annotation.kinds import QualityOutcome, get_kind
 from annotation.models import Project
 from quality.frames import annotation_frame
 from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision
 
+BULK_SIZE = 2000
+
+
+def _parameters(project: Project, overrides: dict[str, Any] | None) -> dict[str, Any]:
+    return get_kind(project.kind).settings_for({**(project.settings or {}), **(overrides or {})})
+
 
 def quality_run_create(*, project: Project, by=None, overrides: dict[str, Any] | None = None) -> QualityRun:
-    """Run the kind's rules over all responses now; a new run each time (older runs stay)."""
-    kind = get_kind(project.kind)
-    parameters = kind.settings_for({**(project.settings or {}), **(overrides or {})})
-    run = QualityRun.objects.create(project=project, parameters=parameters, created_by=by)
+    """Run the kind's rules over all responses now; a new run each time (older runs stay).
+
+    Raises whatever the rules raise, after marking the run failed with the error.
+    """
+    run = QualityRun.objects.create(project=project, parameters=_parameters(project, overrides), created_by=by)
+    return quality_run_execute(run=run)
+
+
+def quality_run_request(*, project: Project, by=None, overrides: dict[str, Any] | None = None) -> QualityRun:
+    """Record a run and hand it to the `run_quality` task once the row is committed.
+
+    Without a broker the task runs inline, so the returned run is already finished (done or
+    failed); with a broker it is still running and the caller polls it.
+    """
+    from quality import tasks  # tasks call services; import here to keep the cycle out of module load
+
+    run = QualityRun.objects.create(project=project, parameters=_parameters(project, overrides), created_by=by)
+    transaction.on_commit(
+        lambda: tasks.run_quality.delay(project.pk, getattr(by, "pk", None), run_id=run.pk), robust=True
+    )
+    return run
+
+
+def quality_run_execute(*, run: QualityRun) -> QualityRun:
+    """Compute and store the decisions of a recorded run. Idempotent: a finished run is returned as is.
+
+    A run that failed before is computed again (its decisions were rolled back with the failure).
+    """
+    if run.status == QualityRun.Status.DONE:
+        return run
+    project = run.project
     try:
         frame = annotation_frame(project)
-        if frame.empty:
-            outcome = None
-        else:
-            outcome = kind.quality(frame, parameters)
+        outcome = None if frame.empty else get_kind(project.kind).quality(frame, run.parameters)
         with transaction.atomic():
+            ResponseDecision.objects.filter(run=run).delete()
+            AnnotatorDecision.objects.filter(run=run).delete()
+            ItemResult.objects.filter(run=run).delete()
             _store(run, outcome)
     except Exception as exc:
         QualityRun.objects.filter(pk=run.pk).update(
@@ -35,40 +68,60 @@ def quality_run_create(*, project: Project, by=None, overrides: dict[str, Any] |
     return run
 
 
-def _store(run: QualityRun, outcome) -> None:
+def _store(run: QualityRun, outcome: QualityOutcome | None) -> None:
     if outcome is None:
-        report = {"summary": {"responses": 0}, "note": "no responses yet"}
+        report: dict[str, Any] = {"summary": {"responses": 0, "responses_kept": 0}, "note": "no responses yet"}
     else:
-        ResponseDecision.objects.bulk_create(
-            [
-                ResponseDecision(run=run, response_id=int(rid), keep=bool(row["keep"]), reasons=list(row["reasons"]))
-                for rid, row in outcome.responses.iterrows()
-            ],
-            batch_size=2000,
-        )
-        metric_columns = [c for c in outcome.annotators.columns if c not in ("keep", "reasons")]
-        AnnotatorDecision.objects.bulk_create(
-            [
-                AnnotatorDecision(
-                    run=run,
-                    annotator_id=int(aid),
-                    keep=bool(row["keep"]),
-                    reasons=list(row["reasons"]),
-                    metrics={c: _jsonable(row[c]) for c in metric_columns},
-                )
-                for aid, row in outcome.annotators.iterrows()
-            ],
-            batch_size=2000,
-        )
-        ItemResult.objects.bulk_create(
-            [
-                ItemResult(run=run, item_id=int(iid), diagnostics={c: _jsonable(v) for c, v in row.items()})
-                for iid, row in outcome.items.iterrows()
-            ],
-            batch_size=2000,
-        )
-        report = {"summary": {k: _jsonable(v) for k, v in outcome.summary.items()}}
-    QualityRun.objects.filter(pk=run.pk).update(status=QualityRun.Status.DONE, report=report, finished_at=timezone.now())
+        _store_responses(run, outcome.responses)
+        _store_annotators(run, outcome.annotators)
+        _store_items(run, outcome.items)
+        report = {
+            "summary": {k: _jsonable(v) for k, v in outcome.summary.items()},
+            # jsonb (PostgreSQL) reorders object keys; lists keep the order for reports and exports
+            "summary_keys": list(outcome.summary),
+            "annotator_metrics": [c for c in outcome.annotators.columns if c not in ("keep", "reasons")],
+        }
+    QualityRun.objects.filter(pk=run.pk).update(
+        status=QualityRun.Status.DONE, report=report, error="", finished_at=timezone.now()
+    )
+
+
+def _store_responses(run: QualityRun, responses) -> None:
+    ResponseDecision.objects.bulk_create(
+        (
+            ResponseDecision(run=run, response_id=int(rid), keep=bool(keep), reasons=list(reasons))
+            for rid, keep, reasons in zip(responses.index, responses["keep"], responses["reasons"])
+        ),
+        batch_size=BULK_SIZE,
+    )
+
+
+def _store_annotators(run: QualityRun, annotators) -> None:
+    metric_columns = [c for c in annotators.columns if c not in ("keep", "reasons")]
+    metrics = annotators[metric_columns].to_dict("records")
+    AnnotatorDecision.objects.bulk_create(
+        (
+            AnnotatorDecision(
+                run=run,
+                annotator_id=int(aid),
+                keep=bool(keep),
+                reasons=list(reasons),
+                metrics={c: _jsonable(v) for c, v in m.items()},
+            )
+            for aid, keep, reasons, m in zip(annotators.index, annotators["keep"], annotators["reasons"], metrics)
+        ),
+        batch_size=BULK_SIZE,
+    )
+
+
+def _store_items(run: QualityRun, items) -> None:
+    ItemResult.objects.bulk_create(
+        (
+            ItemResult(run=run, item_id=int(iid), diagnostics={c: _jsonable(v) for c, v in row.items()})
+            for iid, row in zip(items.index, items.to_dict("records"))
+        ),
+        batch_size=BULK_SIZE,
+    )
 
 
 def _jsonable(value: Any) -> Any:
@@ -79,4 +132,3 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, float) and math.isnan(value):
         return None
     return value
-

@@ -1,0 +1,106 @@
+"""Quality runs in the admin: read-only records, each linking to its full report page.
+
+Runs are made by the "Run quality now" button of the report page (a service call), never by
+editing here; no business logic lives in this module.
+"""
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+
+from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision
+from quality.selectors import run_summary, runs_with_counts
+
+
+def _reasons(obj) -> str:
+    return format_html_join("", "<div>{}</div>", ((r,) for r in obj.reasons)) or "—"
+
+
+class ReadOnlyMixin:
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class AnnotatorDecisionInline(ReadOnlyMixin, admin.TabularInline):
+    model = AnnotatorDecision
+    fields = ("annotator", "keep", "reasons_text", "metrics")
+    readonly_fields = fields
+    can_delete = False
+    extra = 0
+    ordering = ("keep", "annotator__external_id")
+
+    @admin.display(description="reasons")
+    def reasons_text(self, obj: AnnotatorDecision) -> str:
+        return _reasons(obj)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("annotator")
+
+
+@admin.register(QualityRun)
+class QualityRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ("__str__", "status", "created_at", "responses_kept", "annotators_kept", "report_link")
+    list_filter = ("status", "project")
+    date_hierarchy = "created_at"
+    fields = ("project", "status", "created_by", "created_at", "finished_at", "parameters", "summary", "error",
+              "report_link")
+    readonly_fields = fields
+    inlines = [AnnotatorDecisionInline]
+
+    def get_queryset(self, request):
+        return runs_with_counts(super().get_queryset(request))
+
+    @admin.display(description="responses kept", ordering="n_responses_kept")
+    def responses_kept(self, run: QualityRun) -> str:
+        return f"{run.n_responses_kept} / {run.n_responses}"
+
+    @admin.display(description="annotators kept", ordering="n_annotators_kept")
+    def annotators_kept(self, run: QualityRun) -> str:
+        return f"{run.n_annotators_kept} / {run.n_annotators}"
+
+    @admin.display(description="summary")
+    def summary(self, run: QualityRun) -> str:
+        return format_html_join("", "<div>{}: {}</div>", ((k.replace("_", " "), v) for k, v in run_summary(run))) or "—"
+
+    @admin.display(description="full report")
+    def report_link(self, run: QualityRun) -> str:
+        url = reverse("quality:report", args=[run.project_id]) + f"?run={run.pk}"
+        return format_html('<a href="{}">Report, item diagnostics and exports</a>', url)
+
+
+@admin.register(ResponseDecision)
+class ResponseDecisionAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """Why each annotation was kept or dropped, filterable by run and outcome."""
+
+    list_display = ("response_id", "run_id", "item", "annotator", "keep", "reasons_text")
+    list_filter = ("keep", "run__project", "run")
+    list_select_related = ("response__item", "response__assignment__annotator")
+    search_fields = ("response__item__external_id", "response__assignment__annotator__external_id")
+    raw_id_fields = ("run", "response")
+    show_full_result_count = False
+
+    @admin.display(description="item")
+    def item(self, obj: ResponseDecision) -> str:
+        return obj.response.item.external_id
+
+    @admin.display(description="annotator")
+    def annotator(self, obj: ResponseDecision) -> str:
+        return obj.response.assignment.annotator.external_id
+
+    @admin.display(description="reasons")
+    def reasons_text(self, obj: ResponseDecision) -> str:
+        return _reasons(obj)
+
+
+@admin.register(ItemResult)
+class ItemResultAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ("item", "run_id", "diagnostics")
+    list_filter = ("run__project", "run")
+    list_select_related = ("item",)
+    search_fields = ("item__external_id",)
+    raw_id_fields = ("run", "item")
+    show_full_result_count = False

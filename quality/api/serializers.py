@@ -1,0 +1,59 @@
+"""Serializers of the quality API: runs with their counts, and the parameters of a request."""
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from quality.exports import DATASETS, FORMATS
+from quality.models import QualityRun
+
+
+class RunCountsSerializer(serializers.Serializer):
+    """Counts of the stored decisions (annotated by quality.selectors.runs_with_counts)."""
+
+    responses = serializers.IntegerField(source="n_responses", read_only=True)
+    responses_kept = serializers.IntegerField(source="n_responses_kept", read_only=True)
+    annotators = serializers.IntegerField(source="n_annotators", read_only=True)
+    annotators_kept = serializers.IntegerField(source="n_annotators_kept", read_only=True)
+    items = serializers.IntegerField(source="n_items", read_only=True)
+
+
+class QualityRunSerializer(serializers.ModelSerializer):
+    summary = serializers.SerializerMethodField(help_text="Run-level figures from the kind's quality rules.")
+    counts = RunCountsSerializer(source="*", read_only=True)
+    created_by = serializers.StringRelatedField()
+
+    class Meta:
+        model = QualityRun
+        fields = ["id", "project", "status", "parameters", "summary", "counts", "error", "created_by",
+                  "created_at", "finished_at"]
+        read_only_fields = fields
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_summary(self, run: QualityRun) -> dict[str, Any]:
+        return (run.report or {}).get("summary", {})
+
+
+class QualityRunRequestSerializer(serializers.Serializer):
+    settings = serializers.DictField(
+        required=False, default=dict, help_text="Overrides of the project's quality settings for this run only."
+    )
+
+    def __init__(self, *args: Any, known_settings: dict[str, Any] | None = None, **kwargs: Any):
+        self.known_settings = known_settings or {}
+        super().__init__(*args, **kwargs)
+
+    def validate_settings(self, value: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(value) - set(self.known_settings))
+        if unknown:
+            known = ", ".join(sorted(self.known_settings)) or "none"
+            raise serializers.ValidationError(f"unknown setting(s) {', '.join(unknown)}; known: {known}")
+        return value
+
+
+class ExportQuerySerializer(serializers.Serializer):
+    dataset = serializers.ChoiceField(choices=list(DATASETS), default="raw")
+    format = serializers.ChoiceField(choices=list(FORMATS), default="csv")

@@ -1,0 +1,154 @@
+"""Datasets an export can hold: each gives its columns and streams its rows as dicts.
+
+Kind-specific columns always come from the task kind (annotation_columns, export_item), so a
+new kind needs nothing here. Rows come from `.iterator()` querysets: memory stays flat.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator
+
+from django.db.models import F, FilteredRelation, JSONField, Q, Value
+
+from annotation.kinds import get_kind
+from annotation.models import Item, Project
+from annotation.selectors import annotation_columns, annotation_rows
+from quality.models import QualityRun
+from quality.selectors import (
+    annotator_decisions,
+    annotator_metric_columns,
+    kept_response_ids,
+    latest_run,
+    response_decisions,
+)
+
+CHUNK_SIZE = 2000
+REASON_SEPARATOR = "; "
+
+
+class ExportUnavailable(Exception):
+    """The dataset cannot be made yet (e.g. no finished quality run); the message says why."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """`sparse`: a row may lack some columns (written empty in CSV, absent in JSONL)."""
+
+    name: str
+    columns: Callable[[], list[str]]
+    rows: Callable[[], Iterator[dict[str, Any]]]
+    sparse: bool = False
+
+
+def _require_run(project: Project, dataset: str) -> QualityRun:
+    run = latest_run(project)
+    if run is None:
+        raise ExportUnavailable(f"The {dataset} export needs a finished quality run; run quality first.")
+    return run
+
+
+def raw(project: Project) -> Dataset:
+    """Every response, finished or not, flattened to the kind's annotation columns."""
+    return Dataset(
+        "raw",
+        lambda: annotation_columns(project),
+        lambda: annotation_rows(project, chunk_size=CHUNK_SIZE),
+    )
+
+
+def clean(project: Project) -> Dataset:
+    """Only the responses the latest finished quality run keeps (joined as a subquery)."""
+    kept = kept_response_ids(_require_run(project, "clean"))
+    return Dataset(
+        "clean",
+        lambda: annotation_columns(project),
+        lambda: annotation_rows(project, response_ids=kept, chunk_size=CHUNK_SIZE),
+    )
+
+
+def items(project: Project) -> Dataset:
+    """Every item in the kind's released format plus the latest run's diagnostics (None without a run)."""
+    kind = get_kind(project.kind)
+    run = latest_run(project)
+    queryset = Item.objects.filter(project=project).order_by("id")
+    if run is None:
+        pairs = queryset.annotate(diagnostics=Value(None, output_field=JSONField()))
+    else:
+        pairs = queryset.annotate(result=FilteredRelation("quality_results", condition=Q(quality_results__run=run)))
+        pairs = pairs.annotate(diagnostics=F("result__diagnostics"))
+    pairs = pairs.values_list("payload", "diagnostics")
+
+    def rows() -> Iterator[dict[str, Any]]:
+        export_item = kind.export_item
+        for payload, diagnostics in pairs.iterator(CHUNK_SIZE):
+            yield export_item(payload, diagnostics)
+
+    def columns() -> list[str]:
+        return _ordered_union(row.keys() for row in rows())
+
+    return Dataset("items", columns, rows, sparse=True)
+
+
+def _ordered_union(key_lists: Iterable[Iterable[str]]) -> list[str]:
+    """All keys, each new one placed right after its predecessor in the row that has it, so
+    optional released keys keep their place (ReCAM's `id` first, `label` after the options)."""
+    columns: list[str] = []
+    seen: set[tuple[str, ...]] = set()
+    for keys in key_lists:
+        keys = tuple(keys)
+        if keys in seen:
+            continue
+        seen.add(keys)
+        previous = None
+        for key in keys:
+            if key not in columns:
+                columns.insert(0 if previous is None else columns.index(previous) + 1, key)
+            previous = key
+    return columns
+
+
+ANNOTATOR_COLUMNS = ["annotator_id", "annotator", "channel", "keep", "reasons"]
+DECISION_COLUMNS = ["response_id", "item_id", "external_id", "annotator_id", "annotator", "keep", "reasons"]
+
+
+def annotators(project: Project) -> Dataset:
+    """The latest run's verdict on every annotator, with its metrics and reasons."""
+    run = _require_run(project, "annotators")
+    decisions = annotator_decisions(run)
+    metrics = annotator_metric_columns(run)
+
+    def rows() -> Iterator[dict[str, Any]]:
+        fields = ("annotator_id", "annotator__external_id", "annotator__channel", "keep", "reasons", "metrics")
+        for aid, ext, channel, keep, reasons, values in decisions.values_list(*fields).iterator(CHUNK_SIZE):
+            row = {"annotator_id": aid, "annotator": ext, "channel": channel, "keep": keep,
+                   "reasons": REASON_SEPARATOR.join(reasons)}
+            for name in metrics:
+                row[name] = values.get(name)
+            yield row
+
+    return Dataset("annotators", lambda: ANNOTATOR_COLUMNS + metrics, rows)
+
+
+def decisions(project: Project) -> Dataset:
+    """The latest run's decision on every response, with the reasons it was dropped."""
+    queryset = response_decisions(_require_run(project, "decisions"))
+
+    def rows() -> Iterator[dict[str, Any]]:
+        fields = ("response_id", "response__item_id", "response__item__external_id",
+                  "response__assignment__annotator_id", "response__assignment__annotator__external_id",
+                  "keep", "reasons")
+        for rid, item_id, ext, aid, aext, keep, reasons in queryset.values_list(*fields).iterator(CHUNK_SIZE):
+            yield {"response_id": rid, "item_id": item_id, "external_id": ext, "annotator_id": aid,
+                   "annotator": aext, "keep": keep, "reasons": REASON_SEPARATOR.join(reasons)}
+
+    return Dataset("decisions", lambda: list(DECISION_COLUMNS), rows)
+
+
+#: dataset name -> (builder, what it holds, in words for the researcher)
+DATASETS: dict[str, tuple[Callable[[Project], Dataset], str]] = {
+    "raw": (raw, "every annotation, as collected"),
+    "clean": (clean, "annotations kept by the latest quality run"),
+    "items": (items, "items in the released format, with quality columns"),
+    "annotators": (annotators, "annotators: accuracy, kept or dropped, and why"),
+    "decisions": (decisions, "every annotation: kept or dropped, and why"),
+}

@@ -1,0 +1,111 @@
+"""The quality report page, its "Run quality now" button and export downloads (staff only).
+
+Thin views: parse, call one service or selector, render; the admin look comes from
+`admin.site.each_context` and the admin base template.
+"""
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation.kinds import get_kind
+from annotation.models import Project
+from quality.exports import DATASETS, FORMATS, ExportUnavailable, UnknownExport, export_open
+from quality.exports.http import export_response
+from quality.models import QualityRun
+from quality.selectors import (
+    annotator_decisions,
+    annotator_metric_columns,
+    item_results,
+    latest_run,
+    project_runs,
+    run_summary,
+    run_with_counts,
+)
+from quality.services.runs import quality_run_request
+
+ITEMS_PER_PAGE = 100
+#: summary figures the page already shows from the stored decisions (or as parameters)
+SHOWN_AS_COUNTS = ("responses", "responses_kept", "annotators", "annotators_kept", "min_accuracy")
+
+
+def _labels(columns: list[str]) -> list[str]:
+    return [column.replace("_", " ") for column in columns]
+
+
+def _selected_run(request: HttpRequest, project: Project) -> QualityRun | None:
+    """The run named by ?run=<id>, else the latest finished one."""
+    run_id = request.GET.get("run", "")
+    if run_id.isdigit():
+        run = run_with_counts(int(run_id))
+        if run is None or run.project_id != project.pk:
+            raise Http404("No such quality run in this project.")
+        return run
+    latest = latest_run(project)
+    return run_with_counts(latest.pk) if latest else None
+
+
+def _run_tables(request: HttpRequest, run: QualityRun | None, columns: list[str]) -> dict:
+    if run is None:
+        return {}
+    metrics = annotator_metric_columns(run)
+    items = Paginator(item_results(run), ITEMS_PER_PAGE).get_page(request.GET.get("page"))
+    return {
+        "annotator_rows": [(d, [d.metrics.get(m) for m in metrics]) for d in annotator_decisions(run)],
+        "metric_labels": _labels(metrics),
+        "items_page": items,
+        "item_rows": [(r.item.external_id, [r.diagnostics.get(c) for c in columns]) for r in items],
+        "summary": [(k.replace("_", " "), v) for k, v in run_summary(run, skip=SHOWN_AS_COUNTS)],
+    }
+
+
+@staff_member_required
+@require_GET
+def report(request: HttpRequest, project_id: int) -> HttpResponse:
+    project = get_object_or_404(Project, pk=project_id)
+    run = _selected_run(request, project)
+    columns = get_kind(project.kind).item_diagnostic_columns()
+    context = {
+        **admin.site.each_context(request),
+        "title": f"Quality report: {project.name}",
+        "project": project,
+        "run": run,
+        "runs": project_runs(project)[:20],
+        "diagnostic_labels": _labels(columns),
+        "datasets": [(name, text) for name, (_, text) in DATASETS.items()],
+        "formats": list(FORMATS),
+        **_run_tables(request, run, columns),
+    }
+    return render(request, "quality/report.html", context)
+
+
+@staff_member_required
+@require_POST
+def run_now(request: HttpRequest, project_id: int) -> HttpResponse:
+    project = get_object_or_404(Project, pk=project_id)
+    run = quality_run_request(project=project, by=request.user)
+    run.refresh_from_db()
+    if run.status == QualityRun.Status.DONE:
+        messages.success(request, f"Quality run #{run.pk} finished.")
+    elif run.status == QualityRun.Status.FAILED:
+        messages.error(request, f"Quality run #{run.pk} failed: {run.error}")
+    else:
+        messages.info(request, f"Quality run #{run.pk} started; reload this page to see it when it finishes.")
+    return redirect("quality:report", project_id=project.pk)
+
+
+@staff_member_required
+@require_GET
+def export(request: HttpRequest, project_id: int, dataset: str, fmt: str) -> HttpResponse:
+    project = get_object_or_404(Project, pk=project_id)
+    try:
+        return export_response(export_open(project=project, dataset=dataset, fmt=fmt))
+    except UnknownExport as exc:
+        raise Http404(str(exc)) from None
+    except ExportUnavailable as exc:
+        messages.error(request, str(exc))
+        return redirect("quality:report", project_id=project.pk)
