@@ -89,6 +89,9 @@ class TaskKind(ABC):
     file_format: ClassVar[str] = ""
     #: project settings with the papers' values as defaults
     default_settings: ClassVar[dict[str, Any]] = {}
+    #: payload keys `annotation_row` reads (None: the whole payload); exports of millions of
+    #: rows then skip decoding the passages
+    row_payload_keys: ClassVar[tuple[str, ...] | None] = None
 
     # --- import --------------------------------------------------------------------
     @abstractmethod

@@ -1,0 +1,82 @@
+"""A real Celery worker process on the local broker, sharing the test database."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import urlparse
+
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent
+BROKER = os.environ.get("CELERY_TEST_BROKER_URL", "redis://127.0.0.1:6379/15")
+
+
+def broker_reachable(url: str = BROKER) -> bool:
+    parsed = urlparse(url)
+    try:
+        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 6379), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def test_database_url() -> str:
+    """The URL of the database the tests are using right now (test_<name> or the test file)."""
+    s = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{s['NAME']}"
+    user = s.get("USER") or "postgres"
+    password = f":{s['PASSWORD']}" if s.get("PASSWORD") else ""
+    return f"postgres://{user}{password}@{s.get('HOST') or '127.0.0.1'}:{s.get('PORT') or 5432}/{s['NAME']}"
+
+
+def _forget_connections(app) -> None:
+    """Celery caches its broker connection pool and result backend on first use; a test before
+    may have made them with the default settings, so drop them whenever the URLs change."""
+    app._backend_cache = None
+    app._local.__dict__.pop("backend", None)
+    if app._pool is not None:
+        app._pool.force_close_all()
+        app._pool = None
+    app.amqp._producer_pool = None
+
+
+@contextmanager
+def celery_worker() -> Iterator[str]:
+    """Start `celery worker` on a queue of its own; yield the queue name; stop the worker."""
+    from config.celery import app
+
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": test_database_url(),
+        "CELERY_BROKER_URL": BROKER,
+        "CELERY_RESULT_BACKEND": BROKER,
+    }
+    log = open(ROOT / ".celery-test-worker.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-Q", queue,
+         "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "info"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    saved = {k: app.conf.get(k) for k in ("broker_url", "result_backend", "task_always_eager")}
+    app.conf.update(broker_url=BROKER, result_backend=BROKER, task_always_eager=False)
+    _forget_connections(app)
+    try:
+        yield queue
+    finally:
+        app.conf.update(**saved)
+        _forget_connections(app)
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
