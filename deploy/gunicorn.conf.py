@@ -1,0 +1,51 @@
+"""gunicorn settings, read from the environment (used by scripts/demo and deploy/README.md).
+
+    gunicorn --config deploy/gunicorn.conf.py config.wsgi:application
+
+GUNICORN_BIND (or HOST and PORT)   where to listen; default 127.0.0.1:8000
+WEB_CONCURRENCY                    worker processes; default 2 x cores, at least 2, at most 8
+GUNICORN_THREADS                   threads per worker (gthread); default 4
+GUNICORN_TIMEOUT                   seconds before a silent worker is restarted; default 60
+GUNICORN_MAX_REQUESTS              recycle a worker after this many requests; default 2000 (0: never)
+GUNICORN_LOG_LEVEL                 default info
+GUNICORN_CONTROL_SOCKET            path of gunicorn's control socket (gunicornc); default: none
+"""
+import multiprocessing
+import os
+
+
+def _int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value else default
+
+
+_host = os.environ.get("HOST", "127.0.0.1")
+_port = os.environ.get("PORT", "8000")
+bind = [os.environ.get("GUNICORN_BIND") or f"{_host}:{_port}"]
+
+# Threads share a worker's memory and suit a web tier that mostly waits on the database;
+# 2 processes per core keeps a slow request from holding up the rest (2 cores: 4 x 4 threads).
+workers = _int("WEB_CONCURRENCY", max(2, min(8, 2 * multiprocessing.cpu_count())))
+worker_class = "gthread"
+threads = _int("GUNICORN_THREADS", 4)
+
+timeout = _int("GUNICORN_TIMEOUT", 60)
+graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)
+keepalive = _int("GUNICORN_KEEPALIVE", 5)
+max_requests = _int("GUNICORN_MAX_REQUESTS", 2000)
+max_requests_jitter = max_requests // 10 if max_requests else 0
+
+accesslog = "-"
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
+
+# Behind nginx (deploy/nginx.conf): trust X-Forwarded-* only from these addresses.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+# gunicorn's control socket has one default path per user, so two servers on one host would
+# fight over it: it is off unless a path is given.
+control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET", "")
+control_socket_disable = not control_socket
+
+# Workers load the app after forking, so each opens its own database connections.
+preload_app = False
