@@ -1,0 +1,431 @@
+"""Benchmark 2: annotator page views (GET /a/<key>/) and answer saves (POST) under 16 concurrent
+annotators, against gunicorn (deploy/gunicorn.conf.py, gthread, DEBUG off).
+
+Targets (issue 2, item 11): p95 <= 50 ms for views and for saves, >= 400 saves/s, no errors
+(in particular no "database is locked" on SQLite).
+
+Each virtual annotator is a thread with its own keep-alive connection and cookie jar. It opens
+the invite link (GET, then POST with the CSRF token: a new annotator), then walks the ReCAM
+pages as a browser does: GET the page, parse the hidden fields (response, page, shown,
+csrfmiddlewaretoken), POST a valid answer, follow the redirect with the next GET. Closed loop,
+no think time; bounded by a duration and a request cap. The first seconds (warm-up) are not
+counted. Latencies are measured by the client (what an annotator waits) and read from
+gunicorn's access log (time inside the server).
+
+    python bench/bench_annotate.py --db sqlite
+    python bench/bench_annotate.py --db postgres --annotators 16 --duration 30
+"""
+from __future__ import annotations
+
+import argparse
+import html
+import http.client
+import os
+import re
+import threading
+import time
+import urllib.parse
+from collections import Counter, defaultdict
+
+import common
+from server import Gunicorn, free_port, loadavg
+
+TARGET_P95_MS = 50.0
+TARGET_SAVES_PER_S = 400.0
+
+FIELD = {name: re.compile(rf'name="{name}" value="([^"]*)"') for name in ("response", "page", "shown", "csrfmiddlewaretoken")}
+PASSAGE = re.compile(r'<div class="passage-text" data-span-source="1">(.*?)</div>', re.S)
+CHOICE = re.compile(r'<input type="radio" name="choice" value="([^"]+)"')
+ERROR_MSG = re.compile(r'class="msg error"')
+
+
+class Stop(Exception):
+    pass
+
+
+class VirtualAnnotator(threading.Thread):
+    """One person in a browser: own connection (keep-alive) and own cookies."""
+
+    def __init__(self, n: int, port: int, token: str, deadline: float, budget: "Budget"):
+        super().__init__(name=f"annotator-{n}", daemon=True)
+        self.port, self.token, self.deadline, self.budget = port, token, deadline, budget
+        self.cookies: dict[str, str] = {}
+        self.records: list[tuple[str, float, float, int]] = []  # (kind, start, seconds, status)
+        self.errors: Counter = Counter()
+        self.error_samples: list[str] = []
+        self.conn = None
+        self.finished_items = 0
+        self.done_reason = ""
+
+    # --- HTTP ---------------------------------------------------------------------
+    def request(self, kind: str, method: str, path: str, form: dict | None = None) -> tuple[int, dict, str]:
+        if time.monotonic() >= self.deadline:
+            raise Stop("time cap")
+        if not self.budget.take():
+            raise Stop("request cap")
+        headers = {"Host": f"127.0.0.1:{self.port}", "User-Agent": "bench-annotator", "Accept": "text/html"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        body = None
+        if form is not None:
+            body = urllib.parse.urlencode(form).encode()
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        for attempt in (1, 2):
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+            start = time.monotonic()
+            try:
+                self.conn.request(method, path, body=body, headers=headers)
+                resp = self.conn.getresponse()
+                data = resp.read()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as exc:
+                # a keep-alive connection the server closed between requests (worker recycled,
+                # keep-alive timeout): reconnect once, as a browser does; a second failure counts
+                self.conn.close()
+                self.conn = None
+                if attempt == 2:
+                    self.errors[f"{kind}: {type(exc).__name__}"] += 1
+                    raise
+                continue
+            seconds = time.monotonic() - start
+            break
+        for value in resp.headers.get_all("Set-Cookie") or []:
+            name, _, rest = value.partition("=")
+            self.cookies[name.strip()] = rest.split(";", 1)[0]
+        if resp.getheader("Connection", "").lower() == "close":
+            self.conn.close()
+            self.conn = None
+        self.records.append((kind, start, seconds, resp.status))
+        return resp.status, dict(resp.getheaders()), data.decode("utf-8", "replace")
+
+    def fail(self, what: str, detail: str = "") -> None:
+        self.errors[what] += 1
+        if len(self.error_samples) < 3:
+            self.error_samples.append(f"{what}: {detail[:300]}")
+
+    # --- the walk -------------------------------------------------------------------
+    def run(self) -> None:
+        try:
+            self.walk()
+        except Stop as stop:
+            self.done_reason = str(stop)
+        except Exception as exc:  # noqa: BLE001 - every failure is counted, none stops the others
+            self.fail(f"exception {type(exc).__name__}", repr(exc))
+            self.done_reason = f"error: {exc!r}"
+        finally:
+            if self.conn is not None:
+                self.conn.close()
+
+    def walk(self) -> None:
+        invite = f"/i/{self.token}/"
+        status, _, page = self.request("join", "GET", invite)
+        if status != 200:
+            return self.fail(f"join GET {status}", page)
+        token = FIELD["csrfmiddlewaretoken"].search(page).group(1)
+        status, headers, page = self.request("join", "POST", invite, {"csrfmiddlewaretoken": token})
+        if status != 302:
+            return self.fail(f"join POST {status}", page)
+        work = urllib.parse.urlsplit(headers["Location"]).path
+        while True:
+            status, _, page = self.request("view", "GET", work)
+            if status != 200:
+                self.fail(f"view {status}", page)
+                continue
+            if ERROR_MSG.search(page):  # a save that the server refused, shown as a message
+                self.fail("save refused (message on next page)", page[page.find('class="msg error"'):][:300])
+            fields = {name: (m.group(1) if (m := rx.search(page)) else None) for name, rx in FIELD.items()}
+            if fields["page"] is None:
+                raise Stop("no more work")
+            form = {k: html.unescape(v) for k, v in fields.items()}
+            form.update(self.answer(fields["page"], page))
+            status, headers, body = self.request("save", "POST", work, form)
+            if status != 302:
+                self.fail(f"save {status}", body)
+            elif fields["page"] == "difficulty":
+                self.finished_items += 1
+
+    @staticmethod
+    def answer(page_slug: str, page: str) -> dict[str, str]:
+        if page_slug in ("pre", "post"):
+            choices = CHOICE.findall(page)
+            return {"choice": choices[hash(page_slug) % len(choices)] if choices else "0"}
+        if page_slug == "second":
+            return {"choice": "none"}
+        if page_slug in ("support_span", "summary_span"):
+            article = html.unescape(PASSAGE.search(page).group(1))
+            words = article.split()
+            start = 3 if page_slug == "support_span" else 8
+            return {"text": " ".join(words[start:start + 8])}
+        if page_slug == "relation":
+            return {"relation": "paraphrase"}
+        if page_slug == "difficulty":
+            return {"difficulty": "easy"}
+        raise ValueError(f"unknown page {page_slug!r}")
+
+
+class BackendCpu(threading.Thread):
+    """CPU used by the PostgreSQL backends of one database during the run. Sampled every 0.5 s,
+    so backends that exit (a recycled gunicorn worker closes its connections) still count."""
+
+    def __init__(self, dbname: str):
+        super().__init__(daemon=True)
+        self.dbname = dbname
+        self.start_cpu = {pid: common.cpu_seconds(pid) for pid in common.postgres_backends(dbname)}
+        self.last: dict[int, float] = dict(self.start_cpu)
+        self.done = threading.Event()
+        self.start()
+
+    def sample(self) -> None:
+        for pid in common.postgres_backends(self.dbname):
+            cpu = common.cpu_seconds(pid)
+            if cpu:
+                self.last[pid] = cpu
+
+    def run(self) -> None:
+        while not self.done.wait(0.5):
+            self.sample()
+
+    def stop(self) -> float:
+        self.done.set()
+        self.join()
+        self.sample()
+        return sum(cpu - self.start_cpu.get(pid, 0.0) for pid, cpu in self.last.items())
+
+
+class Budget:
+    """A shared cap on the number of requests."""
+
+    def __init__(self, limit: int):
+        self.left = limit
+        self.lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self.lock:
+            if self.left <= 0:
+                return False
+            self.left -= 1
+            return True
+
+
+ACCESS = re.compile(r'"(GET|POST) (/[^ ]*) HTTP/[0-9.]+" (\d{3}) \S+ (\d+)ms')
+
+
+def server_side(log_path, annotator_paths: set[str]) -> dict:
+    """Latencies inside gunicorn (access log %(M)s), errors and lock errors from its log."""
+    times: dict[str, list[float]] = defaultdict(list)
+    statuses: Counter = Counter()
+    text = log_path.read_text(errors="replace")
+    for m in ACCESS.finditer(text):
+        method, path, status, ms = m.group(1), m.group(2), int(m.group(3)), float(m.group(4))
+        statuses[status] += 1
+        if path in annotator_paths:
+            times["view" if method == "GET" else "save"].append(ms)
+    return {
+        "latency_ms": {
+            kind: {"p50": common.percentile(v, 50), "p95": common.percentile(v, 95), "p99": common.percentile(v, 99),
+                   "n": len(v)}
+            for kind, v in times.items()
+        },
+        "status_counts": dict(statuses),
+        "database_is_locked": text.count("database is locked"),
+        "tracebacks": text.count("Traceback (most recent call last)"),
+        "worker_timeouts": text.count("WORKER TIMEOUT"),
+    }
+
+
+def setup_data(items: int, items_per_unit: int, annotators_per_item: int):
+    from annotation.models import Project
+    from annotation.services.batches import batch_create, invite_link_create
+    from annotation.services.imports import items_import
+
+    project = Project.objects.create(name="Bench ReCAM", kind="recam")
+    items_import(project=project, data=common.recam_jsonl(items, tag="a"), filename="bench.jsonl")
+    batch = batch_create(project=project, name="bench", items_per_unit=items_per_unit,
+                         assignments_per_unit=annotators_per_item)
+    return project, batch, invite_link_create(batch=batch)
+
+
+def summarize(records, kind, t0, t1):
+    lat = [s * 1000 for k, start, s, status in records if k == kind and t0 <= start < t1]
+    return {
+        "n": len(lat),
+        "per_s": len(lat) / (t1 - t0) if t1 > t0 else 0.0,
+        "p50_ms": common.percentile(lat, 50),
+        "p95_ms": common.percentile(lat, 95),
+        "p99_ms": common.percentile(lat, 99),
+        "max_ms": max(lat) if lat else None,
+    }
+
+
+def run(db: str, *, annotators: int, duration: float, warmup: float, max_requests: int, items: int,
+        items_per_unit: int, annotators_per_item: int, port: int, workers: int | None, threads: int | None,
+        max_requests_per_worker: int | None, keep: bool) -> dict:
+    name = f"annotate_{os.getpid()}"
+    url = common.database_create(db, name)
+    log = common.RESULTS / f"gunicorn-annotate-{db}-{os.getpid()}.log"
+    try:
+        common.django_setup(url)
+        from django.db import connections
+
+        project, batch, invite = setup_data(items, items_per_unit, annotators_per_item)
+        connections.close_all()
+
+        port = free_port(port)
+        server = Gunicorn(url, port=port, log=log, workers=workers, threads=threads,
+                          max_requests=max_requests_per_worker)
+        server_config = server.config
+        with server:
+            master = server.proc.pid
+            cpu0 = {pid: common.cpu_seconds(pid) for pid in server.workers_pids()}
+            cpu0[master] = common.cpu_seconds(master, reaped_children=True)
+            self_cpu0 = time.process_time()
+            busy0 = common.system_busy_seconds()
+            backends = BackendCpu(f"bench_{name}") if db == "postgres" else None
+            load0 = loadavg()
+            started = time.monotonic()
+            deadline = started + warmup + duration
+            budget = Budget(max_requests)
+            crowd = [VirtualAnnotator(n, port, invite.token, deadline, budget) for n in range(annotators)]
+            for a in crowd:
+                a.start()
+            for a in crowd:
+                a.join(timeout=warmup + duration + 120)
+            ended = time.monotonic()
+            live = server.workers_pids()
+            # a recycled worker's whole life is in the master's reaped-children time: less its
+            # share from before the run
+            server_cpu = (common.cpu_seconds(master, reaped_children=True) - cpu0[master]
+                          + sum(common.cpu_seconds(pid) - cpu0.get(pid, 0.0) for pid in live)
+                          - sum(v for pid, v in cpu0.items() if pid != master and pid not in live))
+            client_cpu = time.process_time() - self_cpu0
+            busy = common.system_busy_seconds() - busy0
+            db_cpu = backends.stop() if backends else 0.0
+            load1 = loadavg()
+        hung = [a.name for a in crowd if a.is_alive()]
+
+        records = [r for a in crowd for r in a.records]
+        t0 = started + warmup
+        t1 = min(ended, deadline)
+        if records:
+            t1 = min(t1, max(start + s for _, start, s, _ in records))
+        views, saves = summarize(records, "view", t0, t1), summarize(records, "save", t0, t1)
+        errors: Counter = Counter()
+        for a in crowd:
+            errors.update(a.errors)
+        work_paths = {f"/a/{key}/" for key in _annotator_keys(url, project.pk)}
+        server = server_side(log, work_paths)
+        errors_total = sum(errors.values()) + server["database_is_locked"] + server["tracebacks"] + len(hung)
+        measured_s = t1 - t0
+        result = {
+            "benchmark": "annotate",
+            "db": db,
+            "annotators": annotators,
+            "measured_s": measured_s,
+            "warmup_s": warmup,
+            "requests_total": len(records),
+            "requests_per_s": (views["n"] + saves["n"]) / measured_s if measured_s > 0 else 0,
+            "views": views,
+            "saves": saves,
+            "saves_per_s": saves["per_s"],
+            "items_completed": sum(a.finished_items for a in crowd),
+            "errors": dict(errors),
+            "error_samples": [s for a in crowd for s in a.error_samples][:5],
+            "errors_total": errors_total,
+            "hung_annotators": hung,
+            "stop_reasons": dict(Counter(a.done_reason for a in crowd)),
+            "server": server,
+            "server_config": server_config,
+            "cpu_s": {"server": server_cpu, "load_generator": client_cpu,
+                      "postgres_backends": db_cpu,
+                      "other_processes": max(0.0, busy - server_cpu - client_cpu - db_cpu),
+                      "wall": ended - started, "cores": os.cpu_count()},
+            "server_cpu_ms_per_request": 1000 * server_cpu / max(1, len(records)),
+            "loadavg_before_after": [load0, load1],
+            "targets": {"p95_ms": TARGET_P95_MS, "saves_per_s": TARGET_SAVES_PER_S},
+        }
+        result["meets"] = {
+            "view_p95": (views["p95_ms"] or 1e9) <= TARGET_P95_MS,
+            "save_p95": (saves["p95_ms"] or 1e9) <= TARGET_P95_MS,
+            "saves_per_s": saves["per_s"] >= TARGET_SAVES_PER_S,
+            "no_errors": errors_total == 0,
+        }
+        result["db_check"] = _db_check(url, project.pk)
+        return result
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        if not keep:
+            common.database_drop(db, name)
+
+
+def _annotator_keys(url: str, project_id: int) -> list[str]:
+    from annotation.models import Annotator
+
+    return list(Annotator.objects.filter(project_id=project_id).values_list("access_key", flat=True))
+
+
+def _db_check(url: str, project_id: int) -> dict:
+    """What the server stored: answered pages, finished items, no duplicated response."""
+    from django.db.models import Count
+
+    from annotation.models import Response
+
+    qs = Response.objects.filter(item__project_id=project_id)
+    pages = sum(len(a) for a in qs.exclude(answers={}).values_list("answers", flat=True).iterator())
+    dupes = qs.values("assignment_id", "item_id").annotate(n=Count("id")).filter(n__gt=1).count()
+    return {"pages_stored": pages, "items_completed": qs.filter(completed_at__isnull=False).count(),
+            "duplicate_responses": dupes}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--annotators", type=int, default=16)
+    parser.add_argument("--duration", type=float, default=30.0, help="measured seconds (after warm-up)")
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--max-requests", type=int, default=100_000, help="cap on all requests")
+    parser.add_argument("--items", type=int, default=3000)
+    parser.add_argument("--items-per-unit", type=int, default=5)
+    parser.add_argument("--annotators-per-item", type=int, default=3)
+    parser.add_argument("--port", type=int, default=8765, help="first port tried")
+    parser.add_argument("--workers", type=int, default=None, help="default: deploy/gunicorn.conf.py")
+    parser.add_argument("--threads", type=int, default=None, help="default: deploy/gunicorn.conf.py")
+    parser.add_argument("--worker-max-requests", type=int, default=None,
+                        help="gunicorn max_requests (default: deploy/gunicorn.conf.py)")
+    parser.add_argument("--quick", action="store_true", help="5 s, 300 items")
+    parser.add_argument("--keep", action="store_true", help="keep the benchmark database")
+    args = parser.parse_args()
+    if args.quick:
+        args.duration, args.warmup, args.items = 5.0, 1.0, 300
+    result = run(
+        args.db, annotators=args.annotators, duration=args.duration, warmup=args.warmup,
+        max_requests=args.max_requests, items=args.items, items_per_unit=args.items_per_unit,
+        annotators_per_item=args.annotators_per_item, port=args.port, workers=args.workers,
+        threads=args.threads, max_requests_per_worker=args.worker_max_requests, keep=args.keep,
+    )
+    result["machine"] = common.machine()
+    v, s = result["views"], result["saves"]
+    fmt = lambda x: "-" if x is None else f"{x:.1f}"  # noqa: E731
+    print(f"annotate on {args.db}, {args.annotators} annotators, {result['measured_s']:.1f} s measured:")
+    print(f"  views: {v['per_s']:.0f}/s  p50 {fmt(v['p50_ms'])} p95 {fmt(v['p95_ms'])} p99 {fmt(v['p99_ms'])} ms")
+    print(f"  saves: {s['per_s']:.0f}/s  p50 {fmt(s['p50_ms'])} p95 {fmt(s['p95_ms'])} p99 {fmt(s['p99_ms'])} ms")
+    srv = result["server"]["latency_ms"]
+    for kind in ("view", "save"):
+        if kind in srv:
+            print(f"  server-side {kind}: p50 {fmt(srv[kind]['p50'])} p95 {fmt(srv[kind]['p95'])} "
+                  f"p99 {fmt(srv[kind]['p99'])} ms")
+    print(f"  errors: {result['errors_total']} {result['errors'] or ''} database is locked: "
+          f"{result['server']['database_is_locked']}; items completed {result['items_completed']}; "
+          f"cpu server {result['cpu_s']['server']:.1f} s, load generator {result['cpu_s']['load_generator']:.1f} s, "
+          f"postgres {result['cpu_s']['postgres_backends']:.1f} s, "
+          f"other processes {result['cpu_s']['other_processes']:.1f} s of {result['cpu_s']['wall'] * os.cpu_count():.0f} s")
+    print(f"  server CPU per request: {result['server_cpu_ms_per_request']:.2f} ms "
+          f"(2 cores fully used by the server alone: about {2000 / result['server_cpu_ms_per_request']:.0f} requests/s)")
+    print(f"  meets: {result['meets']}")
+    common.save_result(f"annotate-{args.db}", result)
+    common.emit(result)
+
+
+if __name__ == "__main__":
+    main()

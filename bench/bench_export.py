@@ -1,0 +1,382 @@
+"""Benchmark 3: streamed export of 1,000,000 annotations (raw dataset, CSV by default).
+
+Targets (issue 2, item 11): >= 100,000 rows/s with the serving process's memory growing <= 150 MB.
+
+Set-up: a ReCAM project of 10,000 items (27.6 MB of passages), one batch of units of 10 items,
+100 annotators per unit, so 100,000 assignments and 1,000,000 complete responses (all seven
+pages answered, with timings), inserted with COPY on PostgreSQL and one executemany
+transaction on SQLite (a few tens of seconds). Then two measurements:
+
+* api: gunicorn (deploy/gunicorn.conf.py, 1 worker so its memory is the server's) serves
+  GET /api/projects/<id>/export/?dataset=raw&format=csv to a staff user (HTTP basic auth); the
+  client reads the stream, counts rows and bytes, and samples the worker's RSS from /proc
+  every 20 ms. Growth = peak RSS during the download - RSS before it (after a warm-up export).
+* inprocess: the same generator (quality.exports.export_open(...).chunks) consumed in this
+  process, RSS sampled the same way; shows the export code's own cost without HTTP.
+
+    python bench/bench_export.py --db postgres
+    python bench/bench_export.py --db sqlite --rows 200000 --via inprocess
+    python bench/bench_export.py --db postgres --keep      # keep the 1M-row database ...
+    python bench/bench_export.py --db postgres --reuse     # ... and measure it again
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import http.client
+import io
+import itertools
+import json
+import os
+import random
+import threading
+import time
+
+import common
+from server import Gunicorn, free_port, loadavg
+
+TARGET_ROWS_PER_S = 100_000
+TARGET_GROWTH_MB = 150
+PAGES = ["pre", "post", "second", "support_span", "relation", "summary_span", "difficulty"]
+STAFF = ("bench-staff", "bench-staff-password-1")
+
+
+# --- data -------------------------------------------------------------------------------
+def _answer_variants(n: int = 97) -> list[tuple[str, str]]:
+    """(answers JSON, timings JSON) pairs shaped like a complete ReCAM response."""
+    rng = random.Random(3)
+    words = " ".join(r["article"] for r in common.sample_records()).split()
+    out = []
+    for _ in range(n):
+        def span():
+            start = rng.randrange(len(words) - 20)
+            text = " ".join(words[start:start + rng.randrange(5, 16)])
+            return {"text": text, "start": rng.randrange(2000), "end": rng.randrange(2000, 2600)}
+
+        post = rng.randrange(5)
+        answers = {
+            "pre": {"choice": rng.randrange(5)},
+            "post": {"choice": post},
+            "second": {"choice": None if rng.random() < 0.7 else (post + 1) % 5},
+            "support_span": span(),
+            "relation": {"relation": rng.choice(["summarize", "paraphrase", "other"])},
+            "summary_span": span(),
+            "difficulty": {"difficulty": rng.choice(["easy", "medium", "difficult"])},
+        }
+        t = 1_790_000_000 + rng.randrange(10**6)
+        timings = {}
+        for page in PAGES:
+            seconds = round(rng.uniform(2, 40), 3)
+            timings[page] = {
+                "shown_at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(t)),
+                "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(t + seconds)),
+                "seconds": seconds,
+            }
+            t += int(seconds) + 1
+        out.append((json.dumps(answers), json.dumps(timings)))
+    return out
+
+
+def build(db: str, rows: int, items: int) -> dict:
+    """Project, items, batch, annotators, assignments and `rows` responses; fast paths only."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from annotation.models import Annotator, Assignment, Project, Response, Unit, UnitItem
+    from annotation.services.batches import batch_create
+    from annotation.services.imports import items_import
+
+    t0 = time.perf_counter()
+    per_item = max(1, rows // items)
+    items_per_unit = 10
+    project = Project.objects.create(name="Bench export", kind="recam")
+    items_import(project=project, data=common.recam_jsonl(items, tag="e"), filename="bench.jsonl")
+    batch = batch_create(project=project, name="bench", items_per_unit=items_per_unit, assignments_per_unit=per_item)
+    annotators = Annotator.objects.bulk_create(
+        [Annotator(project=project, channel="invite", external_id=f"bench-{n}", batch=batch) for n in range(per_item)]
+    )
+    units = list(Unit.objects.filter(batch=batch).order_by("position").values_list("id", flat=True))
+    unit_items: dict[int, list[tuple[int, int]]] = {}
+    for unit_id, item_id, pos in UnitItem.objects.filter(unit__batch=batch).values_list("unit_id", "item_id", "position"):
+        unit_items.setdefault(unit_id, []).append((item_id, pos))
+    now = timezone.now()
+    stamp = now.isoformat() if db == "postgres" else now.strftime("%Y-%m-%d %H:%M:%S.%f")
+    a_table, r_table = Assignment._meta.db_table, Response._meta.db_table
+    variants = _answer_variants()
+    cycle = itertools.cycle(variants)
+
+    if db == "sqlite":  # this connection only, for the bulk load of a throw-away database
+        with connection.cursor() as cur:
+            cur.execute("PRAGMA synchronous=OFF")
+    with transaction.atomic(), connection.cursor() as cur:
+        # assignments: every annotator on every unit (submitted)
+        a_rows = [(u, a.pk, "submitted", "", stamp, stamp, stamp) for u in units for a in annotators]
+        a_cols = "unit_id, annotator_id, status, channel_assignment_id, started_at, last_activity_at, submitted_at"
+        _bulk(cur, db, a_table, a_cols, a_rows)
+        assignments = list(Assignment.objects.filter(unit__batch=batch).values_list("id", "unit_id").order_by("id"))
+        r_cols = "assignment_id, item_id, position, answers, timings, completed_at"
+        made = 0
+        block = []
+        for asg_id, unit_id in assignments:
+            for item_id, pos in unit_items[unit_id]:
+                if made >= rows:
+                    break
+                answers, timings = next(cycle)
+                block.append((asg_id, item_id, pos, answers, timings, stamp))
+                made += 1
+            if len(block) >= 50_000:
+                _bulk(cur, db, r_table, r_cols, block)
+                block = []
+        if block:
+            _bulk(cur, db, r_table, r_cols, block)
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE" if db == "postgres" else "PRAGMA optimize")
+    User = get_user_model()
+    User.objects.filter(username=STAFF[0]).delete()
+    User.objects.create_superuser(STAFF[0], "bench@example.org", STAFF[1])
+    count = Response.objects.filter(item__project=project).count()
+    return {"project_id": project.pk, "responses": count, "assignments": len(assignments),
+            "build_s": time.perf_counter() - t0}
+
+
+def _bulk(cur, db: str, table: str, cols: str, rows: list[tuple]) -> None:
+    if db == "postgres":
+        buf = io.StringIO()
+        for row in rows:
+            buf.write("\t".join(_copy_text(v) for v in row))
+            buf.write("\n")
+        buf.seek(0)
+        cur.cursor.copy_expert(f"COPY {table} ({cols}) FROM STDIN", buf, size=1 << 20)
+    else:
+        marks = ", ".join(["%s"] * len(rows[0]))
+        cur.executemany(f"INSERT INTO {table} ({cols}) VALUES ({marks})", rows)
+
+
+def _copy_text(value) -> str:
+    if value is None:
+        return "\\N"
+    return str(value).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+# --- measuring --------------------------------------------------------------------------
+class RssSampler(threading.Thread):
+    """Samples the RSS of some processes every `interval` s; keeps the peak of each."""
+
+    def __init__(self, pids, interval: float = 0.02):
+        super().__init__(daemon=True)
+        self.pids, self.interval = list(pids), interval
+        self.peak = {pid: common.rss_kb(pid) for pid in self.pids}
+        self.stop_event = threading.Event()
+
+    def run(self) -> None:
+        while not self.stop_event.is_set():
+            for pid in self.pids:
+                self.peak[pid] = max(self.peak[pid], common.rss_kb(pid))
+            time.sleep(self.interval)
+
+    def stop(self) -> dict:
+        self.stop_event.set()
+        self.join()
+        return self.peak
+
+
+def export_inprocess(project_id: int, fmt: str) -> dict:
+    from annotation.models import Project
+
+    project = Project.objects.get(pk=project_id)
+    try:
+        from quality.exports import export_open
+
+        source = "quality.exports.export_open(dataset='raw')"
+
+        def chunks():
+            return export_open(project=project, dataset="raw", fmt=fmt).chunks
+    except ImportError:  # the export package is not there yet: the selector it will build on
+        import csv
+
+        from annotation.selectors import annotation_columns, annotation_rows
+
+        source = "annotation.selectors.annotation_rows + csv.writer (quality.exports missing)"
+
+        def chunks():
+            columns = annotation_columns(project)
+            buf = io.StringIO()
+            writer = csv.writer(buf)
+            writer.writerow(columns)
+            for n, row in enumerate(annotation_rows(project), 1):
+                writer.writerow([row[c] for c in columns])
+                if n % 1000 == 0:
+                    yield buf.getvalue().encode()
+                    buf.seek(0)
+                    buf.truncate()
+            yield buf.getvalue().encode()
+
+    before = common.rss_kb()
+    sampler = RssSampler(["self"])
+    sampler.peak = {"self": before}
+    sampler.start()
+    t0 = time.perf_counter()
+    first = None
+    lines = size = 0
+    for chunk in chunks():
+        if first is None:
+            first = time.perf_counter() - t0
+        lines += chunk.count(b"\n")
+        size += len(chunk)
+    seconds = time.perf_counter() - t0
+    peak = sampler.stop()["self"]
+    rows = lines - 1 if fmt == "csv" else lines
+    return {"source": source, "rows": rows, "bytes": size, "seconds": seconds, "rows_per_s": rows / seconds,
+            "first_byte_s": first, "rss_before_mb": before / 1024, "rss_peak_mb": peak / 1024,
+            "growth_mb": (peak - before) / 1024}
+
+
+def export_api(url: str, project_id: int, fmt: str, port: int, log) -> dict:
+    auth = "Basic " + base64.b64encode(f"{STAFF[0]}:{STAFF[1]}".encode()).decode()
+    path = f"/api/projects/{project_id}/export/?dataset=raw&format={fmt}"
+
+    def download(p: str, sampler_pids=None):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+        t0 = time.perf_counter()
+        conn.request("GET", p, headers={"Authorization": auth, "Host": f"127.0.0.1:{port}"})
+        resp = conn.getresponse()
+        first = None
+        lines = size = 0
+        head = b""
+        while True:
+            block = resp.read(1 << 16)
+            if not block:
+                break
+            if first is None:
+                first = time.perf_counter() - t0
+                head = block[:300]
+            lines += block.count(b"\n")
+            size += len(block)
+        conn.close()
+        return resp.status, lines, size, time.perf_counter() - t0, first, head
+
+    with Gunicorn(url, port=port, log=log, workers=1, max_requests=0) as server:
+        worker = server.workers_pids()[0]
+        # warm-up: the same endpoint on a tiny project, so imports and connections are loaded
+        status, *_ , head = download(f"/api/projects/{_tiny_project()}/export/?dataset=raw&format={fmt}")
+        if status == 404:
+            return {"error": "export endpoint not found (404): quality.exports API not wired yet"}
+        if status != 200:
+            return {"error": f"warm-up export answered {status}: {head!r}"}
+        time.sleep(0.3)
+        before = common.rss_kb(worker)
+        sampler = RssSampler([worker])
+        sampler.start()
+        cpu0 = common.cpu_seconds(worker)
+        status, lines, size, seconds, first, head = download(path)
+        cpu = common.cpu_seconds(worker) - cpu0
+        peak = sampler.stop()[worker]
+        after = common.rss_kb(worker)
+    if status != 200:
+        return {"error": f"export answered {status}: {head!r}"}
+    rows = lines - 1 if fmt == "csv" else lines
+    return {"rows": rows, "bytes": size, "seconds": seconds, "rows_per_s": rows / seconds, "first_byte_s": first,
+            "worker_rss_before_mb": before / 1024, "worker_rss_peak_mb": peak / 1024,
+            "worker_rss_after_mb": after / 1024, "growth_mb": (peak - before) / 1024, "worker_cpu_s": cpu}
+
+
+_TINY: dict = {}
+
+
+def _tiny_project() -> int:
+    return _TINY["id"]
+
+
+def _make_tiny() -> None:
+    from annotation.models import Project
+    from annotation.services.imports import items_import
+
+    project, _ = Project.objects.get_or_create(name="Bench export warm-up", kind="recam")
+    items_import(project=project, data=common.recam_jsonl(5, tag="t"), filename="tiny.jsonl")
+    _TINY["id"] = project.pk
+
+
+def run(db: str, *, rows: int, items: int, via: str, fmt: str, port: int, keep: bool, reuse: bool) -> dict:
+    name = f"export_{rows}"
+    reused = False
+    if reuse and common.database_exists(db, name):
+        url = common.database_url(db, name)
+        reused = True
+    else:
+        url = common.database_create(db, name)
+    try:
+        common.django_setup(url)
+        from django.db import connections
+
+        from annotation.models import Project, Response
+
+        project = Project.objects.filter(name="Bench export").first() if reused else None
+        if project is not None and Response.objects.filter(item__project=project).count() == rows:
+            setup = {"project_id": project.pk, "responses": rows, "reused": True}
+        else:
+            setup = build(db, rows, items)
+        _make_tiny()
+        connections.close_all()
+        result = {"benchmark": "export", "db": db, "rows_requested": rows, "format": fmt, "setup": setup,
+                  "loadavg_before": loadavg(), "targets": {"rows_per_s": TARGET_ROWS_PER_S,
+                                                           "growth_mb": TARGET_GROWTH_MB}}
+        if via in ("api", "both"):
+            log = common.RESULTS / f"gunicorn-export-{db}-{os.getpid()}.log"
+            result["api"] = export_api(url, setup["project_id"], fmt, free_port(port), log)
+        if via in ("inprocess", "both"):
+            result["inprocess"] = export_inprocess(setup["project_id"], fmt)
+            connections.close_all()
+        result["meets"] = {}
+        for key in ("api", "inprocess"):
+            r = result.get(key)
+            if r and "error" not in r:
+                result["meets"][key] = {"rows_per_s": r["rows_per_s"] >= TARGET_ROWS_PER_S,
+                                        "memory": r["growth_mb"] <= TARGET_GROWTH_MB,
+                                        "all_rows": r["rows"] == setup["responses"]}
+        return result
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        if not keep and not reuse:
+            common.database_drop(db, name)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--via", choices=["api", "inprocess", "both"], default="both")
+    parser.add_argument("--format", choices=["csv", "jsonl"], default="csv")
+    parser.add_argument("--port", type=int, default=8785, help="first port tried")
+    parser.add_argument("--quick", action="store_true", help="50,000 rows over 1,000 items")
+    parser.add_argument("--keep", action="store_true", help="keep the database (bench_export_<rows>)")
+    parser.add_argument("--reuse", action="store_true", help="reuse a kept database of the same size")
+    args = parser.parse_args()
+    if args.quick:
+        args.rows, args.items = 50_000, 1_000
+    result = run(args.db, rows=args.rows, items=args.items, via=args.via, fmt=args.format, port=args.port,
+                 keep=args.keep, reuse=args.reuse)
+    result["machine"] = common.machine()
+    setup = result["setup"]
+    print(f"export of {setup['responses']:,} annotations on {args.db} ({args.format}); "
+          f"set-up {setup.get('build_s', 0):.0f} s{' (reused)' if setup.get('reused') else ''}")
+    for key in ("api", "inprocess"):
+        r = result.get(key)
+        if not r:
+            continue
+        if "error" in r:
+            print(f"  {key}: {r['error']}")
+            continue
+        print(f"  {key}: {r['rows']:,} rows, {r['bytes'] / 1e6:.0f} MB in {r['seconds']:.1f} s = "
+              f"{r['rows_per_s']:,.0f} rows/s; first byte {r['first_byte_s']:.2f} s; "
+              f"memory growth {r['growth_mb']:.1f} MB")
+    print(f"  meets: {result['meets']}")
+    common.save_result(f"export-{args.db}", result)
+    common.emit(result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,210 @@
+"""Benchmark 1: import 10,000 ReCAM-sized items (27.6 MB) with annotation.services.imports.items_import.
+
+Target (issue 2, item 11): <= 0.4 s. Each timed run imports the whole file into a fresh project
+(so every item is new); one more instrumented run splits the time into decode / parse
+(JSON lines, validation, content ids) / insert (Django's preparation vs the database's execute).
+
+    python bench/bench_import.py --db sqlite
+    python bench/bench_import.py --db postgres --items 10000 --repeat 5
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import time
+from contextlib import contextmanager
+
+import common
+
+TARGET_SECONDS = 0.4
+
+
+class Clock:
+    """Accumulates the time spent in wrapped callables."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+
+    def add(self, key: str, seconds: float) -> None:
+        self.seconds[key] = self.seconds.get(key, 0.0) + seconds
+        self.calls[key] = self.calls.get(key, 0) + 1
+
+    def wrap(self, key: str, fn):
+        def timed(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.add(key, time.perf_counter() - t0)
+
+        return timed
+
+    def wrap_gen(self, key: str, fn):
+        """Times only the work done inside the generator (each next()), not its consumer."""
+
+        def timed(*args, **kwargs):
+            it = iter(fn(*args, **kwargs))
+            while True:
+                t0 = time.perf_counter()
+                try:
+                    value = next(it)
+                except StopIteration:
+                    self.add(key, time.perf_counter() - t0)
+                    return
+                self.add(key, time.perf_counter() - t0)
+                yield value
+
+        return timed
+
+
+@contextmanager
+def instrumented(clock: Clock):
+    """Temporarily wraps the functions items_import goes through (restored afterwards)."""
+    from django.db import connection
+    from django.db.models.query import QuerySet
+
+    from annotation.kinds import get_kind, recam
+    from annotation.services import imports
+
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    kind = get_kind("recam")
+    saved = (imports.decode_upload, recam.jsonl_records, recam.content_id, QuerySet.bulk_create,
+             BaseDatabaseWrapper.commit)
+    BaseDatabaseWrapper.commit = clock.wrap("commit", BaseDatabaseWrapper.commit)
+    imports.decode_upload = clock.wrap("decode", imports.decode_upload)
+    kind.parse = clock.wrap("parse", type(kind).parse.__get__(kind))
+    recam.jsonl_records = clock.wrap_gen("parse.json_lines", recam.jsonl_records)
+    recam.content_id = clock.wrap("parse.content_id", recam.content_id)
+    QuerySet.bulk_create = clock.wrap("insert", QuerySet.bulk_create)
+
+    def on_execute(execute, sql, params, many, context):
+        t0 = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            key = "insert.db_execute" if sql.lstrip().upper().startswith(("INSERT", "COPY")) else "db_other"
+            clock.add(key, time.perf_counter() - t0)
+
+    try:
+        with connection.execute_wrapper(on_execute):
+            yield
+    finally:
+        (imports.decode_upload, recam.jsonl_records, recam.content_id, QuerySet.bulk_create,
+         BaseDatabaseWrapper.commit) = saved
+        del kind.parse
+
+
+def run(db: str, *, items: int, megabytes: float, repeat: int, keep: bool) -> dict:
+    name = f"import_{os.getpid()}"
+    url = common.database_create(db, name)
+    try:
+        common.django_setup(url)
+        from annotation.models import Item, Project
+        from annotation.services.imports import items_import
+
+        data = common.recam_jsonl(items, target_bytes=int(megabytes * 1_000_000))
+        # warm-up: imports, registry, connection, statement caches (a tiny file)
+        warm = Project.objects.create(name="warm-up", kind="recam")
+        items_import(project=warm, data=common.recam_jsonl(20, tag="w"), filename="warm.jsonl")
+
+        times = []
+        for r in range(repeat):
+            project = Project.objects.create(name=f"bench {r}", kind="recam")
+            gc.collect()
+            t0 = time.perf_counter()
+            report = items_import(project=project, data=data, filename="bench.jsonl")
+            times.append(time.perf_counter() - t0)
+            assert report.created == items, report
+
+        # re-import of the same file into the last project: everything is a duplicate
+        t0 = time.perf_counter()
+        again = items_import(project=project, data=data, filename="bench.jsonl")
+        reimport = time.perf_counter() - t0
+        assert again.created == 0 and again.duplicates == items, again
+
+        clock = Clock()
+        project = Project.objects.create(name="instrumented", kind="recam")
+        gc.collect()
+        with instrumented(clock):
+            t0 = time.perf_counter()
+            items_import(project=project, data=data, filename="bench.jsonl")
+            total = time.perf_counter() - t0
+        s = clock.seconds
+        parse_other = s.get("parse", 0) - s.get("parse.json_lines", 0) - s.get("parse.content_id", 0)
+        # an import that does not go through bulk_create: its INSERT/COPY statements are the insert
+        insert = max(s.get("insert", 0), s.get("insert.db_execute", 0))
+        breakdown = {
+            "total_instrumented_s": total,
+            "decode_s": s.get("decode", 0),
+            "parse_s": s.get("parse", 0),
+            "parse_json_lines_s": s.get("parse.json_lines", 0),
+            "parse_content_id_s": s.get("parse.content_id", 0),
+            "parse_validate_and_build_s": parse_other,
+            "insert_s": insert,
+            "insert_django_prepare_s": insert - s.get("insert.db_execute", 0),
+            "insert_db_execute_s": s.get("insert.db_execute", 0),
+            "commit_s": s.get("commit", 0),
+            "dedupe_lookup_and_rest_s": total - s.get("decode", 0) - s.get("parse", 0) - insert - s.get("commit", 0),
+        }
+        assert Item.objects.filter(project=project).count() == items
+        best, median = min(times), statistics.median(times)
+        return {
+            "benchmark": "import",
+            "db": db,
+            "items": items,
+            "bytes": len(data),
+            "runs_s": times,
+            "best_s": best,
+            "median_s": median,
+            "items_per_s": items / median,
+            "reimport_all_duplicates_s": reimport,
+            "breakdown": breakdown,
+            "target_s": TARGET_SECONDS,
+            # the target is for 10,000 items; a smoke size says nothing about it
+            "meets_target": median <= TARGET_SECONDS if items >= 10_000 else None,
+        }
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        if not keep:
+            common.database_drop(db, name)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--mb", type=float, default=None, help="file size in MB (default 2.76 KB per item)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="1,000 items, 1 run")
+    parser.add_argument("--keep", action="store_true", help="keep the benchmark database")
+    args = parser.parse_args()
+    if args.quick:
+        args.items, args.repeat = 1_000, 1
+    mb = args.mb if args.mb is not None else args.items * 2760 / 1_000_000
+    result = run(args.db, items=args.items, megabytes=mb, repeat=args.repeat, keep=args.keep)
+    result["machine"] = common.machine()
+    b = result["breakdown"]
+    print(
+        f"import {result['items']:,} items ({result['bytes'] / 1e6:.1f} MB) on {args.db}: "
+        f"median {result['median_s']:.3f} s, best {result['best_s']:.3f} s "
+        f"(target <= {TARGET_SECONDS} s for 10,000 items: "
+        f"{ {True: 'met', False: 'MISSED', None: 'n/a at this size'}[result['meets_target']] })"
+    )
+    print(
+        "  breakdown: decode {decode_s:.3f} | parse {parse_s:.3f} (json lines {parse_json_lines_s:.3f}, "
+        "content ids {parse_content_id_s:.3f}, validate+build {parse_validate_and_build_s:.3f}) | "
+        "insert {insert_s:.3f} (django prepare {insert_django_prepare_s:.3f}, db execute {insert_db_execute_s:.3f}) | "
+        "commit {commit_s:.3f} | dedupe lookup+rest {dedupe_lookup_and_rest_s:.3f}".format(**b)
+    )
+    common.save_result(f"import-{args.db}", result)
+    common.emit(result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""Start and stop a gunicorn serving the app against a benchmark database.
+
+It uses deploy/gunicorn.conf.py (gthread workers) as deployed, overriding only the bind address,
+the log level and, when asked, the number of workers and threads.
+"""
+from __future__ import annotations
+
+import http.client
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import common
+
+DEPLOY_CONF = common.ROOT / "deploy" / "gunicorn.conf.py"
+
+
+class Gunicorn:
+    def __init__(self, url: str, *, port: int, log: Path, workers: int | None = None,
+                 threads: int | None = None, max_requests: int | None = None):
+        self.url, self.port, self.log = url, port, log
+        self.workers, self.threads, self.max_requests = workers, threads, max_requests
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def config(self) -> dict:
+        return {
+            "conf": str(DEPLOY_CONF.relative_to(common.ROOT)) if DEPLOY_CONF.exists() else "bench defaults",
+            "worker_class": "gthread",
+            "workers": self.workers,
+            "threads": self.threads,
+            "max_requests": self.max_requests,
+        }
+
+    def start(self, ready_path: str = "/admin/login/", timeout: float = 60) -> None:
+        extra = {"GUNICORN_BIND": f"127.0.0.1:{self.port}", "GUNICORN_LOG_LEVEL": "warning"}
+        if self.workers:
+            extra["WEB_CONCURRENCY"] = str(self.workers)
+        if self.threads:
+            extra["GUNICORN_THREADS"] = str(self.threads)
+        if self.max_requests is not None:
+            extra["GUNICORN_MAX_REQUESTS"] = str(self.max_requests)
+        cmd = [sys.executable, "-m", "gunicorn"]
+        patch = os.environ.get("BENCH_GUNICORN_PATCH")
+        if patch and DEPLOY_CONF.exists():
+            # try a change to the app without editing it: each worker imports this module first
+            conf = self.log.with_suffix(".conf.py")
+            conf.write_text(
+                f"exec(compile(open({str(DEPLOY_CONF)!r}).read(), {str(DEPLOY_CONF)!r}, 'exec'))\n"
+                f"def post_worker_init(worker):\n"
+                f"    import sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(patch))!r})\n"
+                f"    __import__({os.path.splitext(os.path.basename(patch))[0]!r})\n"
+            )
+            cmd += ["--config", str(conf)]
+        elif DEPLOY_CONF.exists():
+            cmd += ["--config", str(DEPLOY_CONF)]
+        else:  # the deploy file is not there: the same shape, from the command line
+            cmd += ["--worker-class", "gthread", "--workers", str(self.workers or 4),
+                    "--threads", str(self.threads or 4), "--access-logfile", "-", "--error-logfile", "-",
+                    "--access-logformat", '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"']
+        cmd += ["--bind", f"127.0.0.1:{self.port}", "config.wsgi:application"]
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.log, "wb")
+        self.proc = subprocess.Popen(
+            cmd, cwd=common.ROOT, env=common.server_env(self.url, **extra), stdout=self._fh, stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with {self.proc.returncode}; see {self.log}")
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+                conn.request("GET", ready_path)
+                status = conn.getresponse().status
+                conn.close()
+                if status < 500:
+                    # every worker must have booted, so the first measured requests pay no import cost
+                    if len(self.workers_pids()) >= (self.workers or 1):
+                        self._warm(ready_path)
+                        return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"gunicorn did not answer on port {self.port} within {timeout} s; see {self.log}")
+
+    def _warm(self, path: str) -> None:
+        for _ in range(4 * len(self.workers_pids())):
+            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+            conn.request("GET", path)
+            conn.getresponse().read()
+            conn.close()
+
+    def workers_pids(self) -> list[int]:
+        return common.children(self.proc.pid) if self.proc else []
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if getattr(self, "_fh", None):
+            self._fh.close()
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def free_port(start: int) -> int:
+    """The first port from `start` on which nothing listens on 127.0.0.1."""
+    import socket
+
+    for port in range(start, start + 200):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                continue
+    raise RuntimeError(f"no free port in {start}-{start + 199}")
+
+
+def loadavg() -> float:
+    return os.getloadavg()[0]
