@@ -2,14 +2,16 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from typing import Any, Iterator
 
+from django.db import connection, transaction
 from django.db.models import Count, Q, QuerySet, TextField
 from django.db.models.functions import Cast
 from django.urls import reverse
 
 from annotation.kinds import get_kind
-from annotation.models import Annotator, Assignment, Batch, Project, Response
+from annotation.models import Annotator, Assignment, Batch, Item, Project, Response
 
 BASE_ANNOTATION_COLUMNS = [
     "response_id", "item_id", "external_id", "annotator_id", "annotator", "channel",
@@ -58,7 +60,9 @@ def annotation_rows(
     read (not the passage), and answers/timings are fetched as text and decoded once.
     """
     kind = get_kind(project.kind)
-    qs = Response.objects.filter(item__project=project)
+    # A subquery, not a join on item__project: SQLite would sort the whole join before the
+    # first row (measured: 172 s to first byte at 1M rows, 3 s with the subquery).
+    qs = Response.objects.filter(item_id__in=Item.objects.filter(project=project).values("id"))
     if response_ids is not None:
         qs = qs.filter(pk__in=response_ids)
     keys = kind.row_payload_keys
@@ -71,7 +75,25 @@ def annotation_rows(
         *payload_fields,
     )
     loads, row_of, width = json.loads, kind.annotation_row, len(fields) - len(payload_fields)
-    for values in qs.order_by("id").values_list(*fields).iterator(chunk_size=chunk_size):
+    with _streaming_read():
+        yield from _rows(qs.order_by("id").values_list(*fields).iterator(chunk_size=chunk_size),
+                         keys, width, loads, row_of)
+
+
+@contextmanager
+def _streaming_read() -> Iterator[None]:
+    """On PostgreSQL a server-side cursor outside a transaction is declared WITH HOLD and the
+    whole result is built before the first row; inside one, rows stream. SQLite's transactions
+    take the write lock (IMMEDIATE), so there the read runs in autocommit."""
+    if connection.vendor == "postgresql" and connection.get_autocommit():
+        with transaction.atomic():
+            yield
+    else:
+        yield
+
+
+def _rows(values_iter, keys, width, loads, row_of) -> Iterator[dict[str, Any]]:
+    for values in values_iter:
         (rid, item_id, ext, aid, aext, channel, batch_id, unit_id, asg_id, status, done_at,
          answers, timings) = values[:width]
         if keys is None:

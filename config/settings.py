@@ -70,9 +70,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     )
     # A file (not :memory:) so a real Celery worker process can share the test database.
     DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_SQLITE_NAME", default=str(BASE_DIR / ".test-db.sqlite3"))}
-else:
-    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
-    DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
+# Persistent connections on both engines: opening a SQLite connection per request cost
+# 0.55 ms of CPU (bench/bench_annotate.py).
+DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
+DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
