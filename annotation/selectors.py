@@ -20,17 +20,21 @@ BASE_ANNOTATION_COLUMNS = [
 
 
 def annotator_by_key(key: str) -> Annotator | None:
-    return Annotator.objects.select_related("project", "batch").filter(access_key=key).first()
+    try:
+        return Annotator.objects.select_related("project", "batch").get(access_key=key)
+    except Annotator.DoesNotExist:
+        return None
 
 
-def current_response(assignment: Assignment) -> Response | None:
-    """The first item of the assignment not completed yet, with its item and project."""
-    return (
-        Response.objects.select_related("item")
-        .filter(assignment=assignment, completed_at__isnull=True)
-        .order_by("position")
-        .first()
-    )
+def unit_state(assignment: Assignment) -> tuple[Response | None, int, int]:
+    """The first item not completed yet (with its item), and how many of the unit's are done.
+
+    One query for the annotator's hot page: a unit holds a handful of items.
+    """
+    responses = list(Response.objects.select_related("item").filter(assignment=assignment).order_by("position"))
+    done = sum(1 for r in responses if r.completed_at is not None)
+    current = next((r for r in responses if r.completed_at is None), None)
+    return current, done, len(responses)
 
 
 def response_of_annotator(response_id: int, annotator: Annotator) -> Response | None:
@@ -40,11 +44,6 @@ def response_of_annotator(response_id: int, annotator: Annotator) -> Response | 
         .filter(pk=response_id, assignment__annotator=annotator)
         .first()
     )
-
-
-def unit_progress(assignment: Assignment) -> tuple[int, int]:
-    counts = assignment.responses.aggregate(total=Count("id"), done=Count("id", filter=Q(completed_at__isnull=False)))
-    return counts["done"], counts["total"]
 
 
 def annotation_columns(project: Project) -> list[str]:

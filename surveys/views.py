@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.kinds import get_kind
 from annotation.models import Annotator, Batch, InviteLink
-from annotation.selectors import annotator_by_key, current_response, response_of_annotator, unit_progress
+from annotation.selectors import annotator_by_key, response_of_annotator, unit_state
 from annotation.services.assignments import InviteClosed, NoWorkLeft, annotator_join_via_invite, assignment_next
 from annotation.services.responses import ProtocolError, response_save_page
 
@@ -62,14 +62,13 @@ def work(request: HttpRequest, key: str) -> HttpResponse:
         assignment = assignment_next(annotator=annotator, batch=annotator.batch)
     except NoWorkLeft as exc:
         return render(request, "surveys/done.html", {"project": project, "reason": str(exc)})
-    response = current_response(assignment)
+    response, done, total = unit_state(assignment)
     if response is None:  # every item answered; the next GET hands out a new unit
         return redirect("surveys:work", key=key)
-    return _render_step(request, annotator, assignment, flow.step_for(response, project.kind))
+    return _render_step(request, annotator, flow.step_for(response, project.kind), done, total)
 
 
-def _render_step(request, annotator: Annotator, assignment, step: flow.Step, form=None, status: int = 200):
-    done, total = unit_progress(assignment)
+def _render_step(request, annotator: Annotator, step: flow.Step, done: int, total: int, form=None, status: int = 200):
     context = {
         "project": annotator.project,
         "annotator": annotator,
@@ -106,7 +105,8 @@ def _save(request: HttpRequest, annotator: Annotator) -> HttpResponse:
         if current is None or current.page.slug != page_slug:
             messages.error(request, "That answer was not saved: " + "; ".join(e for errs in form.errors.values() for e in errs))
             return redirect("surveys:work", key=annotator.access_key)
-        return _render_step(request, annotator, response.assignment, current, form=form, status=400)
+        done, total = unit_state(response.assignment)[1:]
+        return _render_step(request, annotator, current, done, total, form=form, status=400)
     try:
         result = response_save_page(
             response_id=response.pk,

@@ -10,7 +10,7 @@ from tests.surveys.test_recam_flow import answer_for, form_fields
 
 pytestmark = pytest.mark.django_db
 
-MAX_VIEW_QUERIES = 4
+MAX_VIEW_QUERIES = 3
 MAX_SAVE_QUERIES = 8
 
 
