@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from django.urls import reverse
-
 from .base import Channel, PublishResult
 from .registry import register
 
@@ -19,10 +17,10 @@ class InviteChannel(Channel):
 
     def publish(self, batch: "Batch", *, base_url: str) -> PublishResult:
         from annotation.models import InviteLink
+        from annotation.selectors import invite_url
 
         link = batch.invites.filter(active=True).first() or InviteLink.objects.create(batch=batch, label="default")
-        url = base_url.rstrip("/") + reverse("surveys:invite", args=[link.token])
-        return PublishResult(published=batch.units.count(), failed={}, links=[url])
+        return PublishResult(published=batch.units.count(), failed={}, links=[invite_url(link.token, base_url=base_url)])
 
     def verify_submission(self, assignment: "Assignment") -> tuple[bool, str]:
         # The annotator's secret key is the only way in, and every page was saved server-side.
