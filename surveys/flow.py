@@ -38,8 +38,8 @@ def step_for(response: Response, project_kind: str) -> Step | None:
     return Step(kind=kind, response=response, page=pages[index], index=index + 1, count=len(pages))
 
 
-def build_form(step: Step, data: Any = None) -> PageForm:
-    return step.page.form_class(data, payload=step.response.item.payload, answers=step.response.answers)
+def build_form(page: Page, response: Response, data: Any = None) -> PageForm:
+    return page.form_class(data, payload=response.item.payload, answers=response.answers)
 
 
 def page_context(step: Step) -> dict[str, Any]:

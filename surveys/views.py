@@ -74,7 +74,7 @@ def _render_step(request, annotator: Annotator, step: flow.Step, done: int, tota
         "annotator": annotator,
         "instructions": _instructions(annotator.project),
         "step": step,
-        "form": form or flow.build_form(step),
+        "form": form or flow.build_form(step.page, step.response),
         "shown": flow.shown_token(step.response.pk, step.page.slug),
         "item_number": done + 1,
         "item_count": total,
@@ -98,8 +98,7 @@ def _save(request: HttpRequest, annotator: Annotator) -> HttpResponse:
         page = kind.page(response.item.payload, page_slug)
     except KeyError:
         raise Http404("Unknown page") from None
-    step = flow.Step(kind=kind, response=response, page=page, index=0, count=0)
-    form = flow.build_form(step, request.POST)
+    form = flow.build_form(page, response, request.POST)
     if not form.is_valid():
         current = flow.step_for(response, annotator.project.kind)
         if current is None or current.page.slug != page_slug:
