@@ -116,10 +116,14 @@ def _total_seconds(timings: dict[str, Any]) -> float | None:
 
 
 def batch_progress(batch: Batch) -> dict[str, int]:
-    """Slots filled, submitted and in progress, for the admin and the API."""
-    units = batch.units.count()
+    """Slots filled, submitted and in progress, for the admin and the API (the consistency
+    unit, done by everyone, has no slots and is not counted)."""
+    units = batch.units.filter(every_annotator=False).count()
     by_status = dict(
-        Assignment.objects.filter(unit__batch=batch).values_list("status").annotate(n=Count("id")).order_by()
+        Assignment.objects.filter(unit__batch=batch, unit__every_annotator=False)
+        .values_list("status")
+        .annotate(n=Count("id"))
+        .order_by()
     )
     return {
         "units": units,
@@ -139,10 +143,14 @@ def batches_with_progress(queryset: QuerySet | None = None) -> QuerySet:
     done = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
 
     def count(*statuses: str) -> Count:
-        return Count("units__assignments", filter=Q(units__assignments__status__in=statuses), distinct=True)
+        return Count(
+            "units__assignments",
+            filter=Q(units__assignments__status__in=statuses, units__every_annotator=False),
+            distinct=True,
+        )
 
     return qs.annotate(
-        progress_units=Count("units", distinct=True),
+        progress_units=Count("units", filter=Q(units__every_annotator=False), distinct=True),
         progress_active=count(Assignment.Status.ACTIVE),
         progress_submitted=count(*done),
         progress_released=count(Assignment.Status.RELEASED),

@@ -32,6 +32,9 @@ class ResponseDecision(models.Model):
     response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="quality_decisions")
     keep = models.BooleanField()
     reasons = models.JSONField(default=list, blank=True)
+    values = models.JSONField(
+        default=dict, blank=True, help_text="Values the rules derived for this annotation (e.g. a calibrated rating)."
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "response"], name="responsedecision_unique")]

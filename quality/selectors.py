@@ -69,6 +69,17 @@ def response_decisions(run: QualityRun) -> QuerySet[ResponseDecision]:
     return ResponseDecision.objects.filter(run=run).order_by("response_id")
 
 
+def response_value_columns(run: QualityRun) -> list[str]:
+    """Per-annotation values a run derived (CoSimLex: calibrated and rescaled ratings)."""
+    return list((run.report or {}).get("response_values") or [])
+
+
+def response_values(run: QualityRun, response_ids: list[int]) -> dict[int, dict]:
+    return dict(
+        ResponseDecision.objects.filter(run=run, response_id__in=response_ids).values_list("response_id", "values")
+    )
+
+
 def annotator_metric_columns(run: QualityRun) -> list[str]:
     """The per-annotator metrics in the order the rules produced them (stored in the report)."""
     stored = (run.report or {}).get("annotator_metrics")

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.kinds import get_kind
 from annotation.models import Project
-from quality.exports import DATASETS, FORMATS, ExportUnavailable, UnknownExport, export_open
+from quality.exports import FORMATS, ExportUnavailable, UnknownExport, export_open, project_datasets
 from quality.exports.http import export_response
 from quality.models import QualityRun
 from quality.selectors import (
@@ -76,7 +76,7 @@ def report(request: HttpRequest, project_id: int) -> HttpResponse:
         "run": run,
         "runs": project_runs(project)[:20],
         "diagnostic_labels": _labels(columns),
-        "datasets": [(name, text) for name, (_, text) in DATASETS.items()],
+        "datasets": [(name, text) for name, (_, text) in project_datasets(project).items()],
         "formats": list(FORMATS),
         **_run_tables(request, run, columns),
     }

@@ -51,7 +51,7 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
 def work(request: HttpRequest, key: str) -> HttpResponse:
     annotator = annotator_by_key(key)
     if annotator is None:
-        raise Http404("Unknown link")
+        raise Http404(_("Unknown link"))
     project = annotator.project
     translation.activate(project.language)
     if request.method == "POST":
@@ -92,17 +92,18 @@ def _save(request: HttpRequest, annotator: Annotator) -> HttpResponse:
     page_slug = request.POST.get("page", "")
     response = response_of_annotator(response_id, annotator)
     if response is None:
-        raise Http404("Not your item")
+        raise Http404(_("Not your item"))
     kind = get_kind(annotator.project.kind)
     try:
         page = kind.page(response.item.payload, page_slug)
     except KeyError:
-        raise Http404("Unknown page") from None
+        raise Http404(_("Unknown page")) from None
     form = flow.build_form(page, response, request.POST)
     if not form.is_valid():
         current = flow.step_for(response, annotator.project.kind)
         if current is None or current.page.slug != page_slug:
-            messages.error(request, "That answer was not saved: " + "; ".join(e for errs in form.errors.values() for e in errs))
+            errors = "; ".join(e for errs in form.errors.values() for e in errs)
+            messages.error(request, _("That answer was not saved: %(errors)s") % {"errors": errors})
             return redirect("surveys:work", key=annotator.access_key)
         done, total = unit_state(response.assignment)[1:]
         return _render_step(request, annotator, current, done, total, form=form, status=400)

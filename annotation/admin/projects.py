@@ -18,7 +18,7 @@ from django.utils.safestring import SafeString
 
 from annotation.kinds import ImportProblem, get_kind, kind_choices
 from annotation.models import Item, Project
-from annotation.services.projects import project_create
+from annotation.services.projects import consistency_set_choose, project_create
 from annotation.services.uploads import items_import_file
 
 from .common import adopt, pretty_json, quality_report_url
@@ -69,6 +69,21 @@ class ProjectAdmin(admin.ModelAdmin):
     list_filter = ("kind", "language")
     search_fields = ("name",)
     readonly_fields = ("kind_defaults", "created_by", "created_at")
+    actions = ["choose_consistency_set"]
+
+    @admin.action(description="Choose a consistency set of 20 groups (pairs) that every annotator rates first")
+    def choose_consistency_set(self, request: HttpRequest, queryset: QuerySet[Project]) -> None:
+        for project in queryset:
+            try:
+                chosen = consistency_set_choose(project=project, size=20)
+            except ValueError as exc:
+                self.message_user(request, f"{project.name}: {exc}", level=messages.ERROR)
+                continue
+            self.message_user(
+                request,
+                f"{project.name}: consistency set of {len(chosen)} items saved in the settings; "
+                "batches made from now on put them in a unit every annotator does first.",
+            )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Project]:
         return super().get_queryset(request).annotate(item_count=Count("items"))

@@ -1,10 +1,11 @@
 """Task kinds. Each kind module is imported here explicitly (no directory scan)."""
-from . import recam  # noqa: F401  (registers)
-from .base import ImportProblem, Page, PageForm, ParsedItem, QualityOutcome, TaskKind
+from . import cosimlex, recam  # noqa: F401  (registers)
+from .base import ImportProblem, ItemExport, Page, PageForm, ParsedItem, QualityOutcome, TaskKind
 from .registry import UnknownKind, all_kinds, get_kind, kind_choices, register
 
 __all__ = [
     "ImportProblem",
+    "ItemExport",
     "Page",
     "PageForm",
     "ParsedItem",

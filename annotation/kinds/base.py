@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from django import forms
 
@@ -81,6 +81,18 @@ class QualityOutcome:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ItemExport:
+    """A further released format of a kind's items (e.g. CoSimLex's SemEval kit gold file).
+
+    `row(payload, diagnostics)` returns the item's row, or None when the item adds no row of
+    its own (a pair-level format writes a pair once, from its first item).
+    """
+
+    description: str
+    row: Callable[[Mapping[str, Any], Mapping[str, Any] | None], dict[str, Any] | None]
+
+
 class TaskKind(ABC):
     slug: ClassVar[str]
     title: ClassVar[str]
@@ -92,6 +104,9 @@ class TaskKind(ABC):
     #: payload keys `annotation_row` reads (None: the whole payload); exports of millions of
     #: rows then skip decoding the passages
     row_payload_keys: ClassVar[tuple[str, ...] | None] = None
+    #: an annotator gets at most one item of a `group_key`, ever, across the project's batches
+    #: (CoSimLex: one of a pair's two contexts)
+    exclusive_groups: ClassVar[bool] = False
 
     # --- import --------------------------------------------------------------------
     @abstractmethod
@@ -131,8 +146,16 @@ class TaskKind(ABC):
         """Run the kind's quality rules on a DataFrame of annotation rows (pure)."""
 
     @abstractmethod
-    def export_item(self, payload: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> dict[str, Any]:
-        """An item in the kind's released format, with quality columns added."""
+    def export_item(self, payload: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """An item in the kind's released format, with quality columns added.
+
+        None: the item has no row of its own (a released format with one row per group of
+        items writes the group from its first item; exports walk items in import order).
+        """
+
+    def item_exports(self) -> dict[str, ItemExport]:
+        """Further released formats, by dataset name, offered beside the standard exports."""
+        return {}
 
     def item_diagnostic_columns(self) -> list[str]:
         return []

@@ -123,7 +123,7 @@ class ReCAM(TaskKind):
     file_format = "JSON Lines as released for SemEval-2021 Task 4 (article, question with one @placeholder, option_0-option_4, label 0-4; test files: id and no label)"
     row_payload_keys = ("label",)
     default_settings = {"min_accuracy": 0.4, "easy_must_be_correct": True, "require_spans": True}
-    default_instructions = (
+    default_instructions = _(
         "Each question is a one-sentence summary of a news passage with one word left out "
         "(shown as a blank). You will first pick the missing word without seeing the passage, "
         "then read the passage and answer again, say whether another word could also fit, copy "

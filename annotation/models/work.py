@@ -44,6 +44,10 @@ class Unit(models.Model):
     position = models.PositiveIntegerField()
     items = models.ManyToManyField(Item, through="UnitItem", related_name="units")
     channel_ref = models.CharField(max_length=100, blank=True, help_text="HIT id / study id on the channel.")
+    every_annotator = models.BooleanField(
+        default=False,
+        help_text="The consistency set: every annotator of the batch does this unit first; it has no slot limit.",
+    )
 
     class Meta:
         ordering = ["batch", "position"]

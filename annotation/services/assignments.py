@@ -8,8 +8,10 @@ from datetime import timedelta
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from annotation.models import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
+from annotation.kinds import get_kind
+from annotation.models import Annotator, Assignment, Batch, InviteLink, Item, Response, Unit, UnitItem
 
 
 class NoWorkLeft(Exception):
@@ -23,7 +25,7 @@ class InviteClosed(Exception):
 def annotator_join_via_invite(*, invite: InviteLink, known_key: str | None = None) -> Annotator:
     """The annotator behind an invite link: the one this browser already is, or a new one."""
     if not invite.active or invite.batch.status != Batch.Status.OPEN:
-        raise InviteClosed("This invitation is closed.")
+        raise InviteClosed(_("This invitation is closed."))
     project = invite.batch.project
     if known_key:
         existing = Annotator.objects.filter(access_key=known_key, project=project).first()
@@ -36,7 +38,7 @@ def annotator_join_via_invite(*, invite: InviteLink, known_key: str | None = Non
         if invite.max_annotators is not None:
             joined = Annotator.objects.filter(project=project, channel="invite", external_id__startswith=f"{invite.pk}-").count()
             if joined >= invite.max_annotators:
-                raise InviteClosed("This invitation has been used by as many people as it allows.")
+                raise InviteClosed(_("This invitation has been used by as many people as it allows."))
         return Annotator.objects.create(
             project=project,
             channel="invite",
@@ -58,17 +60,41 @@ def assignments_release_abandoned(*, batch: Batch | None = None, now=None) -> in
     return released
 
 
+def _seen(annotator: Annotator, exclusive_groups: bool) -> Exists:
+    """A unit holds an item this annotator has had (in any batch), or, for kinds whose groups
+    are exclusive, an item of a group they have had (the other context of a CoSimLex pair)."""
+    had = Q(item_id__in=UnitItem.objects.filter(unit__assignments__annotator=annotator).values("item_id"))
+    if exclusive_groups:
+        groups = (
+            Item.objects.filter(project_id=annotator.project_id, unit_items__unit__assignments__annotator=annotator)
+            .exclude(group_key="")
+            .values("group_key")
+        )
+        had |= Q(item__group_key__in=groups, item__project_id=annotator.project_id)
+    return Exists(UnitItem.objects.filter(had, unit=OuterRef("pk")))
+
+
 def _open_units(batch: Batch, annotator: Annotator):
-    seen_items = UnitItem.objects.filter(unit__assignments__annotator=annotator).values("item_id")
     holds = Count("assignments", filter=Q(assignments__status__in=Assignment.HOLDING))
-    overlaps = UnitItem.objects.filter(unit=OuterRef("pk"), item_id__in=seen_items)
     return (
-        Unit.objects.filter(batch=batch)
+        Unit.objects.filter(batch=batch, every_annotator=False)
         .annotate(holds=holds)
         .filter(holds__lt=batch.assignments_per_unit)
-        .annotate(seen=Exists(overlaps))
+        .annotate(seen=_seen(annotator, get_kind(annotator.project.kind).exclusive_groups))
         .filter(seen=False)
         .order_by("holds", "position")
+    )
+
+
+def _consistency_unit(batch: Batch, annotator: Annotator) -> Unit | None:
+    """The batch's every-annotator unit, if this annotator has not had it (nor its items)."""
+    return (
+        Unit.objects.filter(batch=batch, every_annotator=True)
+        .exclude(assignments__annotator=annotator)
+        .annotate(seen=_seen(annotator, exclusive_groups=False))
+        .filter(seen=False)
+        .order_by("position")
+        .first()
     )
 
 
@@ -85,7 +111,7 @@ def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
     if current is not None:
         return current
     if batch.status != Batch.Status.OPEN:
-        raise NoWorkLeft("This batch is closed.")
+        raise NoWorkLeft(_("This batch is closed."))
     assignments_release_abandoned(batch=batch)
     unfinished = (
         Assignment.objects.filter(annotator=annotator, unit__batch=batch, status=Assignment.Status.RELEASED)
@@ -99,9 +125,9 @@ def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
         # Lock the batch row: concurrent annotators take slots one at a time (PostgreSQL);
         # on SQLite the IMMEDIATE transaction already serializes writers.
         Batch.objects.select_for_update().filter(pk=batch.pk).first()
-        unit = _open_units(batch, annotator).first()
+        unit = _consistency_unit(batch, annotator) or _open_units(batch, annotator).first()
         if unit is None:
-            raise NoWorkLeft("There is no more work for you in this batch. Thank you!")
+            raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
         return _assign(unit, annotator)
 
 
@@ -111,7 +137,7 @@ def _assign(unit: Unit, annotator: Annotator) -> Assignment:
         with transaction.atomic():
             assignment = Assignment.objects.create(unit=unit, annotator=annotator)
     except IntegrityError:
-        raise NoWorkLeft("There is no more work for you in this batch. Thank you!") from None
+        raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!")) from None
     Response.objects.bulk_create(
         [Response(assignment=assignment, item_id=item_id, position=pos) for item_id, pos in items]
     )
@@ -126,7 +152,7 @@ def assignment_reclaim(*, assignment: Assignment) -> bool:
         if fresh.status != Assignment.Status.RELEASED:
             return fresh.status == Assignment.Status.ACTIVE
         holds = Assignment.objects.filter(unit_id=fresh.unit_id, status__in=Assignment.HOLDING).count()
-        if holds >= batch.assignments_per_unit:
+        if holds >= batch.assignments_per_unit and not fresh.unit.every_annotator:
             return False
         Assignment.objects.filter(pk=fresh.pk).update(
             status=Assignment.Status.ACTIVE, last_activity_at=timezone.now()

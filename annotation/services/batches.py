@@ -6,6 +6,7 @@ from typing import Iterable
 from django.db import transaction
 
 from annotation.channels import get_channel
+from annotation.kinds import get_kind
 from annotation.models import Batch, InviteLink, Item, Project, Unit, UnitItem
 
 
@@ -26,7 +27,10 @@ def batch_create(
 ) -> Batch:
     """Split the items (default: all of the project's) into units of `items_per_unit`, in order.
 
-    Each unit is then handed to `assignments_per_unit` distinct annotators.
+    Each unit is then handed to `assignments_per_unit` distinct annotators. For kinds with
+    exclusive groups, the members of a group go to different units (first members first).
+    The project's consistency set (`settings["consistency_items"]`, external ids) becomes one
+    unit that every annotator does first; its groups leave the regular units.
     """
     get_channel(channel)  # unknown channel: fail before writing
     if items_per_unit < 1 or assignments_per_unit < 1:
@@ -38,6 +42,12 @@ def batch_create(
         raise BatchError("the batch has no items: import items into the project first")
     if Item.objects.filter(pk__in=item_ids).exclude(project=project).exists():
         raise BatchError("every item of a batch must belong to the batch's project")
+    exclusive = get_kind(project.kind).exclusive_groups
+    consistency_ids, item_ids = _split_consistency(project, item_ids)
+    if exclusive:
+        item_ids = _spread_groups(item_ids, items_per_unit)
+    if not item_ids:
+        raise BatchError("the batch has no items besides the consistency set")
     with transaction.atomic():
         batch = Batch.objects.create(
             project=project,
@@ -49,7 +59,11 @@ def batch_create(
             channel_settings=channel_settings or {},
         )
         chunks = [item_ids[i : i + items_per_unit] for i in range(0, len(item_ids), items_per_unit)]
-        units = Unit.objects.bulk_create([Unit(batch=batch, position=n) for n in range(len(chunks))])
+        everyone = [True] * bool(consistency_ids) + [False] * len(chunks)
+        chunks = [consistency_ids] * bool(consistency_ids) + chunks
+        units = Unit.objects.bulk_create(
+            [Unit(batch=batch, position=n, every_annotator=flag) for n, flag in enumerate(everyone)]
+        )
         UnitItem.objects.bulk_create(
             [
                 UnitItem(unit=unit, item_id=item_id, position=p)
@@ -59,6 +73,44 @@ def batch_create(
             batch_size=2000,
         )
     return batch
+
+
+def _split_consistency(project: Project, item_ids: list[int]) -> tuple[list[int], list[int]]:
+    """(the consistency items, the remaining items without any item of a consistency group)."""
+    wanted = [str(e) for e in (project.settings or {}).get("consistency_items") or []]
+    if not wanted:
+        return [], item_ids
+    found = dict(Item.objects.filter(project=project, external_id__in=wanted).values_list("external_id", "id"))
+    missing = [e for e in wanted if e not in found]
+    if missing:
+        raise BatchError(f"the project's consistency set names items that do not exist: {', '.join(missing[:5])}")
+    consistency = [found[e] for e in wanted]
+    groups = set(Item.objects.filter(pk__in=consistency).exclude(group_key="").values_list("group_key", flat=True))
+    taken = set(consistency) | set(
+        Item.objects.filter(project=project, group_key__in=groups).values_list("id", flat=True)
+    )
+    return consistency, [i for i in item_ids if i not in taken]
+
+
+def _spread_groups(item_ids: list[int], items_per_unit: int) -> list[int]:
+    """Order items so that no unit of `items_per_unit` consecutive items holds two of a group:
+    every group's first member, then every second member, and so on."""
+    groups = dict(Item.objects.filter(pk__in=item_ids).values_list("id", "group_key"))
+    rank: dict[int, int] = {}
+    count: dict[str, int] = {}
+    for item_id in item_ids:
+        key = groups[item_id] or f"#{item_id}"
+        rank[item_id] = count.get(key, 0)
+        count[key] = rank[item_id] + 1
+    ordered = sorted(item_ids, key=lambda i: rank[i])  # stable: import order within a rank
+    for start in range(0, len(ordered), items_per_unit):
+        chunk = [groups[i] for i in ordered[start : start + items_per_unit] if groups[i]]
+        if len(chunk) != len(set(chunk)):
+            raise BatchError(
+                f"{items_per_unit} items per unit is too many for {len(count)} groups: a unit would hold two "
+                "items of one group (e.g. both contexts of a pair); use fewer items per unit"
+            )
+    return ordered
 
 
 def invite_link_create(*, batch: Batch, label: str = "", max_annotators: int | None = None) -> InviteLink:

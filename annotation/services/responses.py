@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.kinds import get_kind
 from annotation.models import Assignment, Response
@@ -56,12 +57,12 @@ def response_save_page(
             .first()
         )
         if response is None:
-            raise ProtocolError("This item is not part of your work.")
+            raise ProtocolError(_("This item is not part of your work."))
         assignment = response.assignment
         if assignment.status == Assignment.Status.RELEASED and not assignment_reclaim(assignment=assignment):
-            raise ProtocolError("This work was released because it was left idle too long; it has gone to somebody else.")
+            raise ProtocolError(_("This work was released because it was left idle too long; it has gone to somebody else."))
         if assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED):
-            raise ProtocolError("This work has already been reviewed and can no longer change.")
+            raise ProtocolError(_("This work has already been reviewed and can no longer change."))
         kind = get_kind(response.item.project.kind)
         payload = response.item.payload
         page = kind.page(payload, page_slug)
@@ -70,11 +71,11 @@ def response_save_page(
             if previous == answer:
                 return SaveResult(False, response.completed_at is not None, assignment.status == Assignment.Status.SUBMITTED)
             if page.locks:
-                raise ProtocolError(f"Your answer on “{page.title}” is final and cannot be changed.")
+                raise ProtocolError(_("Your answer on “%(page)s” is final and cannot be changed.") % {"page": page.title})
             if response.completed_at is not None:
-                raise ProtocolError("This item is complete; its answers can no longer change.")
+                raise ProtocolError(_("This item is complete; its answers can no longer change."))
         elif page_slug != next_page_slug(response.item.project.kind, payload, response.answers):
-            raise ProtocolError("Please answer the pages in order.")
+            raise ProtocolError(_("Please answer the pages in order."))
 
         response.answers[page_slug] = answer
         response.timings[page_slug] = _timing(response.timings.get(page_slug), shown_at, now)

@@ -7,6 +7,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from annotation.kinds import all_kinds
 from quality.exports import DATASETS, FORMATS
 from quality.models import QualityRun
 
@@ -55,5 +56,43 @@ class QualityRunRequestSerializer(serializers.Serializer):
 
 
 class ExportQuerySerializer(serializers.Serializer):
-    dataset = serializers.ChoiceField(choices=list(DATASETS), default="raw")
+    dataset = serializers.ChoiceField(
+        choices=list(DATASETS) + sorted({name for kind in all_kinds() for name in kind.item_exports()}),
+        default="raw",
+        help_text="The standard datasets, or a further released format of the project's kind (CoSimLex: "
+        "kit_data, kit_gold); a format of another kind gets a 400 listing the project's datasets.",
+    )
     format = serializers.ChoiceField(choices=list(FORMATS), default="csv")
+
+
+class ScoreRequestSerializer(serializers.Serializer):
+    subtask1 = serializers.FileField(required=False, help_text="results_subtask1_{lang}.tsv: a `change` column")
+    subtask2 = serializers.FileField(
+        required=False, help_text="results_subtask2_{lang}.tsv: `sim_context1` and `sim_context2` columns"
+    )
+    gold = serializers.FileField(
+        required=False,
+        help_text="a kit gold file (sim_context1, sim_context2, change); without it the project's cleaned data is the gold",
+    )
+
+    def validate(self, attrs: dict) -> dict:
+        if not attrs.get("subtask1") and not attrs.get("subtask2"):
+            raise serializers.ValidationError("upload at least one submission file: subtask1 and/or subtask2")
+        return attrs
+
+
+class Subtask1ScoreSerializer(serializers.Serializer):
+    uncentered_pearson = serializers.FloatField()
+
+
+class Subtask2ScoreSerializer(serializers.Serializer):
+    pearson = serializers.FloatField()
+    spearman = serializers.FloatField()
+    harmonic_mean = serializers.FloatField(allow_null=True)
+    note = serializers.CharField(required=False)
+
+
+class ScoreSerializer(serializers.Serializer):
+    pairs = serializers.IntegerField()
+    subtask1 = Subtask1ScoreSerializer(required=False)
+    subtask2 = Subtask2ScoreSerializer(required=False)

@@ -1,5 +1,5 @@
 """Quality API routes (included at /api/). Names: api-project-quality-runs, api-quality-run-detail,
-api-project-export."""
+api-project-export, api-project-score."""
 from django.urls import path
 
 from . import views
@@ -12,4 +12,5 @@ urlpatterns = [
     ),
     path("quality-runs/<int:pk>/", views.QualityRunDetailView.as_view(), name="api-quality-run-detail"),
     path("projects/<int:project_id>/export/", views.ProjectExportView.as_view(), name="api-project-export"),
+    path("projects/<int:project_id>/score/", views.ProjectScoreView.as_view(), name="api-project-score"),
 ]

@@ -6,6 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,13 +14,21 @@ from rest_framework.views import APIView
 
 from annotation.kinds import get_kind
 from annotation.models import Project
-from quality.exports import ExportUnavailable, export_open
+from quality.cosimlex import NoData, gold_from_file, project_gold, score_submission
+from quality.exports import ExportUnavailable, UnknownExport, export_open
 from quality.exports.http import export_response
 from quality.models import QualityRun
+from quality.stats.semeval_scoring import KitFormatError
 from quality.selectors import project_runs, run_with_counts, runs_with_counts
 from quality.services.runs import quality_run_request
 
-from .serializers import ExportQuerySerializer, QualityRunRequestSerializer, QualityRunSerializer
+from .serializers import (
+    ExportQuerySerializer,
+    QualityRunRequestSerializer,
+    QualityRunSerializer,
+    ScoreRequestSerializer,
+    ScoreSerializer,
+)
 
 
 @extend_schema(tags=["quality"])
@@ -76,11 +85,13 @@ class ProjectExportView(APIView):
         parameters=[ExportQuerySerializer],
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY, description="CSV with a header row"),
+            (200, "text/tab-separated-values"): OpenApiResponse(OpenApiTypes.BINARY, description="tab-separated, as CoSimLex releases"),
             (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.BINARY, description="one JSON object per line"),
             (409, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="needs a finished quality run"),
         },
         description="Stream a dataset of the project: raw (every annotation), clean (kept by the latest "
-        "quality run), items (released format plus quality columns), annotators, decisions.",
+        "quality run), items (released format plus quality columns), annotators, decisions, and the "
+        "further released formats of the project's kind (CoSimLex: kit_data, kit_gold).",
     )
     def get(self, request: Request, project_id: int):
         project = get_object_or_404(Project, pk=project_id)
@@ -91,4 +102,41 @@ class ProjectExportView(APIView):
                                  fmt=query.validated_data["format"])
         except ExportUnavailable as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        except UnknownExport as exc:
+            return Response({"dataset": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
         return export_response(export)
+
+
+@extend_schema(tags=["quality"])
+class ProjectScoreView(APIView):
+    """Score a system's SemEval-2020 Task 3 submission for one language against a CoSimLex
+    project's cleaned data (its latest quality run) or an uploaded kit gold file."""
+
+    permission_classes = [IsAdminUser]
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        request={"multipart/form-data": ScoreRequestSerializer},
+        responses={
+            200: ScoreSerializer,
+            400: OpenApiResponse(description="a malformed file, named with its line, or not a CoSimLex project"),
+            409: OpenApiResponse(description="no finished quality run, or pairs without kept ratings, to score against"),
+        },
+        description="Subtask 1: uncentered Pearson of the predicted and gold change. Subtask 2: harmonic mean "
+        "of Pearson and Spearman over the interleaved ratings [c1_1, c2_1, c1_2, ...] (the organisers' scorer).",
+    )
+    def post(self, request: Request, project_id: int):
+        project = get_object_or_404(Project, pk=project_id)
+        if project.kind != "cosimlex":
+            return Response({"detail": "scoring is defined for CoSimLex projects"}, status=status.HTTP_400_BAD_REQUEST)
+        query = ScoreRequestSerializer(data=request.data)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        try:
+            gold = gold_from_file(data["gold"]) if data.get("gold") else project_gold(project)
+            scores = score_submission(gold, subtask1=data.get("subtask1"), subtask2=data.get("subtask2"))
+        except NoData as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        except KitFormatError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(ScoreSerializer(scores).data)

@@ -12,10 +12,12 @@ from django.utils.text import slugify
 
 from annotation.models import Project
 
-from .datasets import DATASETS, Dataset, ExportUnavailable
+from .datasets import DATASETS, Dataset, ExportUnavailable, project_datasets
 from .writers import FORMATS
 
-__all__ = ["DATASETS", "FORMATS", "Dataset", "Export", "ExportUnavailable", "UnknownExport", "export_open"]
+__all__ = [
+    "DATASETS", "FORMATS", "Dataset", "Export", "ExportUnavailable", "UnknownExport", "export_open", "project_datasets",
+]
 
 
 class UnknownExport(ValueError):
@@ -38,11 +40,12 @@ def export_filename(project: Project, dataset: str, extension: str, day: date | 
 def export_open(*, project: Project, dataset: str, fmt: str) -> Export:
     """Prepare a streamed export. Checks everything up front (unknown names, a missing quality
     run) so a caller can answer with an error before the first byte is sent."""
-    if dataset not in DATASETS:
-        raise UnknownExport(f"unknown dataset {dataset!r}; known datasets: {', '.join(DATASETS)}")
+    datasets = project_datasets(project)
+    if dataset not in datasets:
+        raise UnknownExport(f"unknown dataset {dataset!r}; known datasets for this project: {', '.join(datasets)}")
     if fmt not in FORMATS:
         raise UnknownExport(f"unknown format {fmt!r}; known formats: {', '.join(FORMATS)}")
-    build, _ = DATASETS[dataset]
+    build, _ = datasets[dataset]
     writer, content_type, extension = FORMATS[fmt]
     return Export(
         filename=export_filename(project, dataset, extension),

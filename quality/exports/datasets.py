@@ -20,6 +20,8 @@ from quality.selectors import (
     kept_response_ids,
     latest_run,
     response_decisions,
+    response_value_columns,
+    response_values,
 )
 
 CHUNK_SIZE = 2000
@@ -57,18 +59,41 @@ def raw(project: Project) -> Dataset:
 
 
 def clean(project: Project) -> Dataset:
-    """Only the responses the latest finished quality run keeps (joined as a subquery)."""
-    kept = kept_response_ids(_require_run(project, "clean"))
-    return Dataset(
-        "clean",
-        lambda: annotation_columns(project),
-        lambda: annotation_rows(project, response_ids=kept, chunk_size=CHUNK_SIZE),
-    )
+    """Only the responses the latest finished quality run keeps (joined as a subquery), with
+    the values the run derived for each (e.g. CoSimLex's calibrated rating) as extra columns."""
+    run = _require_run(project, "clean")
+    kept = kept_response_ids(run)
+    extra = response_value_columns(run)
+
+    def rows() -> Iterator[dict[str, Any]]:
+        source = annotation_rows(project, response_ids=kept, chunk_size=CHUNK_SIZE)
+        if not extra:
+            yield from source
+            return
+        for chunk in _chunks(source, CHUNK_SIZE):
+            values = response_values(run, [row["response_id"] for row in chunk])
+            for row in chunk:
+                derived = values.get(row["response_id"], {})
+                row.update({column: derived.get(column) for column in extra})
+                yield row
+
+    return Dataset("clean", lambda: annotation_columns(project) + extra, rows)
 
 
-def items(project: Project) -> Dataset:
-    """Every item in the kind's released format plus the latest run's diagnostics (None without a run)."""
-    kind = get_kind(project.kind)
+def _chunks(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    chunk: list[dict[str, Any]] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _item_dataset(project: Project, name: str, row_of: Callable[..., dict[str, Any] | None]) -> Dataset:
+    """Items in import order, each turned into a released-format row (None: no row of its own),
+    with the latest run's diagnostics (None without a run)."""
     run = latest_run(project)
     queryset = Item.objects.filter(project=project).order_by("id")
     if run is None:
@@ -79,14 +104,20 @@ def items(project: Project) -> Dataset:
     pairs = pairs.values_list("payload", "diagnostics")
 
     def rows() -> Iterator[dict[str, Any]]:
-        export_item = kind.export_item
         for payload, diagnostics in pairs.iterator(CHUNK_SIZE):
-            yield export_item(payload, diagnostics)
+            row = row_of(payload, diagnostics)
+            if row is not None:
+                yield row
 
     def columns() -> list[str]:
         return _ordered_union(row.keys() for row in rows())
 
-    return Dataset("items", columns, rows, sparse=True)
+    return Dataset(name, columns, rows, sparse=True)
+
+
+def items(project: Project) -> Dataset:
+    """Every item in the kind's released format plus the latest run's diagnostics."""
+    return _item_dataset(project, "items", get_kind(project.kind).export_item)
 
 
 def _ordered_union(key_lists: Iterable[Iterable[str]]) -> list[str]:
@@ -152,3 +183,11 @@ DATASETS: dict[str, tuple[Callable[[Project], Dataset], str]] = {
     "annotators": (annotators, "annotators: accuracy, kept or dropped, and why"),
     "decisions": (decisions, "every annotation: kept or dropped, and why"),
 }
+
+
+def project_datasets(project: Project) -> dict[str, tuple[Callable[[Project], Dataset], str]]:
+    """The standard datasets plus the further released formats of the project's kind."""
+    found = dict(DATASETS)
+    for name, spec in get_kind(project.kind).item_exports().items():
+        found[name] = (lambda p, name=name, row=spec.row: _item_dataset(p, name, row), spec.description)
+    return found

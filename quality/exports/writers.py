@@ -29,11 +29,10 @@ def _row_values(columns: list[str], *, sparse: bool) -> Callable[[dict[str, Any]
     return itemgetter(*columns) if len(columns) > 1 else (lambda row: (row[columns[0]],))
 
 
-def csv_chunks(dataset: Dataset, *, rows_per_chunk: int = ROWS_PER_CHUNK) -> Iterator[bytes]:
-    """A header row, then one line per row (RFC 4180 quoting; None is an empty cell)."""
+def _delimited_chunks(dataset: Dataset, writer_options: dict[str, Any], rows_per_chunk: int) -> Iterator[bytes]:
     columns = dataset.columns()
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
+    writer = csv.writer(buffer, **writer_options)
     writer.writerow(columns)
     values = _row_values(columns, sparse=dataset.sparse)
     for batch in _batches(dataset.rows(), rows_per_chunk):
@@ -43,6 +42,17 @@ def csv_chunks(dataset: Dataset, *, rows_per_chunk: int = ROWS_PER_CHUNK) -> Ite
         buffer.truncate()
     if buffer.tell():
         yield buffer.getvalue().encode("utf-8")
+
+
+def csv_chunks(dataset: Dataset, *, rows_per_chunk: int = ROWS_PER_CHUNK) -> Iterator[bytes]:
+    """A header row, then one line per row (RFC 4180 quoting; None is an empty cell)."""
+    return _delimited_chunks(dataset, {}, rows_per_chunk)
+
+
+def tsv_chunks(dataset: Dataset, *, rows_per_chunk: int = ROWS_PER_CHUNK) -> Iterator[bytes]:
+    """Tab-separated with LF line ends, as CoSimLex and the SemEval kits release their files;
+    a cell is quoted only if it holds a tab, a newline or a quote (released text never does)."""
+    return _delimited_chunks(dataset, {"delimiter": "\t", "lineterminator": "\n"}, rows_per_chunk)
 
 
 def jsonl_chunks(dataset: Dataset, *, rows_per_chunk: int = ROWS_PER_CHUNK) -> Iterator[bytes]:
@@ -55,5 +65,6 @@ def jsonl_chunks(dataset: Dataset, *, rows_per_chunk: int = ROWS_PER_CHUNK) -> I
 #: format name -> (writer, content type, file extension)
 FORMATS: dict[str, tuple[Callable[[Dataset], Iterator[bytes]], str, str]] = {
     "csv": (csv_chunks, "text/csv; charset=utf-8", "csv"),
+    "tsv": (tsv_chunks, "text/tab-separated-values; charset=utf-8", "tsv"),
     "jsonl": (jsonl_chunks, "application/x-ndjson; charset=utf-8", "jsonl"),
 }

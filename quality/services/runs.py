@@ -80,17 +80,30 @@ def _store(run: QualityRun, outcome: QualityOutcome | None) -> None:
             # jsonb (PostgreSQL) reorders object keys; lists keep the order for reports and exports
             "summary_keys": list(outcome.summary),
             "annotator_metrics": [c for c in outcome.annotators.columns if c not in ("keep", "reasons")],
+            "response_values": _value_columns(outcome.responses),
         }
     QualityRun.objects.filter(pk=run.pk).update(
         status=QualityRun.Status.DONE, report=report, error="", finished_at=timezone.now()
     )
 
 
+def _value_columns(frame) -> list[str]:
+    return [c for c in frame.columns if c not in ("keep", "reasons")]
+
+
 def _store_responses(run: QualityRun, responses) -> None:
+    columns = _value_columns(responses)
+    values = responses[columns].to_dict("records") if columns else [{}] * len(responses)
     ResponseDecision.objects.bulk_create(
         (
-            ResponseDecision(run=run, response_id=int(rid), keep=bool(keep), reasons=list(reasons))
-            for rid, keep, reasons in zip(responses.index, responses["keep"], responses["reasons"])
+            ResponseDecision(
+                run=run,
+                response_id=int(rid),
+                keep=bool(keep),
+                reasons=list(reasons),
+                values={c: _jsonable(v) for c, v in row.items()},
+            )
+            for rid, keep, reasons, row in zip(responses.index, responses["keep"], responses["reasons"], values)
         ),
         batch_size=BULK_SIZE,
     )

@@ -27,8 +27,16 @@ def recam_answers(payload: dict, page: str) -> dict[str, Any]:
     }[page]
 
 
+def cosimlex_answers(payload: dict, page: str) -> dict[str, Any]:
+    return {
+        "inspired": {"word_1": "river", "word_2": "boat"},
+        "rating": {"rating": "4"},
+    }[page]
+
+
 KIND_SAMPLES: dict[str, tuple[tuple[str, ...], Callable[[dict, str], dict]]] = {
     "recam": (("recam", "Task_1_dev.sample.jsonl"), recam_answers),
+    "cosimlex": (("cosimlex", "cosimlex_en.sample.csv"), cosimlex_answers),
 }
 
 
@@ -57,12 +65,16 @@ def test_kind_contract(slug):
             answers[page.slug] = json.loads(json.dumps(form.answer()))
         row = kind.annotation_row(parsed.payload, answers)
         assert list(row) == kind.annotation_columns()
-        rows.append({"response_id": n, "annotator_id": n % 2, "item_id": n, "completed": True, **row})
+        rows.append({"response_id": n, "annotator_id": n % 2, "item_id": n, "external_id": parsed.external_id,
+                     "completed": True, **row})
     outcome = kind.quality(pd.DataFrame(rows), kind.settings_for({}))
     assert set(outcome.responses.index) == {r["response_id"] for r in rows}
     assert {"keep", "reasons"} <= set(outcome.responses.columns)
     exported = kind.export_item(items[0].payload, dict(outcome.items.iloc[0]))
     json.dumps(exported)
-    for column in kind.item_diagnostic_columns():
-        assert column in exported
     assert kind.export_item(items[0].payload, None)
+    for name, spec in kind.item_exports().items():
+        assert spec.description
+        rows_of_format = [spec.row(i.payload, None) for i in items]
+        assert any(r is not None for r in rows_of_format), name
+        json.dumps(rows_of_format)

@@ -119,7 +119,11 @@ def test_openapi_schema_describes_the_endpoints():
     export = paths["/api/projects/{project_id}/export/"]["get"]
     params = {p["name"]: p for p in export["parameters"]}
     assert params["dataset"]["schema"]["enum"][:3] == ["raw", "clean", "items"]
-    assert params["format"]["schema"]["enum"] == ["csv", "jsonl"]
-    assert set(export["responses"]["200"]["content"]) == {"text/csv", "application/x-ndjson"}
+    assert {"kit_gold", "kit_data"} <= set(params["dataset"]["schema"]["enum"])
+    assert params["format"]["schema"]["enum"] == ["csv", "tsv", "jsonl"]
+    assert set(export["responses"]["200"]["content"]) == {"text/csv", "text/tab-separated-values", "application/x-ndjson"}
+    score = paths["/api/projects/{project_id}/score/"]["post"]
+    assert set(score["requestBody"]["content"]) == {"multipart/form-data"}
+    assert set(score["responses"]) == {"200", "400", "409"}
     run_schema = schema["components"]["schemas"]["QualityRun"]["properties"]
     assert {"counts", "summary", "status"} <= set(run_schema)

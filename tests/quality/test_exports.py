@@ -107,9 +107,9 @@ def test_clean_needs_a_run(annotated):
 
 
 def test_unknown_names_are_refused(annotated):
-    with pytest.raises(UnknownExport, match="known datasets: raw, clean, items"):
+    with pytest.raises(UnknownExport, match="known datasets for this project: raw, clean, items"):
         export_open(project=annotated.project, dataset="everything", fmt="csv")
-    with pytest.raises(UnknownExport, match="known formats: csv, jsonl"):
+    with pytest.raises(UnknownExport, match="known formats: csv, tsv, jsonl"):
         export_open(project=annotated.project, dataset="raw", fmt="xlsx")
 
 

@@ -1,4 +1,4 @@
-"""manage.py create_batch <project_id> --name N --items-per-unit K --annotators-per-item M"""
+"""manage.py create_batch <project_id> --name N --items-per-unit K --annotators-per-item M [--consistency-set 20]"""
 from __future__ import annotations
 
 from typing import Any
@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.selectors import invite_url
 from annotation.services.batches import BatchError, batch_create, invite_link_create
+from annotation.services.projects import consistency_set_choose
 
 from ._common import add_base_url_argument, base_url, project_or_error
 
@@ -25,10 +26,22 @@ class Command(BaseCommand):
         parser.add_argument(
             "--release-after-minutes", type=int, default=60, help="Idle work is released to others after this."
         )
+        parser.add_argument(
+            "--consistency-set", type=int, metavar="N",
+            help="First choose N random groups (CoSimLex: pairs) as the project's consistency set, which every "
+            "annotator rates first, for calibration (SimLex-999 used 20). Without it, an existing set is used.",
+        )
+        parser.add_argument("--seed", type=int, help="Random seed for --consistency-set (reproducible choice).")
         add_base_url_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         project = project_or_error(options["project_id"])
+        if options["consistency_set"]:
+            try:
+                chosen = consistency_set_choose(project=project, size=options["consistency_set"], seed=options["seed"])
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
+            self.stdout.write(f"Consistency set: {', '.join(chosen)}")
         try:
             batch = batch_create(
                 project=project,

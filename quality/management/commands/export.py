@@ -1,4 +1,4 @@
-"""`manage.py export <project_id> --dataset raw|clean|items|... --format csv|jsonl [--output FILE]`."""
+"""`manage.py export <project_id> --dataset raw|clean|items|... --format csv|tsv|jsonl [--output FILE]`."""
 from __future__ import annotations
 
 import os
@@ -9,15 +9,18 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.models import Project
-from quality.exports import DATASETS, FORMATS, ExportUnavailable, export_open
+from quality.exports import DATASETS, FORMATS, ExportUnavailable, UnknownExport, export_open
 
 
 class Command(BaseCommand):
-    help = "Stream one of a project's datasets as CSV or JSONL to a file or to stdout."
+    help = "Stream one of a project's datasets as CSV, TSV or JSONL to a file or to stdout."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("project_id", type=int)
-        parser.add_argument("--dataset", choices=list(DATASETS), default="raw")
+        parser.add_argument(
+            "--dataset", default="raw",
+            help=f"{', '.join(DATASETS)}, or a format of the project's kind (CoSimLex: kit_data, kit_gold)",
+        )
         parser.add_argument("--format", choices=list(FORMATS), default="csv", dest="fmt")
         parser.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
 
@@ -27,7 +30,7 @@ class Command(BaseCommand):
             raise CommandError(f"no project with id {project_id}")
         try:
             export = export_open(project=project, dataset=dataset, fmt=fmt)
-        except ExportUnavailable as exc:
+        except (ExportUnavailable, UnknownExport) as exc:
             raise CommandError(str(exc)) from None
         if output is None:
             self._to_stdout(export.chunks)
