@@ -147,3 +147,15 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
 }
+
+# --- Amazon Mechanical Turk (annotation/mturk) ----------------------------------------
+# local: the MTurk-compatible server (python -m annotation.mturk.local); sandbox; production.
+# annotation.mturk.client_from_settings() refuses any other value, naming the three.
+MTURK_ENDPOINT = env.str("MTURK_ENDPOINT", default="local")
+MTURK_LOCAL_URL = env.str("MTURK_LOCAL_URL", default="http://127.0.0.1:8765")
+# Empty: boto3's own chain (environment, ~/.aws, instance role); the local endpoint needs none.
+AWS_ACCESS_KEY_ID = env.str("AWS_ACCESS_KEY_ID", default="")
+AWS_SECRET_ACCESS_KEY = env.str("AWS_SECRET_ACCESS_KEY", default="")
+# botocore retries (throttling, ServiceFault, 5xx, lost connections): standard or adaptive.
+MTURK_RETRY_MODE = env.str("MTURK_RETRY_MODE", default="standard")
+MTURK_MAX_ATTEMPTS = env.int("MTURK_MAX_ATTEMPTS", default=5)
