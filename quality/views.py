@@ -5,6 +5,8 @@ Thin views: parse, call one service or selector, render; the admin look comes fr
 """
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin, messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
@@ -37,6 +39,20 @@ def _labels(columns: list[str]) -> list[str]:
     return [column.replace("_", " ") for column in columns]
 
 
+def _summary_label(key: str) -> str:
+    return key.replace("share_p_below_0_05", "share of pairs with p < 0.05").replace(
+        "share_p_below_0_1", "share of pairs with p < 0.1").replace("_", " ")
+
+
+def _summary_value(key: str, value: Any) -> Any:
+    """Shares as percentages and other fractions to three decimals, as a paper's table prints them."""
+    if not isinstance(value, float):
+        return value
+    if key.startswith("share_"):
+        return f"{value * 100:.1f} %"
+    return f"{value:.3f}"
+
+
 def _selected_run(request: HttpRequest, project: Project) -> QualityRun | None:
     """The run named by ?run=<id>, else the latest finished one."""
     run_id = request.GET.get("run", "")
@@ -59,7 +75,7 @@ def _run_tables(request: HttpRequest, run: QualityRun | None, columns: list[str]
         "metric_labels": _labels(metrics),
         "items_page": items,
         "item_rows": [(r.item.external_id, [r.diagnostics.get(c) for c in columns]) for r in items],
-        "summary": [(k.replace("_", " "), v) for k, v in run_summary(run, skip=SHOWN_AS_COUNTS)],
+        "summary": [(_summary_label(k), _summary_value(k, v)) for k, v in run_summary(run, skip=SHOWN_AS_COUNTS)],
     }
 
 

@@ -200,3 +200,16 @@ def test_score_command_against_the_practice_kit(capsys, tmp_path):
     x, y = np.array([c * 2 + 0.1 for c in changes]), np.array(changes)
     assert result["subtask1"]["uncentered_pearson"] == pytest.approx(float(x @ y / np.sqrt((x @ x) * (y @ y))))
     assert result["pairs"] == 10
+
+
+def test_report_page_shows_table1_figures_and_the_kit_exports(rated_project, client):
+    project, _ = rated_project
+    run = quality_run_create(project=project)
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    html = client.get(reverse("quality:report", args=[project.pk])).content.decode()
+    summary = run.report["summary"]
+    assert "Share of pairs with p &lt; 0.05" in html and f"{summary['share_p_below_0_05'] * 100:.1f} %" in html
+    assert f"{summary['mean_similarity']:.3f}" in html
+    assert "kit_gold" in html and "kit_data" in html
+    assert client.get(reverse("quality:export", args=[project.pk, "kit_gold", "tsv"])).status_code == 200
+    assert client.get(reverse("quality:export", args=[project.pk, "kit_gold", "xlsx"])).status_code == 404
