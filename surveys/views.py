@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -65,33 +66,41 @@ def work(request: HttpRequest, key: str) -> HttpResponse:
     response, done, total = unit_state(assignment)
     if response is None:  # every item answered; the next GET hands out a new unit
         return redirect("surveys:work", key=key)
-    return _render_step(request, annotator, flow.step_for(response, project.kind), done, total)
+    return render_step(request, project, flow.step_for(response, project.kind), done, total)
 
 
-def _render_step(request, annotator: Annotator, step: flow.Step, done: int, total: int, form=None, status: int = 200):
+def render_step(request, project, step: flow.Step, done: int, total: int, form=None, status: int = 200, extra=None):
+    """The page of the current step; `extra` adds to the context (the MTurk frame's settings)."""
     context = {
-        "project": annotator.project,
-        "annotator": annotator,
-        "instructions": _instructions(annotator.project),
+        "project": project,
+        "instructions": _instructions(project),
         "step": step,
         "form": form or flow.build_form(step.page, step.response),
         "shown": flow.shown_token(step.response.pk, step.page.slug),
         "item_number": done + 1,
         "item_count": total,
         "page": flow.page_context(step),
+        **(extra or {}),
     }
     return render(request, "surveys/annotate.html", context, status=status)
 
 
 def _save(request: HttpRequest, annotator: Annotator) -> HttpResponse:
+    return save_page(request, annotator, back=reverse("surveys:work", args=[annotator.access_key]))
+
+
+def save_page(request: HttpRequest, annotator: Annotator, *, back: str, assignment_id: int | None = None,
+              extra=None) -> HttpResponse:
+    """Validate and save one page, then redirect to `back` (POST/Redirect/GET); a form error
+    on the current page is shown in place. `assignment_id` narrows which responses qualify."""
     try:
         response_id = int(request.POST.get("response", ""))
     except ValueError:
         messages.error(request, _("The form was incomplete; please answer again."))
-        return redirect("surveys:work", key=annotator.access_key)
+        return redirect(back)
     page_slug = request.POST.get("page", "")
     response = response_of_annotator(response_id, annotator)
-    if response is None:
+    if response is None or (assignment_id is not None and response.assignment_id != assignment_id):
         raise Http404(_("Not your item"))
     kind = get_kind(annotator.project.kind)
     try:
@@ -104,9 +113,9 @@ def _save(request: HttpRequest, annotator: Annotator) -> HttpResponse:
         if current is None or current.page.slug != page_slug:
             errors = "; ".join(e for errs in form.errors.values() for e in errs)
             messages.error(request, _("That answer was not saved: %(errors)s") % {"errors": errors})
-            return redirect("surveys:work", key=annotator.access_key)
+            return redirect(back)
         done, total = unit_state(response.assignment)[1:]
-        return _render_step(request, annotator, current, done, total, form=form, status=400)
+        return render_step(request, annotator.project, current, done, total, form=form, status=400, extra=extra)
     try:
         result = response_save_page(
             response_id=response.pk,
@@ -120,4 +129,4 @@ def _save(request: HttpRequest, annotator: Annotator) -> HttpResponse:
     else:
         if result.changed and result.assignment_submitted:
             messages.success(request, _("Thank you! That set of items is saved."))
-    return redirect("surveys:work", key=annotator.access_key)
+    return redirect(back)

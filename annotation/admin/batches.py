@@ -11,6 +11,7 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 
 from annotation.channels import channel_choices
+from annotation.kinds import get_kind
 from annotation.models import Batch, InviteLink, Item
 from annotation.selectors import batches_with_progress, invite_url, progress_of
 from annotation.services.assignments import assignments_release_abandoned
@@ -25,8 +26,9 @@ class BatchCreateForm(forms.ModelForm):
         help_text="How many items one annotator gets at a time (one unit).",
     )
     assignments_per_unit = forms.IntegerField(
-        min_value=1, initial=3, label="Distinct annotators per item",
-        help_text="Each item is annotated by this many different people; nobody sees an item twice.",
+        min_value=1, required=False, label="Distinct annotators per item",
+        help_text="Each item is annotated by this many different people; nobody sees an item twice. "
+        "Empty: the paper's number for the project's kind and language (CoSimLex: 27 English, 12 others; ReCAM: 3).",
     )
     release_after_minutes = forms.IntegerField(
         min_value=1, initial=60, label="Release after (minutes)",
@@ -52,6 +54,8 @@ class BatchCreateForm(forms.ModelForm):
         project, text = data.get("project"), data.get("external_ids", "")
         if project is None:
             return data
+        if not data.get("assignments_per_unit"):
+            data["assignments_per_unit"] = get_kind(project.kind).suggested_annotators_per_item(project.language)
         wanted = [line.strip() for line in text.splitlines() if line.strip()]
         if not wanted:
             data["items"] = None

@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation.channels import channel_choices
+from annotation.kinds import get_kind
 from annotation.models import Batch, InviteLink, Item, Project
 from annotation.selectors import batches_with_progress, invite_url, progress_of
 from annotation.services.assignments import assignments_release_abandoned
@@ -60,7 +61,11 @@ class BatchCreateSerializer(serializers.Serializer):
         help_text="Item ids in the order to hand them out; default: every item of the project.",
     )
     items_per_unit = serializers.IntegerField(min_value=1, default=5, help_text="Items one annotator gets at a time.")
-    assignments_per_unit = serializers.IntegerField(min_value=1, default=3, help_text="Distinct annotators per item.")
+    assignments_per_unit = serializers.IntegerField(
+        min_value=1, required=False,
+        help_text="Distinct annotators per item; default: the paper's number for the kind and language "
+        "(CoSimLex 27 for English, 12 otherwise; ReCAM 3).",
+    )
     release_after_minutes = serializers.IntegerField(
         min_value=1, default=60, help_text="Work left idle this long is released to somebody else."
     )
@@ -68,6 +73,9 @@ class BatchCreateSerializer(serializers.Serializer):
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         """Resolve item ids to the project's items, naming any that are not among them."""
+        if "assignments_per_unit" not in data:
+            project = data["project"]
+            data["assignments_per_unit"] = get_kind(project.kind).suggested_annotators_per_item(project.language)
         ids = data.get("items")
         if ids is None:
             return data

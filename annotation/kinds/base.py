@@ -160,6 +160,10 @@ class TaskKind(ABC):
     def item_diagnostic_columns(self) -> list[str]:
         return []
 
+    def suggested_annotators_per_item(self, language: str) -> int:
+        """The paper's number of distinct annotators per item: a batch's default."""
+        return 3
+
     def settings_for(self, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
         merged = dict(self.default_settings)
         merged.update(overrides or {})

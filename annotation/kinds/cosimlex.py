@@ -240,6 +240,10 @@ class CoSimLex(TaskKind):
             summary=selection.summary,
         )
 
+    def suggested_annotators_per_item(self, language: str) -> int:
+        """27 per context for English (crowd), 12 for the other languages (recruited), as in §4.2."""
+        return 27 if language == "en" else 12
+
     def item_diagnostic_columns(self) -> list[str]:
         return list(cosimlex_stats.ITEM_DIAGNOSTIC_COLUMNS)
 

@@ -159,3 +159,46 @@ def assignment_reclaim(*, assignment: Assignment) -> bool:
         )
         assignment.status = Assignment.Status.ACTIVE
         return True
+
+
+class EntryRefused(Exception):
+    """A channel sent somebody to work we cannot give them; the message is for that person."""
+
+
+def assignment_open_for_channel(*, unit: Unit, annotator: Annotator, channel_assignment_id: str) -> Assignment:
+    """The assignment of a unit the channel handed out itself (an accepted MTurk HIT).
+
+    The channel decides who takes a slot; we still keep our own rules: nobody gets an item
+    twice, nor (exclusive groups) a second item of a group. Opening it again (a reload, or a
+    HIT returned and accepted again under a new assignment id) gives back the same assignment.
+    """
+    with transaction.atomic():
+        Batch.objects.select_for_update().filter(pk=unit.batch_id).first()
+        existing = Assignment.objects.filter(unit=unit, annotator=annotator).first()
+        if existing is not None:
+            if existing.channel_assignment_id != channel_assignment_id or existing.status == Assignment.Status.RELEASED:
+                Assignment.objects.filter(pk=existing.pk).update(
+                    channel_assignment_id=channel_assignment_id,
+                    status=Assignment.Status.ACTIVE if existing.status == Assignment.Status.RELEASED else existing.status,
+                    last_activity_at=timezone.now(),
+                )
+                existing.refresh_from_db()
+            return existing
+        exclusive = get_kind(annotator.project.kind).exclusive_groups
+        if Unit.objects.filter(pk=unit.pk).annotate(seen=_seen(annotator, exclusive)).filter(seen=True).exists():
+            raise EntryRefused(_(
+                "You have already worked on these items, or on items that must go to other people "
+                "(for example the other context of a word pair). Please return this task."
+            ))
+        assignment = _assign(unit, annotator)
+        Assignment.objects.filter(pk=assignment.pk).update(channel_assignment_id=channel_assignment_id)
+        assignment.channel_assignment_id = channel_assignment_id
+        return assignment
+
+
+def annotator_for_channel(*, project, channel: str, external_id: str, batch: Batch | None = None) -> Annotator:
+    """The project's annotator known to a channel by its own id (an MTurk workerId): one per person."""
+    annotator, _created = Annotator.objects.get_or_create(
+        project=project, channel=channel, external_id=external_id, defaults={"batch": batch}
+    )
+    return annotator

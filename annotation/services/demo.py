@@ -1,4 +1,5 @@
-"""The demo set-up a fresh machine gets: a researcher, a ReCAM project, a batch and an invite."""
+"""The demo set-up a fresh machine gets: a researcher, and for ReCAM and for CoSimLex (Croatian)
+a project, a batch and an invite link."""
 from __future__ import annotations
 
 import secrets
@@ -20,6 +21,15 @@ DEMO_USERNAME = "researcher"
 DEMO_PROJECT = "ReCAM demo"
 DEMO_BATCH = "Demo batch"
 DEMO_KIND = "recam"
+COSIMLEX_DEMO_PROJECT = "CoSimLex demo (Croatian)"
+
+
+@dataclass(frozen=True)
+class DemoProject:
+    project: Project
+    batch: Batch
+    invite: InviteLink
+    items_created: int
 
 
 @dataclass(frozen=True)
@@ -30,6 +40,7 @@ class DemoSetup:
     batch: Batch
     invite: InviteLink
     items_created: int
+    others: tuple[DemoProject, ...] = ()
 
 
 def demo_researcher_ensure(*, username: str = DEMO_USERNAME, password: str) -> AbstractBaseUser:
@@ -45,23 +56,27 @@ def demo_researcher_ensure(*, username: str = DEMO_USERNAME, password: str) -> A
     return user
 
 
-def demo_load(*, files: Sequence[Path], password: str | None = None) -> DemoSetup:
+def demo_load(*, files: Sequence[Path], password: str | None = None, cosimlex_file: Path | None = None) -> DemoSetup:
     """Create (or find again) everything the demo needs; running it twice changes nothing
     but the password, which is new each time unless one is given."""
     password = password or secrets.token_urlsafe(12)
     with transaction.atomic():
         user = demo_researcher_ensure(password=password)
-        project = (
-            Project.objects.filter(name=DEMO_PROJECT, kind=DEMO_KIND).order_by("id").first()
-            or project_create(name=DEMO_PROJECT, kind=DEMO_KIND, created_by=user)
-        )
-        created = sum(
-            items_import(project=project, data=path.read_bytes(), filename=path.name).created for path in files
-        )
-        batch = project.batches.filter(name=DEMO_BATCH).order_by("id").first() or batch_create(
-            project=project, name=DEMO_BATCH, items_per_unit=3, assignments_per_unit=3
-        )
-        invite = batch.invites.filter(active=True).order_by("id").first() or invite_link_create(
-            batch=batch, label="demo"
-        )
-    return DemoSetup(DEMO_USERNAME, password, project, batch, invite, created)
+        recam = _demo_project(user, DEMO_PROJECT, DEMO_KIND, "en", files, items_per_unit=3)
+        others = ()
+        if cosimlex_file is not None:
+            others = (_demo_project(user, COSIMLEX_DEMO_PROJECT, "cosimlex", "hr", [cosimlex_file], items_per_unit=5),)
+    return DemoSetup(DEMO_USERNAME, password, recam.project, recam.batch, recam.invite, recam.items_created, others)
+
+
+def _demo_project(user, name: str, kind: str, language: str, files: Sequence[Path], *, items_per_unit: int) -> DemoProject:
+    project = (
+        Project.objects.filter(name=name, kind=kind).order_by("id").first()
+        or project_create(name=name, kind=kind, language=language, created_by=user)
+    )
+    created = sum(items_import(project=project, data=path.read_bytes(), filename=path.name).created for path in files)
+    batch = project.batches.filter(name=DEMO_BATCH).order_by("id").first() or batch_create(
+        project=project, name=DEMO_BATCH, items_per_unit=items_per_unit, assignments_per_unit=3
+    )
+    invite = batch.invites.filter(active=True).order_by("id").first() or invite_link_create(batch=batch, label="demo")
+    return DemoProject(project, batch, invite, created)

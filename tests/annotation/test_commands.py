@@ -97,15 +97,19 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
     settings.PUBLIC_BASE_URL = "http://demo.test:8000"
     first = run("load_demo")
     second = run("load_demo", "--password", "s3cret-demo-pw")
-    project = Project.objects.get()
+    project = Project.objects.get(kind="recam")
     assert project.items.count() == 25
-    assert Batch.objects.count() == 1 and InviteLink.objects.count() == 1
-    batch = Batch.objects.get()
+    cosimlex = Project.objects.get(kind="cosimlex")
+    assert (cosimlex.language, cosimlex.items.count()) == ("hr", 60)
+    assert Batch.objects.count() == 2 and InviteLink.objects.count() == 2
+    batch = Batch.objects.get(project=project)
     assert (batch.items_per_unit, batch.assignments_per_unit) == (3, 3)
-    invite = InviteLink.objects.get()
+    invite = InviteLink.objects.get(batch=batch)
+    cosimlex_invite = InviteLink.objects.get(batch__project=cosimlex)
     for out in (first, second):
         assert "http://demo.test:8000/admin/" in out and "Username:    researcher" in out
         assert f"http://demo.test:8000/i/{invite.token}/" in out
+        assert f"http://demo.test:8000/i/{cosimlex_invite.token}/" in out and "CoSimLex demo (Croatian)" in out
     user = get_user_model().objects.get(username="researcher")
     assert user.is_superuser and user.check_password("s3cret-demo-pw")
     printed = [line.split()[-1] for line in first.splitlines() if line.startswith("Password:")]

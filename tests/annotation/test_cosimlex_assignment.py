@@ -1,6 +1,7 @@
 """CoSimLex's assignment rule: an annotator rates one of a pair's two contexts, ever, across all
 of the project's batches; each context still gets its number of annotators; the consistency set
 is done by everyone first."""
+import io
 from collections import Counter, defaultdict
 
 import pytest
@@ -108,3 +109,21 @@ def test_a_consistency_set_naming_unknown_items_is_refused():
     project = cosimlex_project("fi", consistency_items=["no such item"])
     with pytest.raises(BatchError, match="no such item"):
         batch_create(project=project, name="b", items_per_unit=4, assignments_per_unit=2)
+
+
+@pytest.mark.parametrize("lang, expected", [("en", 27), ("hr", 12), ("fi", 12)])
+def test_batches_default_to_the_papers_annotators_per_context(admin_client, lang, expected):
+    from django.core.management import call_command
+
+    from annotation.models import Batch
+
+    project = cosimlex_project("fi")
+    project.language = lang
+    project.save()
+    call_command("create_batch", str(project.pk), "--name", "cmd", "--items-per-unit", "4", stdout=io.StringIO())
+    assert Batch.objects.get(name="cmd").assignments_per_unit == expected
+    response = admin_client.post(
+        "/api/batches/", {"project": project.pk, "name": "api", "items_per_unit": 4}, content_type="application/json"
+    )
+    assert response.status_code == 201, response.content
+    assert Batch.objects.get(name="api").assignments_per_unit == expected

@@ -5,6 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from annotation.kinds import get_kind
 from annotation.selectors import invite_url
 from annotation.services.batches import BatchError, batch_create, invite_link_create
 from annotation.services.projects import consistency_set_choose
@@ -22,7 +23,11 @@ class Command(BaseCommand):
         parser.add_argument("project_id", type=int)
         parser.add_argument("--name", required=True)
         parser.add_argument("--items-per-unit", type=int, default=5, help="Items one annotator gets at a time.")
-        parser.add_argument("--annotators-per-item", type=int, default=3, help="Distinct annotators per item.")
+        parser.add_argument(
+            "--annotators-per-item", type=int,
+            help="Distinct annotators per item (default: the paper's number for the kind and language, "
+            "e.g. CoSimLex 27 for English, 12 otherwise; 3 for ReCAM).",
+        )
         parser.add_argument(
             "--release-after-minutes", type=int, default=60, help="Idle work is released to others after this."
         )
@@ -47,7 +52,8 @@ class Command(BaseCommand):
                 project=project,
                 name=options["name"],
                 items_per_unit=options["items_per_unit"],
-                assignments_per_unit=options["annotators_per_item"],
+                assignments_per_unit=options["annotators_per_item"]
+                or get_kind(project.kind).suggested_annotators_per_item(project.language),
                 release_after_minutes=options["release_after_minutes"],
             )
         except BatchError as exc:

@@ -15,12 +15,14 @@ from annotation.services.demo import demo_load
 from ._common import add_base_url_argument, base_url
 
 DEMO_FILES = ("Task_1_dev.sample.jsonl", "Task_1_test.sample.jsonl")
+COSIMLEX_DEMO_FILE = "cosimlex_hr.sample.csv"
 
 
 class Command(BaseCommand):
     help = (
-        "Set up the demo: a researcher superuser, a ReCAM project loaded from the sample data, "
-        "a batch (3 items per unit, 3 annotators per item) and an invite link. Safe to run again."
+        "Set up the demo: a researcher superuser; a ReCAM project loaded from the sample data with a batch "
+        "(3 items per unit, 3 annotators per item) and an invite link; and a Croatian CoSimLex project "
+        "likewise (5 items per unit). Safe to run again."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -42,7 +44,8 @@ class Command(BaseCommand):
         missing = [str(f) for f in files if not f.is_file()]
         if missing:
             raise CommandError(f"Sample data not found: {', '.join(missing)}")
-        demo = demo_load(files=files, password=options["password"])
+        cosimlex = Path(settings.BASE_DIR) / "tests" / "fixtures" / "cosimlex" / COSIMLEX_DEMO_FILE
+        demo = demo_load(files=files, password=options["password"], cosimlex_file=cosimlex if cosimlex.is_file() else None)
         base = base_url(options["base_url"])
         lines = [
             f"Demo project {demo.project.pk}: {demo.project.name} "
@@ -52,4 +55,9 @@ class Command(BaseCommand):
             f"Password:    {demo.password}",
             f"Invite link: {invite_url(demo.invite.token, base_url=base)}",
         ]
+        for other in demo.others:
+            lines += [
+                f"Demo project {other.project.pk}: {other.project.name} ({other.project.items.count()} items)",
+                f"Invite link: {invite_url(other.invite.token, base_url=base)}",
+            ]
         self.stdout.write(self.style.SUCCESS("\n".join(lines)))

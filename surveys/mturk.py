@@ -1,0 +1,132 @@
+"""The MTurk worker's side: our ExternalQuestion page inside MTurk's frame.
+
+MTurk opens `/mturk/?assignmentId=…&hitId=…&workerId=…&turkSubmitTo=…`. A preview shows the
+instructions and an example and records nothing; an accepted assignment is opened on our side
+and the worker goes on at `/mturk/work/<signed token>/`. No cookie is needed in the frame (they
+are third-party there): the signed token in the URL is the only key, so cookie-based CSRF is not
+used on these pages (there is no ambient credential to forge a request with). The finished HIT
+is posted to `turkSubmitTo/mturk/externalSubmit` with the assignment id and a completion token
+that sync checks before anything is approved or paid.
+"""
+from __future__ import annotations
+
+from functools import wraps
+from typing import Callable
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods
+
+from annotation.models import Assignment, Response, Unit
+from annotation.mturk.tokens import COMPLETION_FIELD, completion_token, work_token, work_token_data
+from annotation.selectors import unit_state
+from annotation.services.assignments import EntryRefused, annotator_for_channel, assignment_open_for_channel
+
+from . import flow
+from .views import _instructions, render_step, save_page
+
+PREVIEW_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
+#: where MTurk frames worker pages and where a finished HIT is posted back
+MTURK_WORKER_ORIGINS = ("https://worker.mturk.com", "https://workersandbox.mturk.com", "https://www.mturk.com")
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
+def worker_origins() -> tuple[str, ...]:
+    """MTurk's worker hosts, and the local MTurk-compatible endpoint's when it is the one in use."""
+    if settings.MTURK_ENDPOINT == "local":
+        return (*MTURK_WORKER_ORIGINS, _origin(settings.MTURK_LOCAL_URL))
+    return MTURK_WORKER_ORIGINS
+
+
+def in_mturk_frame(view: Callable) -> Callable:
+    """Framing allowed only by MTurk's worker hosts (not by any site), never cached."""
+
+    @wraps(view)
+    def framed(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        response["Content-Security-Policy"] = "frame-ancestors " + " ".join(worker_origins())
+        return response
+
+    return xframe_options_exempt(never_cache(framed))
+
+
+def _refuse(request: HttpRequest, reason: str, *, project=None, status: int = 400) -> HttpResponse:
+    return render(request, "surveys/closed.html", {"project": project, "reason": reason}, status=status)
+
+
+@in_mturk_frame
+@require_GET
+def entry(request: HttpRequest) -> HttpResponse:
+    hit_id = request.GET.get("hitId", "")
+    unit = Unit.objects.select_related("batch__project").filter(channel_ref=hit_id, batch__channel="mturk").first() if hit_id else None
+    if unit is None:
+        return _refuse(request, _("This task is not known here. Please return it."), status=404)
+    project = unit.batch.project
+    translation.activate(project.language)
+    assignment_id = request.GET.get("assignmentId", "")
+    if not assignment_id or assignment_id == PREVIEW_ID:
+        return _preview(request, unit)
+    worker_id, submit_to = request.GET.get("workerId", ""), _origin(request.GET.get("turkSubmitTo", ""))
+    if not worker_id or submit_to not in worker_origins():
+        return _refuse(request, _("This page must be opened from the task on Mechanical Turk."), project=project)
+    annotator = annotator_for_channel(project=project, channel="mturk", external_id=worker_id, batch=unit.batch)
+    try:
+        assignment = assignment_open_for_channel(unit=unit, annotator=annotator, channel_assignment_id=assignment_id)
+    except EntryRefused as exc:
+        return _refuse(request, str(exc), project=project, status=409)
+    return redirect("surveys:mturk-work", token=work_token(assignment.pk, submit_to))
+
+
+def _preview(request: HttpRequest, unit: Unit) -> HttpResponse:
+    """The instructions and the first page of the unit's first item, read-only; nothing is saved."""
+    project = unit.batch.project
+    item = unit.items.order_by("unit_items__position").first()
+    example = None
+    if item is not None:
+        step = flow.step_for(Response(item=item, answers={}), project.kind)
+        example = {"step": step, "page": flow.page_context(step), "form": flow.build_form(step.page, step.response)}
+    context = {"project": project, "instructions": _instructions(project), "example": example, "items": unit.items.count()}
+    return render(request, "surveys/mturk_preview.html", context)
+
+
+@csrf_exempt  # see the module docstring: the signed URL is the only credential, not a cookie
+@in_mturk_frame
+@require_http_methods(["GET", "POST"])
+def work(request: HttpRequest, token: str) -> HttpResponse:
+    data = work_token_data(token)
+    if data is None:
+        raise Http404("Unknown task link")
+    assignment_pk, submit_to = data
+    assignment = Assignment.objects.select_related("annotator__project", "unit").filter(pk=assignment_pk).first()
+    if assignment is None:
+        raise Http404("Unknown task link")
+    project = assignment.annotator.project
+    translation.activate(project.language)
+    here = reverse("surveys:mturk-work", args=[token])
+    if request.method == "POST":
+        return save_page(request, assignment.annotator, back=here, assignment_id=assignment.pk, extra={"in_frame": True})
+    if assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED):
+        return _refuse(request, _("This task can no longer be changed."), project=project, status=410)
+    response, done, total = unit_state(assignment)
+    if response is None:
+        return render(request, "surveys/mturk_submit.html", {
+            "project": project,
+            "submit_url": submit_to + "/mturk/externalSubmit",
+            "assignment_id": assignment.channel_assignment_id,
+            "completion_field": COMPLETION_FIELD,
+            "completion_token": completion_token(assignment.channel_assignment_id),
+            "items": total,
+        })
+    return render_step(request, project, flow.step_for(response, project.kind), done, total, extra={"in_frame": True})

@@ -1,0 +1,143 @@
+"""The worker's side of MTurk through Django's test client: preview records nothing, an accepted
+assignment opens our pages by a signed token (no cookies), framing is allowed only for MTurk's
+hosts, and the last page posts the completion token back to turkSubmitTo."""
+from __future__ import annotations
+
+import re
+from urllib.parse import urlencode
+
+import pytest
+from django.test import Client, override_settings
+from django.urls import reverse
+
+from annotation.models import Annotator, Assignment, Batch, Item, Response, Unit
+from annotation.mturk.tokens import completion_token
+from annotation.services.batches import batch_create
+from annotation.services.imports import items_import
+from tests.conftest import data_file
+from tests.factories import ProjectFactory
+
+from .test_recam_flow import answer_for, form_fields
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("local_endpoint")]
+
+SUBMIT_TO = "https://workersandbox.mturk.com"
+
+
+@pytest.fixture
+def local_endpoint():
+    with override_settings(MTURK_ENDPOINT="local", MTURK_LOCAL_URL="http://127.0.0.1:8765"):
+        yield
+
+
+def mturk_batch(kind: str = "recam", *, items=None, items_per_unit: int = 2) -> Batch:
+    """A batch whose units carry HIT ids, as publishing leaves them."""
+    if kind == "recam":
+        project = ProjectFactory(kind="recam")
+        items_import(project=project, data=data_file("recam", "Task_1_dev.sample.jsonl").read_bytes())
+    else:
+        project = ProjectFactory(kind="cosimlex")
+        items_import(project=project, data=data_file("cosimlex", "cosimlex_fi.sample.csv").read_bytes())
+    chosen = items(project) if items else list(Item.objects.filter(project=project).order_by("id")[:4])
+    batch = batch_create(project=project, name="hits", items=chosen, items_per_unit=items_per_unit, assignments_per_unit=3)
+    Batch.objects.filter(pk=batch.pk).update(channel="mturk")
+    for unit in Unit.objects.filter(batch=batch):
+        Unit.objects.filter(pk=unit.pk).update(channel_ref=f"HIT{unit.position}")
+    return batch
+
+
+def entry_url(hit: str, assignment: str = "ASSIGNMENT_ID_NOT_AVAILABLE", worker: str | None = None,
+              submit_to: str = SUBMIT_TO) -> str:
+    query = {"assignmentId": assignment, "hitId": hit}
+    if worker:
+        query.update(workerId=worker, turkSubmitTo=submit_to)
+    return reverse("surveys:mturk") + "?" + urlencode(query)
+
+
+def test_preview_shows_instructions_and_an_example_and_records_nothing(client):
+    mturk_batch()
+    page = client.get(entry_url("HIT0"))
+    html = page.content.decode()
+    assert page.status_code == 200 and 'id="preview"' in html and 'id="example"' in html
+    assert "<fieldset disabled" in html and "Instructions" in html
+    assert not Annotator.objects.exists() and not Assignment.objects.exists()
+    assert "X-Frame-Options" not in page.headers
+    assert page["Content-Security-Policy"].split()[0] == "frame-ancestors"
+    assert {"https://worker.mturk.com", "https://workersandbox.mturk.com", "http://127.0.0.1:8765"} <= set(
+        page["Content-Security-Policy"].split()[1:]
+    )
+    assert "no-store" in page["Cache-Control"] or "max-age=0" in page["Cache-Control"]
+
+
+@override_settings(MTURK_ENDPOINT="sandbox")
+def test_framing_is_limited_to_mturk_hosts_off_the_local_endpoint(client):
+    mturk_batch()
+    csp = client.get(entry_url("HIT0"))["Content-Security-Policy"]
+    assert csp == "frame-ancestors https://worker.mturk.com https://workersandbox.mturk.com https://www.mturk.com"
+
+
+def test_accepted_assignment_is_done_without_cookies_and_submits_the_completion_token():
+    batch = mturk_batch()
+    browser = Client(enforce_csrf_checks=True)  # a third-party frame: no CSRF cookie comes back
+    opened = browser.get(entry_url("HIT0", "ASSIGN-1", "WORKER-1"))
+    assert opened.status_code == 302
+    work = opened["Location"]
+    assert browser.get(entry_url("HIT0", "ASSIGN-1", "WORKER-1"))["Location"] == work  # a reload: same work
+    assignment = Assignment.objects.get()
+    assert assignment.channel_assignment_id == "ASSIGN-1" and assignment.unit.channel_ref == "HIT0"
+    assert assignment.annotator.channel == "mturk" and assignment.annotator.external_id == "WORKER-1"
+    assert assignment.annotator.batch_id == batch.pk
+    fresh = Client(enforce_csrf_checks=True)  # every request without cookies at all
+    for _ in range(2 * 7):
+        html = fresh.get(work).content.decode()
+        fields = form_fields(html)
+        response = Response.objects.select_related("item").get(pk=fields["response"])
+        saved = fresh.post(work, {**fields, **answer_for(fields["page"], response.item)})
+        assert saved.status_code == 302 and saved["Location"] == work
+    assert all(r.completed_at for r in Response.objects.filter(assignment=assignment))
+    final = fresh.get(work).content.decode()
+    assert f'action="{SUBMIT_TO}/mturk/externalSubmit"' in final
+    assert re.search(r'name="assignmentId" value="ASSIGN-1"', final)
+    token = re.search(r'name="completionToken" value="([^"]+)"', final).group(1)
+    assert token == completion_token("ASSIGN-1") and token != completion_token("ASSIGN-2")
+    assert Assignment.objects.get().status == Assignment.Status.SUBMITTED
+
+
+@pytest.mark.parametrize(
+    "params, status",
+    [
+        ({"hit": "NO-SUCH-HIT", "assignment": "A", "worker": "W"}, 404),
+        ({"hit": "HIT0", "assignment": "A", "worker": "W", "submit_to": "https://evil.example"}, 400),
+        ({"hit": "HIT0", "assignment": "A", "worker": "W", "submit_to": "javascript:alert(1)"}, 400),
+    ],
+)
+def test_unknown_hits_and_foreign_submit_hosts_are_refused(client, params, status):
+    mturk_batch()
+    assert client.get(entry_url(**params)).status_code == status
+    assert not Assignment.objects.exists()
+
+
+def test_a_forged_or_foreign_token_reaches_nothing(client):
+    mturk_batch()
+    work = client.get(entry_url("HIT0", "ASSIGN-1", "WORKER-1"))["Location"]
+    other = client.get(entry_url("HIT1", "ASSIGN-2", "WORKER-2"))["Location"]
+    assert client.get(work[:-3] + "xx/").status_code == 404
+    assert client.get(reverse("surveys:mturk-work", args=["not-a-token"])).status_code == 404
+    theirs = form_fields(client.get(other).content.decode())
+    # WORKER-1's page cannot save into WORKER-2's item, even with a valid response id
+    assert client.post(work, {**theirs, "choice": "0"}).status_code == 404
+    assert Response.objects.get(pk=theirs["response"]).answers == {}
+
+
+def test_cosimlex_worker_who_rated_one_context_is_refused_the_other():
+    def both_contexts_of_two_pairs(project):
+        items = list(Item.objects.filter(project=project).order_by("id")[:4])
+        return [items[0], items[2], items[1], items[3]]  # HIT0: contexts 1 of two pairs; HIT1: contexts 2
+
+    mturk_batch("cosimlex", items=both_contexts_of_two_pairs, items_per_unit=2)
+    client = Client()
+    assert client.get(entry_url("HIT0", "A-1", "WORKER-1")).status_code == 302
+    refused = client.get(entry_url("HIT1", "A-2", "WORKER-1"))
+    assert refused.status_code == 409 and "return" in refused.content.decode()
+    assert client.get(entry_url("HIT1", "A-3", "WORKER-2")).status_code == 302
+    assert Assignment.objects.count() == 2
