@@ -18,6 +18,7 @@ from django.utils.translation import gettext_lazy as _
 from quality.stats import cosimlex as cosimlex_stats
 
 from .base import ImportProblem, ItemExport, Page, PageForm, ParsedItem, QualityOutcome, TaskKind
+from .formats import text_lines
 from .registry import register
 
 PAIR_COLUMNS = ["word1", "word2", "context1", "context2"]
@@ -121,7 +122,7 @@ class CoSimLex(TaskKind):
 
     # --- import ------------------------------------------------------------------------
     def parse(self, text: str) -> list[ParsedItem]:
-        lines = text.splitlines()
+        lines = text_lines(text)
         header = lines[0].split("\t") if lines else []
         if header == RELEASE_COLUMNS:
             fmt = "release"

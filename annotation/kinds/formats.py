@@ -8,11 +8,18 @@ from typing import Any, Iterator
 from .base import ImportProblem
 
 
+def text_lines(text: str) -> list[str]:
+    """The file's lines, split at LF only (a CR before it is dropped). Not str.splitlines():
+    that also splits at U+2028, U+0085, form feeds... which released text may hold."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def jsonl_records(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, object) for each non-blank line; LF and CRLF both work."""
-    for number, line in enumerate(text.split("\n"), start=1):
-        if line.endswith("\r"):
-            line = line[:-1]
+    for number, line in enumerate(text_lines(text), start=1):
         if not line.strip():
             continue
         try:

@@ -96,6 +96,13 @@ def test_bad_rows_name_the_line_and_field(text, line, field, message):
     assert message in str(caught.value)
 
 
+def test_unusual_line_breaks_inside_a_context_stay_text():
+    odd = "A <strong>cup</strong>\u2028 or\x0c a\x85 <strong>mug</strong>."
+    items = kind.parse(_file(RELEASE_COLUMNS, [*GOOD[:2], odd, *GOOD[3:]]).replace("\n", "\r\n"))
+    assert len(items) == 2 and items[0].payload["context1"] == odd
+    assert items[0].payload["word2_context2"] == "mug"
+
+
 @pytest.mark.django_db
 def test_a_bad_row_imports_nothing():
     project = ProjectFactory(kind="cosimlex")

@@ -141,3 +141,26 @@ def test_cosimlex_worker_who_rated_one_context_is_refused_the_other():
     assert refused.status_code == 409 and "return" in refused.content.decode()
     assert client.get(entry_url("HIT1", "A-3", "WORKER-2")).status_code == 302
     assert Assignment.objects.count() == 2
+
+
+def test_work_page_queries_stay_few_and_constant_in_the_frame():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.surveys.test_query_counts import MAX_SAVE_QUERIES, MAX_VIEW_QUERIES
+
+    mturk_batch(items_per_unit=4)
+    client = Client()
+    work = client.get(entry_url("HIT0", "ASSIGN-Q", "WORKER-Q"))["Location"]
+    views, saves = [], []
+    for _ in range(4 * 7):
+        with CaptureQueriesContext(connection) as q:
+            html = client.get(work).content.decode()
+        views.append(len(q))
+        fields = form_fields(html)
+        item = Response.objects.get(pk=fields["response"]).item
+        with CaptureQueriesContext(connection) as q:
+            assert client.post(work, {**fields, **answer_for(fields["page"], item)}).status_code == 302
+        saves.append(len(q))
+    assert max(views) <= MAX_VIEW_QUERIES and len(set(views)) == 1, views
+    assert max(saves) <= MAX_SAVE_QUERIES + 1, saves
