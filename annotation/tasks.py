@@ -2,9 +2,19 @@
 from __future__ import annotations
 
 from celery import shared_task
-from django.db import OperationalError
+from django.db import InterfaceError, OperationalError
 
+from annotation.channels import ChannelUnavailable
+from annotation.models import Batch, MTurkPublishJob
 from annotation.services.assignments import assignments_release_abandoned
+from annotation.services.mturk_publish import job_transient_failures, mturk_publish_run
+from annotation.services.mturk_sync import mturk_sync_batch, mturk_sync_open_batches
+
+TRANSIENT = (OperationalError, InterfaceError)
+
+
+class PublishIncomplete(Exception):
+    """Some units failed for a transient reason (throttling past botocore's retries)."""
 
 
 @shared_task(autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
@@ -12,3 +22,26 @@ def release_abandoned_assignments() -> int:
     """The periodic sweep (CELERY_BEAT_SCHEDULE): idle work goes back to the pool. Running it
     twice releases nothing more, so a retry after a lost connection is harmless."""
     return assignments_release_abandoned()
+
+
+@shared_task(autoretry_for=(*TRANSIENT, ChannelUnavailable, PublishIncomplete), retry_backoff=5,
+             retry_backoff_max=300, max_retries=6, acks_late=True)
+def publish_batch(job_id: int) -> dict:
+    """Run a publish job. Safe to run twice or after a crash: every HIT has a request token
+    derived from its unit, so MTurk hands back the HIT it already made instead of a second."""
+    job = mturk_publish_run(job=MTurkPublishJob.objects.get(pk=job_id))
+    if job_transient_failures(job):
+        raise PublishIncomplete(f"job {job.pk}: {len(job.failures)} unit(s) failed for now")
+    return {"job": job.pk, "status": job.status, "done": job.done, "total": job.total, "failed": len(job.failures)}
+
+
+@shared_task(autoretry_for=(*TRANSIENT, ChannelUnavailable), retry_backoff=True, max_retries=3)
+def sync_mturk_batch(batch_id: int) -> dict:
+    """Sync one batch now (the admin's "Sync now")."""
+    return mturk_sync_batch(batch=Batch.objects.get(pk=batch_id)).as_dict()
+
+
+@shared_task(autoretry_for=TRANSIENT, retry_backoff=True, max_retries=3)
+def sync_mturk() -> list[dict]:
+    """The periodic sync of every open MTurk batch (CELERY_BEAT_SCHEDULE, MTURK_SYNC_SECONDS)."""
+    return [report.as_dict() for report in mturk_sync_open_batches()]

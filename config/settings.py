@@ -133,6 +133,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotation.tasks.release_abandoned_assignments",
         "schedule": env.int("RELEASE_SWEEP_SECONDS", default=300),
     },
+    "sync-mturk": {
+        "task": "annotation.tasks.sync_mturk",
+        "schedule": env.int("MTURK_SYNC_SECONDS", default=300),
+    },
 }
 
 # --- Platform settings ----------------------------------------------------------------

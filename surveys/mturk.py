@@ -15,6 +15,7 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -70,7 +71,9 @@ def _refuse(request: HttpRequest, reason: str, *, project=None, status: int = 40
 @require_GET
 def entry(request: HttpRequest) -> HttpResponse:
     hit_id = request.GET.get("hitId", "")
-    unit = Unit.objects.select_related("batch__project").filter(channel_ref=hit_id, batch__channel="mturk").first() if hit_id else None
+    # channel_ref is the unit's latest HIT; work on a HIT of an earlier round finds its unit too
+    units = Unit.objects.select_related("batch__project").filter(batch__channel="mturk")
+    unit = units.filter(Q(channel_ref=hit_id) | Q(mturk_hits__hit_id=hit_id)).first() if hit_id else None
     if unit is None:
         return _refuse(request, _("This task is not known here. Please return it."), status=404)
     project = unit.batch.project

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import urlparse
 
+import kombu.pools
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,6 +46,7 @@ def _forget_connections(app) -> None:
         app._pool.force_close_all()
         app._pool = None
     app.amqp._producer_pool = None
+    kombu.pools.reset()  # kombu's shared producer pools still point at the closed pool
 
 
 @contextmanager

@@ -1,16 +1,32 @@
-"""How annotators are recruited: one small interface, one module per channel."""
+"""How annotators are recruited: one small interface, one module per channel.
+
+Services speak only this interface; a channel's own client (boto3 for MTurk) and its error
+types stay inside the channel's module. Failures of a remote channel come out as
+``ChannelError`` (refused: retrying will not help) or ``ChannelUnavailable`` (transient).
+"""
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Callable, ClassVar, Iterable
 
 if TYPE_CHECKING:
-    from annotation.models import Assignment, Batch
+    from annotation.models import Assignment, Batch, Unit
 
 
 class ChannelNotSupported(NotImplementedError):
     """The channel has no such operation (an invite link cannot pay a bonus)."""
+
+
+class ChannelError(Exception):
+    """The channel refused a request; sending it again will not help."""
+
+
+class ChannelUnavailable(ChannelError):
+    """The channel could not answer (throttled, down, no connection): try again later."""
 
 
 @dataclass(frozen=True)
@@ -18,6 +34,97 @@ class PublishResult:
     published: int
     failed: dict[int, str]  # unit id -> reason
     links: list[str]
+    #: unit id -> the channel's reference (HIT id) of every unit reachable now
+    refs: dict[int, str] = field(default_factory=dict)
+    #: units that failed for a transient reason (publishing again may succeed)
+    retryable: frozenset[int] = frozenset()
+
+
+#: called by ``publish`` after each unit: (unit, channel ref or None, failure reason or None)
+UnitCallback = Callable[["Unit", "str | None", "str | None"], None]
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A channel's record of one piece of submitted work, in channel-neutral terms."""
+
+    ref: str  # the channel's assignment id
+    annotator_ref: str  # the channel's worker id
+    unit_ref: str  # the channel's id of what was handed out (HIT id)
+    status: str  # an Assignment.Status value: submitted | approved | rejected
+    channel_status: str  # the channel's own word (Submitted, Approved, Rejected)
+    token_ok: bool  # the answer carries the completion token our page issued
+    submitted_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class UnitCost:
+    """What one assignment costs on the channel: the reward and the channel's fee."""
+
+    reward: Decimal
+    fee: Decimal
+
+    @property
+    def total(self) -> Decimal:
+        return self.reward + self.fee
+
+
+@dataclass(frozen=True)
+class UnitState:
+    """A published unit as the channel sees it after a change (a HIT's status and expiry)."""
+
+    ref: str
+    status: str
+    expiration: datetime | None
+    max_assignments: int
+
+
+@dataclass(frozen=True)
+class MessageResult:
+    calls: int
+    failed: dict[str, str] = field(default_factory=dict)  # annotator ref -> reason
+
+
+def request_token(*parts: object) -> str:
+    """A deterministic request token (64 hex characters) for the given parts: the same work gets
+    the same token, so a channel that deduplicates by token never does it twice."""
+    return hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()
+
+
+# Problems a submission can have (sync records them; such work is never approved or paid).
+UNKNOWN = "MTurk does not know this assignment"
+WORKER_MISMATCH = "worker mismatch"
+UNIT_MISMATCH = "HIT mismatch"
+TOKEN_WRONG = "completion token missing or wrong"
+NO_ANSWERS = "no saved answers on our side"
+INCOMPLETE = "not every item was completed on our side"
+
+
+def submission_problems(assignment: "Assignment", submission: Submission,
+                        unit_refs: Iterable[str], *, channel: str) -> list[str]:
+    """Why ``submission`` is not genuine work of ``assignment`` ([] when it is).
+
+    ``unit_refs``: the channel references the assignment's unit was published under;
+    ``channel``: the slug the assignment's annotator must have.
+    """
+    problems = []
+    annotator = assignment.annotator
+    if annotator.channel != channel:
+        problems.append(f"{WORKER_MISMATCH}: our annotator came by {annotator.channel}, not {channel}")
+    elif annotator.external_id != submission.annotator_ref:
+        problems.append(f"{WORKER_MISMATCH}: the channel says {submission.annotator_ref}, "
+                        f"our annotator is {annotator.external_id}")
+    if submission.unit_ref not in set(unit_refs):
+        problems.append(f"{UNIT_MISMATCH}: the channel says {submission.unit_ref}, "
+                        f"our unit was published as {', '.join(sorted(unit_refs)) or 'nothing'}")
+    if not submission.token_ok:
+        problems.append(TOKEN_WRONG)
+    completed = [r.completed_at is not None for r in assignment.responses.all()]
+    if not any(completed):
+        problems.append(NO_ANSWERS)
+    elif not all(completed):
+        problems.append(INCOMPLETE)
+    return problems
 
 
 class Channel(ABC):
@@ -25,8 +132,8 @@ class Channel(ABC):
     title: ClassVar[str]
 
     @abstractmethod
-    def publish(self, batch: "Batch", *, base_url: str) -> PublishResult:
-        """Make the batch's units reachable by annotators on this channel."""
+    def publish(self, batch: "Batch", *, base_url: str, on_unit: UnitCallback | None = None) -> PublishResult:
+        """Make the batch's units reachable by annotators on this channel (idempotent)."""
 
     @abstractmethod
     def verify_submission(self, assignment: "Assignment") -> tuple[bool, str]:
@@ -38,11 +145,44 @@ class Channel(ABC):
     def reject(self, assignment: "Assignment", *, feedback: str) -> None:
         """Tell the channel the work is refused."""
 
-    def bonus(self, assignment: "Assignment", *, amount: str, reason: str) -> None:
+    def bonus(self, assignment: "Assignment", *, amount: str, reason: str, request_token: str = "") -> None:
+        """Pay ``amount`` on top; the same ``request_token`` never pays twice."""
         raise ChannelNotSupported(f"the {self.title} channel cannot pay bonuses")
 
-    def message(self, annotator_ids: list[str], *, subject: str, text: str) -> None:
+    def message(self, annotator_ids: list[str], *, subject: str, text: str) -> MessageResult:
         raise ChannelNotSupported(f"the {self.title} channel cannot message annotators")
 
     def block(self, annotator_id: str, *, reason: str) -> None:
         raise ChannelNotSupported(f"the {self.title} channel cannot block annotators")
+
+    def grant_qualification(self, annotator_ids: list[str], *, name: str, description: str) -> str:
+        """Grant the private qualification ``name`` (created when new); its channel id."""
+        raise ChannelNotSupported(f"the {self.title} channel has no qualifications to grant")
+
+    def unit_cost(self, batch: "Batch", *, max_assignments: int | None = None) -> UnitCost | None:
+        """What one assignment of the batch costs (None: the channel does not pay)."""
+        return None
+
+    def balance(self) -> Decimal | None:
+        """The money available on the channel's account (None: the channel does not pay)."""
+        return None
+
+    def submissions(self, unit_ref: str) -> list[Submission]:
+        """Every submitted, approved or rejected piece of work of one published unit."""
+        raise ChannelNotSupported(f"the {self.title} channel has nothing to sync")
+
+    def submission(self, ref: str) -> Submission | None:
+        """One piece of work by the channel's id; None when the channel does not know it."""
+        raise ChannelNotSupported(f"the {self.title} channel has nothing to sync")
+
+    def close_unit(self, unit_ref: str) -> UnitState:
+        """Stop new annotators from taking the unit (work in progress may still come in)."""
+        raise ChannelNotSupported(f"the {self.title} channel cannot expire units")
+
+    def extend_unit(self, unit_ref: str, *, until: datetime) -> UnitState:
+        """Keep the unit open until ``until``."""
+        raise ChannelNotSupported(f"the {self.title} channel cannot extend units")
+
+    def add_assignments(self, unit_ref: str, *, number: int, request_token: str) -> UnitState:
+        """Let ``number`` more annotators take the unit; the same token never adds twice."""
+        raise ChannelNotSupported(f"the {self.title} channel cannot add assignments")

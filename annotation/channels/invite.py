@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .base import Channel, PublishResult
+from .base import Channel, PublishResult, UnitCallback
 from .registry import register
 
 if TYPE_CHECKING:
@@ -15,7 +15,7 @@ class InviteChannel(Channel):
     slug = "invite"
     title = "Invite link"
 
-    def publish(self, batch: "Batch", *, base_url: str) -> PublishResult:
+    def publish(self, batch: "Batch", *, base_url: str, on_unit: UnitCallback | None = None) -> PublishResult:
         from annotation.models import InviteLink
         from annotation.selectors import invite_url
 

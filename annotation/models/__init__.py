@@ -1,3 +1,4 @@
+from .mturk import MTurkBonus, MTurkHit, MTurkPublishJob, MTurkSubmission
 from .projects import Item, Project
 from .work import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
 
@@ -11,4 +12,8 @@ __all__ = [
     "InviteLink",
     "Assignment",
     "Response",
+    "MTurkPublishJob",
+    "MTurkHit",
+    "MTurkSubmission",
+    "MTurkBonus",
 ]

@@ -1,7 +1,7 @@
 """The channel interface, as implemented by invite links."""
 import pytest
 
-from annotation.channels import ChannelNotSupported, UnknownChannel, get_channel
+from annotation.channels import ChannelNotSupported, UnknownChannel, channel_choices, get_channel
 from annotation.kinds import get_kind
 from annotation.models import Assignment
 from annotation.services.assignments import assignment_next
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_unknown_channel_names_the_known_ones():
-    with pytest.raises(UnknownChannel, match="known channels: invite"):
+    with pytest.raises(UnknownChannel, match="known channels: invite, mturk"):
         get_channel("carrier-pigeon")
     project = ProjectFactory()
     ItemFactory(project=project)
@@ -52,3 +52,23 @@ def test_invite_channel_publishes_one_link_and_verifies_complete_work():
     assert channel.verify_submission(assignment) == (True, "")
     with pytest.raises(ChannelNotSupported, match="bonuses"):
         channel.bonus(assignment, amount="0.50", reason="thanks")
+
+
+def test_invite_channel_has_no_money_and_nothing_to_sync():
+    channel = get_channel("invite")
+    batch = batch_create(project=ItemFactory().project, name="b")
+    assert channel.unit_cost(batch) is None and channel.balance() is None
+    for call, words in [
+        (lambda: channel.grant_qualification(["x"], name="n", description="d"), "qualifications"),
+        (lambda: channel.submissions("ref"), "nothing to sync"),
+        (lambda: channel.close_unit("ref"), "expire"),
+        (lambda: channel.add_assignments("ref", number=1, request_token="t"), "add assignments"),
+        (lambda: channel.message(["x"], subject="s", text="t"), "message"),
+        (lambda: channel.block("x", reason="r"), "block"),
+    ]:
+        with pytest.raises(ChannelNotSupported, match=words):
+            call()
+
+
+def test_both_channels_are_registered_with_their_titles():
+    assert channel_choices() == [("invite", "Invite link"), ("mturk", "Amazon Mechanical Turk")]

@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.kinds.cosimlex import RELEASE_COLUMNS, plain_context
-from annotation.models import Annotator, Response
+from annotation.models import Response
 from annotation.services.assignments import NoWorkLeft, assignment_next
 from annotation.services.batches import batch_create
 from annotation.services.imports import items_import

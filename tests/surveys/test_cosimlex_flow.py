@@ -3,7 +3,6 @@ bolds the inflected forms, page 1 is locked once page 2 opens, and text stays ex
 import re
 
 import pytest
-from django.urls import reverse
 from django.utils.html import escape
 
 from annotation.kinds.cosimlex import plain_context

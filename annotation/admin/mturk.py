@@ -1,0 +1,301 @@
+"""MTurk in the admin: the batch actions (publish with a cost confirmation, sync, expire, extend,
+add assignments, review) and read-only pages of jobs, HITs and submissions. Thin: every
+action parses a form and calls a service."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import Count, Q, QuerySet
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from annotation import tasks
+from annotation.channels import ChannelError, HitSettings, HitSettingsError, hit_settings_parse
+from annotation.channels.mturk_settings import default_texts
+from annotation.models import Batch, MTurkHit, MTurkPublishJob, MTurkSubmission
+from annotation.services.mturk_hits import mturk_assignments_add, mturk_hits_expire, mturk_hits_extend
+from annotation.services.mturk_publish import PublishRefused, mturk_balance, mturk_cost_estimate, mturk_publish_request
+from annotation.services.mturk_review import (
+    ReviewError, decisions_for, mturk_block, mturk_bonus, mturk_grant_qualification, mturk_message, mturk_review_apply,
+)
+
+from .common import request_base_url
+from .work import ReadOnlyAdmin
+
+FORM_TEMPLATE = "admin/annotation/batch/mturk_form.html"
+CONFIRM_TEMPLATE = "admin/annotation/batch/mturk_publish_confirm.html"
+
+
+class BatchSettingsForm(forms.ModelForm):
+    """The batch change form: an MTurk batch's HIT settings are checked before they are saved."""
+
+    class Meta:
+        model = Batch
+        fields = "__all__"
+        help_texts = {"channel_settings": "MTurk batches: HIT settings as JSON; empty keys take the defaults "
+                      f"{json.dumps(HitSettings().as_json())} (title and description default to the project's)."}
+
+    def clean_channel_settings(self) -> dict[str, Any]:
+        value = self.cleaned_data.get("channel_settings") or {}
+        if self.instance.channel == "mturk":
+            try:
+                hit_settings_parse(value, defaults=default_texts(self.instance))
+            except HitSettingsError as exc:
+                raise forms.ValidationError(exc.problems) from exc
+        return value
+
+
+class ExtendForm(forms.Form):
+    hours = forms.IntegerField(min_value=1, max_value=365 * 24, initial=24,
+                               help_text="Added to the later of now and each HIT's expiration.")
+
+
+class PositionsField(forms.CharField):
+    def clean(self, value: str) -> list[int] | None:
+        text = super().clean(value).replace(",", " ").split()
+        try:
+            return [int(p) for p in text] or None
+        except ValueError:
+            raise forms.ValidationError("Unit positions are whole numbers, e.g. 0 3 4.") from None
+
+
+class AddAssignmentsForm(forms.Form):
+    number = forms.IntegerField(min_value=1, max_value=100, initial=1, help_text="More annotators per chosen unit.")
+    positions = PositionsField(required=False, label="Units",
+                               help_text="Unit positions (e.g. 0 3 4) of the block to re-annotate; empty: every unit.")
+    label = forms.CharField(max_length=60, help_text="Names this request: sending the same label again adds nothing.")
+
+
+class ReviewForm(forms.Form):
+    OPERATIONS = [
+        ("review", "Approve the kept annotators' work, reject the dropped annotators' work"),
+        ("bonus", "Pay a bonus"), ("message", "Send a message"), ("block", "Block workers"),
+        ("grant", "Grant the private qualification"),
+    ]
+    operation = forms.ChoiceField(choices=OPERATIONS, widget=forms.RadioSelect, initial="review")
+    who = forms.ChoiceField(choices=[("kept", "kept annotators"), ("dropped", "dropped annotators"),
+                                     ("all", "every verified worker")], initial="kept",
+                            help_text="Whom a bonus, message, block or qualification goes to.")
+    reject_feedback = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), max_length=1024,
+                                      help_text="Required to reject: MTurk shows it to the worker.")
+    approve_feedback = forms.CharField(required=False, max_length=1024)
+    amount = forms.DecimalField(required=False, min_value=0.01, decimal_places=2, max_digits=6, label="Bonus ($)")
+    text = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), max_length=4096,
+                           label="Reason / message", help_text="The bonus reason, the message, or the block reason.")
+    subject = forms.CharField(required=False, max_length=200, help_text="Subject of a message.")
+    label = forms.CharField(required=False, max_length=60, initial="bonus",
+                            help_text="Names a bonus: the same label never pays a worker twice.")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        op = data.get("operation")
+        needed = {"review": ["reject_feedback"], "bonus": ["amount", "text", "label"], "message": ["subject", "text"],
+                  "block": ["text"], "grant": []}.get(op, [])
+        for name in needed:
+            if not data.get(name):
+                self.add_error(name, "Needed for this operation.")
+        return data
+
+
+class MTurkBatchActions:
+    """Mixed into BatchAdmin: the MTurk actions and the progress field of the batch page."""
+
+    form = BatchSettingsForm
+    mturk_actions = ["publish_to_mturk", "sync_mturk", "expire_mturk_hits", "extend_mturk_hits",
+                     "add_mturk_assignments", "review_mturk"]
+
+    def _page(self, request: HttpRequest, queryset: QuerySet, action: str, title: str, **extra: Any):
+        context = {**self.admin_site.each_context(request), "opts": self.opts, "title": title, "action": action,
+                   "selected": [str(pk) for pk in queryset.values_list("pk", flat=True)],
+                   "batches": list(queryset.select_related("project")), **extra}
+        return TemplateResponse(request, extra.pop("template", FORM_TEMPLATE), context)
+
+    def _mturk_only(self, request: HttpRequest, queryset: QuerySet) -> list[Batch]:
+        chosen = []
+        for batch in queryset.select_related("project"):
+            if batch.channel != "mturk":
+                messages.warning(request, f"“{batch}” is recruited by {batch.channel}, not on MTurk: left alone.")
+            else:
+                chosen.append(batch)
+        return chosen
+
+    @admin.display(description="MTurk")
+    def mturk_status(self, batch: Batch) -> SafeString | str:
+        if batch.channel != "mturk":
+            return "—"
+        job = batch.mturk_jobs.first()
+        lines = [format_html("{} of {} units published as HITs.", batch.units.exclude(channel_ref="").count(),
+                             batch.units.count())]
+        if job is not None:
+            lines.append(format_html("Publish job #{}: {} ({} of {} units){}", job.pk, job.get_status_display(),
+                                     job.done, job.total, f" — {job.error}" if job.error else ""))
+            if job.failures:
+                lines.append(format_html("Failed units: <ul>{}</ul>", format_html_join(
+                    "", "<li>unit #{}: {}</li>", ((f["position"], f["reason"]) for f in job.failures))))
+        counts = batch.mturk_submissions.aggregate(ok=Count("id", filter=Q(verified=True)),
+                                                   flagged=Count("id", filter=Q(verified=False)))
+        url = reverse("admin:annotation_mturksubmission_changelist") + f"?batch__id__exact={batch.pk}"
+        lines.append(format_html('Submissions: {} verified, <a href="{}">{} flagged</a>.', counts["ok"],
+                                 url + "&verified__exact=0", counts["flagged"]))
+        return format_html_join("", "<div>{}</div>", ((line,) for line in lines))
+
+    @admin.action(description="Publish to MTurk (shows the cost first)", permissions=["change"])
+    def publish_to_mturk(self, request: HttpRequest, queryset: QuerySet[Batch]):
+        rows, problems = [], []
+        for batch in queryset.select_related("project"):
+            try:
+                rows.append((batch, mturk_cost_estimate(batch=batch, with_balance=False)))
+            except PublishRefused as exc:
+                problems.append(f"{batch}: {exc}")
+        try:
+            balance = mturk_balance()
+        except ChannelError as exc:
+            balance = None
+            problems.append(f"MTurk did not tell the account balance: {exc}")
+        total = sum((e.total for _, e in rows), start=0)
+        enough = bool(rows) and balance is not None and balance >= total
+        if request.POST.get("post") == "yes" and enough:
+            for batch, _ in rows:
+                try:
+                    job = mturk_publish_request(batch=batch, base_url=request_base_url(request), by=request.user)
+                except PublishRefused as exc:
+                    messages.error(request, f"“{batch}” was not published: {exc}")
+                else:
+                    messages.success(request, f"Publishing “{batch}” (job #{job.pk}); its page shows the progress "
+                                              "and any unit that failed.")
+            return None
+        return self._page(request, queryset, "publish_to_mturk", "Publish to MTurk", template=CONFIRM_TEMPLATE,
+                          rows=rows, problems=problems, balance=balance, total=total, enough=enough,
+                          rewards_total=sum((e.rewards_total for _, e in rows), start=0),
+                          fees_total=sum((e.fees_total for _, e in rows), start=0))
+
+    @admin.action(description="Sync MTurk assignments now", permissions=["change"])
+    def sync_mturk(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
+        for batch in self._mturk_only(request, queryset):
+            result = tasks.sync_mturk_batch.delay(batch.pk)
+            if result.ready() and result.successful():
+                r = result.result
+                messages.success(request, f"“{batch}”: {r['hits']} HIT(s), {r['listed']} MTurk assignment(s): "
+                                          f"{r['verified']} verified, {r['flagged']} flagged.")
+            elif result.ready():
+                messages.error(request, f"“{batch}”: sync failed: {result.result}")
+            else:
+                messages.info(request, f"“{batch}”: sync started; refresh the batch page in a moment.")
+
+    @admin.action(description="Expire MTurk HITs", permissions=["change"])
+    def expire_mturk_hits(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
+        for batch in self._mturk_only(request, queryset):
+            report = mturk_hits_expire(batch=batch)
+            messages.success(request, f"“{batch}”: {report.summary('Expired')}.")
+
+    @admin.action(description="Extend MTurk HITs…", permissions=["change"])
+    def extend_mturk_hits(self, request: HttpRequest, queryset: QuerySet[Batch]):
+        form = ExtendForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            for batch in self._mturk_only(request, queryset):
+                report = mturk_hits_extend(batch=batch, hours=form.cleaned_data["hours"])
+                messages.success(request, f"“{batch}”: {report.summary('Extended')}.")
+            return None
+        return self._page(request, queryset, "extend_mturk_hits", "Extend MTurk HITs", form=form)
+
+    @admin.action(description="Add MTurk assignments (re-annotate a block)…", permissions=["change"])
+    def add_mturk_assignments(self, request: HttpRequest, queryset: QuerySet[Batch]):
+        initial = {"label": f"added {timezone.now():%Y-%m-%d %H:%M:%S}"}
+        form = AddAssignmentsForm(request.POST if "apply" in request.POST else None, initial=initial)
+        if form.is_valid():
+            data = form.cleaned_data
+            for batch in self._mturk_only(request, queryset):
+                try:
+                    report = mturk_assignments_add(batch=batch, number=data["number"], label=data["label"],
+                                                   positions=data["positions"])
+                except PublishRefused as exc:
+                    messages.error(request, f"“{batch}”: {exc}")
+                else:
+                    messages.success(request, f"“{batch}”: {report.summary('Added assignments to')}.")
+            return None
+        return self._page(request, queryset, "add_mturk_assignments", "Add MTurk assignments", form=form,
+                          note="Each assignment costs the reward plus MTurk's fee, charged on approval.")
+
+    @admin.action(description="Review MTurk work from the quality run…", permissions=["change"])
+    def review_mturk(self, request: HttpRequest, queryset: QuerySet[Batch]):
+        form = ReviewForm(request.POST if "apply" in request.POST else None)
+        batches = self._mturk_only(request, queryset)
+        found, sources = {}, []
+        for batch in batches:
+            try:
+                found[batch.pk] = decisions_for(batch)
+                sources.append(f"“{batch}”: {found[batch.pk].source}")
+            except ReviewError as exc:
+                sources.append(f"“{batch}”: {exc}")
+        if form.is_valid():
+            for batch in batches:
+                try:
+                    text = self._review(batch, found.get(batch.pk), form.cleaned_data)
+                except (ReviewError, ChannelError) as exc:
+                    messages.error(request, f"“{batch}”: {exc}")
+                else:
+                    messages.success(request, f"“{batch}”: {text}")
+            return None
+        return self._page(request, queryset, "review_mturk", "Review MTurk work", form=form, sources=sources,
+                          note="Only verified submissions are approved, rejected or paid; a sync runs first.")
+
+    @staticmethod
+    def _review(batch: Batch, decisions, data: dict[str, Any]) -> str:
+        op, who = data["operation"], data["who"]
+        if decisions is None and (op == "review" or who != "all"):
+            raise ReviewError("there are no quality decisions for this batch's project: run the quality rules first")
+        if op == "review":
+            return mturk_review_apply(batch=batch, decisions=decisions, reject_feedback=data["reject_feedback"],
+                                      approve_feedback=data["approve_feedback"]).summary() + "."
+        if op == "bonus":
+            return mturk_bonus(batch=batch, amount=str(data["amount"]), reason=data["text"], who=who,
+                               decisions=decisions, label=data["label"]).summary() + "."
+        if op == "message":
+            result = mturk_message(batch=batch, subject=data["subject"], text=data["text"], who=who,
+                                   decisions=decisions)
+            return f"sent in {result.calls} call(s); {len(result.failed)} worker(s) not reached."
+        if op == "block":
+            blocked, failed = mturk_block(batch=batch, reason=data["text"], who=who, decisions=decisions)
+            return f"{blocked} worker(s) blocked" + (f"; failed: {failed}" if failed else ".")
+        type_id, count = mturk_grant_qualification(batch=batch, who=who, decisions=decisions)
+        return f"qualification {type_id} granted to {count} worker(s)."
+
+
+@admin.register(MTurkPublishJob)
+class MTurkPublishJobAdmin(ReadOnlyAdmin):
+    list_display = ("id", "batch", "status", "done", "total", "created_by", "created_at", "finished_at")
+    list_filter = ("status", "batch__project")
+    list_select_related = ("batch", "created_by")
+    fields = ("batch", "status", "done", "total", "failures", "error", "base_url", "celery_task_id", "created_by",
+              "created_at", "started_at", "finished_at")
+    readonly_fields = fields
+
+
+@admin.register(MTurkHit)
+class MTurkHitAdmin(ReadOnlyAdmin):
+    list_display = ("hit_id", "unit", "round", "status", "max_assignments", "expiration", "created_at")
+    list_filter = ("status", "unit__batch")
+    list_select_related = ("unit__batch",)
+    search_fields = ("hit_id", "hit_type_id")
+    fields = ("hit_id", "hit_type_id", "unit", "round", "status", "max_assignments", "expiration", "created_at",
+              "updated_at")
+    readonly_fields = fields
+
+
+@admin.register(MTurkSubmission)
+class MTurkSubmissionAdmin(ReadOnlyAdmin):
+    list_display = ("mturk_assignment_id", "worker_id", "batch", "mturk_status", "verified", "problem", "review",
+                    "synced_at")
+    list_filter = ("verified", "mturk_status", "review", "batch")
+    list_select_related = ("batch",)
+    search_fields = ("mturk_assignment_id", "worker_id", "hit_id")
+    fields = ("mturk_assignment_id", "hit_id", "worker_id", "batch", "assignment", "mturk_status", "verified",
+              "problem", "submitted_at", "review", "feedback", "reviewed_at", "synced_at")
+    readonly_fields = fields

@@ -1,0 +1,280 @@
+"""Amazon Mechanical Turk (or any MTurk-compatible endpoint): one HIT per unit, whose page is
+our ExternalQuestion URL. Everything MTurk-specific the services need lives here: boto3 calls
+through ``annotation.mturk``, its errors translated to ``ChannelError``/``ChannelUnavailable``.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from datetime import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Iterator
+from xml.etree.ElementTree import ParseError
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count
+from django.urls import NoReverseMatch, reverse
+
+from annotation import mturk
+from annotation.mturk.tokens import COMPLETION_FIELD, completion_token_valid
+
+from .base import (
+    UNKNOWN, Channel, ChannelError, ChannelUnavailable, MessageResult, PublishResult, Submission,
+    UnitCallback, UnitCost, UnitState, submission_problems,
+)
+from .mturk_settings import HitSettings, hit_settings_for
+from .registry import register
+
+if TYPE_CHECKING:
+    from annotation.models import Assignment, Batch, Unit
+
+STATUSES = {"Submitted": "submitted", "Approved": "approved", "Rejected": "rejected"}
+
+
+@contextmanager
+def translated() -> Iterator[None]:
+    """MTurk's failures as the channel interface's: refused or temporarily unavailable."""
+    try:
+        yield
+    except mturk.MTurkServiceError as exc:
+        raise ChannelUnavailable(str(exc)) from exc
+    except mturk.MTurkError as exc:
+        raise ChannelError(str(exc)) from exc
+
+
+def external_url(base_url: str) -> str:
+    """The ExternalQuestion page: this site's ``surveys:mturk`` view (MTurk appends the ids)."""
+    try:
+        path = reverse("surveys:mturk")
+    except NoReverseMatch:  # the worker-side view is not routed yet
+        path = "/mturk/"
+    return base_url.rstrip("/") + path
+
+
+def publish_token(batch: "Batch", unit: "Unit", round_: int) -> str:
+    """The UniqueRequestToken of a unit's HIT in a round: the same on every retry and click.
+
+    The batch's creation time keeps tokens apart if ids are ever reused (a restored database)."""
+    return mturk.unique_request_token("publish", batch.pk, batch.created_at.isoformat(), unit.pk, round_)
+
+
+def unit_refs(unit: "Unit") -> set[str]:
+    """Every HIT id the unit was published as."""
+    return {*unit.mturk_hits.values_list("hit_id", flat=True), unit.channel_ref} - {""}
+
+
+@register
+class MTurkChannel(Channel):
+    slug = "mturk"
+    title = "Amazon Mechanical Turk"
+
+    # --- plumbing ---------------------------------------------------------------------------
+    def client(self) -> mturk.MTurkClient:
+        return mturk.client_from_settings()
+
+    @property
+    def endpoint(self) -> str:
+        return getattr(settings, "MTURK_ENDPOINT", mturk.LOCAL)
+
+    def settings_for(self, batch: "Batch") -> HitSettings:
+        return hit_settings_for(batch)
+
+    def requirements(self, hs: HitSettings) -> list[dict[str, Any]]:
+        """The qualification requirements of the settings' presets (finds/creates our own)."""
+        found: list[dict[str, Any]] = []
+        if hs.locales:
+            found.append(mturk.locale_requirement(hs.locales))
+        if hs.min_approval_rate is not None:
+            found.append(mturk.approval_rate_requirement(hs.min_approval_rate))
+        if hs.min_hits_approved is not None:
+            found.append(mturk.hits_approved_requirement(hs.min_hits_approved))
+        if hs.masters:
+            found.append(mturk.masters_requirement(self.endpoint))
+        if hs.require_private_qualification:
+            type_id = hs.private_qualification_id or self._qualification(
+                hs.private_qualification, "Workers the researcher trusts.")
+            found.append(mturk.private_requirement(type_id))
+        return found
+
+    def _qualification(self, name: str, description: str) -> str:
+        with translated():
+            return mturk.create_qualification_type(
+                self.client(), name=name, description=description, reuse_existing=True,
+            ).qualification_type_id
+
+    # --- publishing ---------------------------------------------------------------------------
+    def hit_type(self, batch: "Batch", hs: HitSettings) -> mturk.HitType:
+        """The batch's HIT type (identical values give the same id, so this is idempotent)."""
+        with translated():
+            return mturk.create_hit_type(
+                self.client(), title=hs.title, description=hs.description, reward=hs.reward,
+                assignment_duration_seconds=hs.assignment_duration_seconds,
+                auto_approval_delay_seconds=hs.auto_approval_delay_seconds, keywords=hs.keywords,
+                qualification_requirements=self.requirements(hs),
+            )
+
+    def publish(self, batch: "Batch", *, base_url: str, on_unit: UnitCallback | None = None) -> PublishResult:
+        """One HIT per unit not published yet, each with a deterministic UniqueRequestToken: a
+        retry, a crashed worker or a second click finds the same HIT instead of a second one.
+
+        A unit that fails is reported with its reason and the others go on. Raises
+        ``HitSettingsError`` (bad settings) or ``ChannelError`` (no HIT type) before any HIT.
+        """
+        hs = self.settings_for(batch)
+        hit_type = self.hit_type(batch, hs)
+        question = mturk.external_question_xml(external_url(base_url), hs.frame_height)
+        refs: dict[int, str] = {}
+        failed: dict[int, str] = {}
+        retryable: set[int] = set()
+        for unit in batch.units.order_by("position"):
+            ref, reason = unit.channel_ref, None
+            if not ref:
+                try:
+                    ref = self._publish_unit(batch, unit, hs, hit_type.hit_type_id, question)
+                except ChannelError as exc:
+                    reason = failed[unit.pk] = str(exc)
+                    if isinstance(exc, ChannelUnavailable):
+                        retryable.add(unit.pk)
+            if ref:
+                refs[unit.pk] = ref
+            if on_unit is not None:
+                on_unit(unit, ref or None, reason)
+        return PublishResult(published=len(refs), failed=failed, links=[self.preview(hit_type.hit_type_id)],
+                             refs=refs, retryable=frozenset(retryable))
+
+    def _publish_unit(self, batch: "Batch", unit: "Unit", hs: HitSettings, hit_type_id: str, question: str) -> str:
+        from annotation.models import MTurkHit, Unit
+
+        # One statement reads both: a concurrent runner commits the HIT row and channel_ref
+        # together, so this sees neither or both (never a stale ref with a new round).
+        ref, earlier = Unit.objects.filter(pk=unit.pk).annotate(n=Count("mturk_hits")).values_list(
+            "channel_ref", "n").get()
+        if ref:
+            return ref
+        round_ = earlier + 1
+        with translated():
+            hit = mturk.create_hit_with_type(
+                self.client(), hit_type_id=hit_type_id, question_xml=question,
+                lifetime_seconds=hs.lifetime_seconds, max_assignments=batch.assignments_per_unit,
+                unique_request_token=publish_token(batch, unit, round_),
+                requester_annotation=f"batch {batch.pk} unit {unit.pk} round {round_}",
+            )
+        with transaction.atomic():
+            MTurkHit.objects.get_or_create(hit_id=hit.hit_id, defaults=dict(
+                unit=unit, round=round_, hit_type_id=hit.hit_type_id, status=hit.status,
+                max_assignments=hit.max_assignments, expiration=hit.expiration,
+            ))
+            Unit.objects.filter(pk=unit.pk).update(channel_ref=hit.hit_id)
+        unit.channel_ref = hit.hit_id
+        return hit.hit_id
+
+    def preview(self, hit_type_id: str) -> str:
+        return mturk.preview_url(self.endpoint, hit_type_id, local_url=getattr(settings, "MTURK_LOCAL_URL", None))
+
+    # --- money ----------------------------------------------------------------------------
+    def unit_cost(self, batch: "Batch", *, max_assignments: int | None = None) -> UnitCost:
+        hs = self.settings_for(batch)
+        n = max_assignments or batch.assignments_per_unit
+        return UnitCost(reward=hs.reward, fee=mturk.assignment_fee(hs.reward, max_assignments=n, masters=hs.masters))
+
+    def balance(self) -> Decimal:
+        with translated():
+            return mturk.get_account_balance(self.client()).available
+
+    # --- HITs -----------------------------------------------------------------------------
+    def _state(self, hit_id: str) -> UnitState:
+        hit = mturk.get_hit(self.client(), hit_id)
+        return UnitState(ref=hit.hit_id, status=hit.status, expiration=hit.expiration,
+                         max_assignments=hit.max_assignments)
+
+    def close_unit(self, unit_ref: str) -> UnitState:
+        with translated():
+            mturk.expire_hit(self.client(), unit_ref)
+            return self._state(unit_ref)
+
+    def extend_unit(self, unit_ref: str, *, until: datetime) -> UnitState:
+        with translated():
+            mturk.update_expiration_for_hit(self.client(), unit_ref, expire_at=until)
+            return self._state(unit_ref)
+
+    def add_assignments(self, unit_ref: str, *, number: int, request_token: str) -> UnitState:
+        with translated():
+            mturk.create_additional_assignments_for_hit(
+                self.client(), unit_ref, number=number, unique_request_token=request_token)
+            return self._state(unit_ref)
+
+    # --- submissions ----------------------------------------------------------------------------
+    def submissions(self, unit_ref: str) -> list[Submission]:
+        with translated():
+            return [to_submission(info) for info in mturk.list_assignments_for_hit(self.client(), unit_ref)]
+
+    def submission(self, ref: str) -> Submission | None:
+        try:
+            with translated():
+                info, _hit = mturk.get_assignment(self.client(), ref)
+        except ChannelUnavailable:
+            raise
+        except ChannelError:
+            return None
+        return to_submission(info)
+
+    def verify_submission(self, assignment: "Assignment") -> tuple[bool, str]:
+        """Ask MTurk (GetAssignment): it knows the assignment, on our HIT, by our worker, with
+        our completion token, and every item was saved here."""
+        ref = assignment.channel_assignment_id
+        found = self.submission(ref) if ref else None
+        if found is None:
+            return False, UNKNOWN
+        problems = submission_problems(assignment, found, unit_refs(assignment.unit), channel=self.slug)
+        return (not problems), "; ".join(problems)
+
+    def approve(self, assignment: "Assignment", *, feedback: str = "") -> None:
+        with translated():
+            mturk.approve_assignment(self.client(), assignment.channel_assignment_id, feedback=feedback)
+
+    def reject(self, assignment: "Assignment", *, feedback: str) -> None:
+        with translated():
+            mturk.reject_assignment(self.client(), assignment.channel_assignment_id, feedback=feedback)
+
+    def bonus(self, assignment: "Assignment", *, amount: str, reason: str, request_token: str = "") -> None:
+        ref = assignment.channel_assignment_id
+        token = request_token or mturk.unique_request_token("bonus", ref, amount, reason)
+        with translated():
+            mturk.send_bonus(self.client(), worker_id=assignment.annotator.external_id, assignment_id=ref,
+                             amount=amount, reason=reason, unique_request_token=token)
+
+    # --- workers --------------------------------------------------------------------------
+    def message(self, annotator_ids: list[str], *, subject: str, text: str) -> MessageResult:
+        with translated():
+            result = mturk.notify_workers(self.client(), worker_ids=annotator_ids, subject=subject, message=text)
+        return MessageResult(calls=result.calls,
+                             failed={f.worker_id: f"{f.code}: {f.message}" for f in result.failures})
+
+    def block(self, annotator_id: str, *, reason: str) -> None:
+        with translated():
+            mturk.create_worker_block(self.client(), annotator_id, reason=reason)
+
+    def grant_qualification(self, annotator_ids: list[str], *, name: str, description: str) -> str:
+        type_id = self._qualification(name, description)
+        with translated():
+            for worker_id in dict.fromkeys(annotator_ids):
+                mturk.associate_qualification_with_worker(
+                    self.client(), qualification_type_id=type_id, worker_id=worker_id)
+        return type_id
+
+
+def to_submission(info: mturk.AssignmentInfo) -> Submission:
+    return Submission(
+        ref=info.assignment_id, annotator_ref=info.worker_id, unit_ref=info.hit_id,
+        status=STATUSES.get(info.status, ""), channel_status=info.status,
+        token_ok=_token_ok(info), submitted_at=info.submit_time,
+    )
+
+
+def _token_ok(info: mturk.AssignmentInfo) -> bool:
+    try:
+        token = info.answers.get(COMPLETION_FIELD)
+    except ParseError:
+        return False
+    return completion_token_valid(info.assignment_id, token)
+

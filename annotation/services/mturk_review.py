@@ -1,0 +1,228 @@
+"""Reviewing MTurk work through the channel, given who is kept: approve / reject with feedback,
+bonuses with request tokens, messages, blocks and the private qualification.
+
+Who is kept is decided elsewhere (the quality app's runs): annotation never imports quality, so
+a decision source registers itself here (``register_decision_source``), and the admin finds it
+through ``decisions_for``. Only verified submissions (see ``mturk_sync``) are approved,
+rejected or paid; every review syncs first so verification is fresh.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Callable
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.channels import ChannelError, MessageResult, get_channel, hit_settings_for, request_token
+from annotation.models import Assignment, Batch, MTurkBonus, MTurkSubmission
+
+from .mturk_sync import mturk_sync_batch
+
+WHO = ("all", "kept", "dropped")
+
+
+class ReviewError(ValueError):
+    """The review cannot run as asked (no decisions, no feedback, a bad amount...)."""
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """Who is kept: annotator id -> keep, and where that comes from (e.g. "quality run #4")."""
+
+    source: str
+    keep: dict[int, bool]
+
+
+DecisionSource = Callable[[Batch], "Decisions | None"]
+_SOURCES: list[DecisionSource] = []
+
+
+def register_decision_source(source: DecisionSource) -> DecisionSource:
+    if source not in _SOURCES:
+        _SOURCES.append(source)
+    return source
+
+
+def decisions_for(batch: Batch) -> Decisions:
+    """The decisions of the first registered source that has some for the batch."""
+    for source in _SOURCES:
+        found = source(batch)
+        if found is not None:
+            return found
+    raise ReviewError(f"there are no quality decisions for “{batch.project}”: run the quality rules first")
+
+
+@dataclass
+class ReviewReport:
+    approved: int = 0
+    rejected: int = 0
+    paid: int = 0
+    skipped: dict[str, str] = field(default_factory=dict)  # MTurk assignment or worker id -> why
+    failed: dict[str, str] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        parts = [f"{self.approved} approved", f"{self.rejected} rejected"]
+        if self.paid:
+            parts.append(f"{self.paid} bonus(es) paid")
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} skipped")
+        if self.failed:
+            parts.append(f"{len(self.failed)} failed: " + "; ".join(f"{k}: {v}" for k, v in self.failed.items()))
+        return ", ".join(parts)
+
+
+def mturk_review_apply(*, batch: Batch, decisions: Decisions, reject_feedback: str, approve_feedback: str = "",
+                       sync: bool = True) -> ReviewReport:
+    """Approve the verified, still Submitted work of kept annotators; reject the others' with
+    ``reject_feedback`` (MTurk requires it). Unverified work is never approved: it is listed in
+    ``skipped`` with its problem. Safe to repeat: reviewed work is left alone.
+    """
+    if not reject_feedback.strip():
+        raise ReviewError("rejecting needs feedback: the worker is told why")
+    if sync:
+        mturk_sync_batch(batch=batch)
+    channel = get_channel(batch.channel)
+    report = ReviewReport()
+    pending = MTurkSubmission.objects.filter(batch=batch, review=MTurkSubmission.Review.NONE)
+    for sub in pending.select_related("assignment__annotator", "assignment__unit").order_by("id"):
+        keep = decisions.keep.get(sub.assignment.annotator_id) if sub.assignment else None
+        why = _not_reviewable(sub, keep)
+        if why:
+            report.skipped[sub.mturk_assignment_id] = why
+            continue
+        try:
+            if keep:
+                channel.approve(sub.assignment, feedback=approve_feedback)
+            else:
+                channel.reject(sub.assignment, feedback=reject_feedback)
+        except ChannelError as exc:
+            report.failed[sub.mturk_assignment_id] = str(exc)
+            continue
+        _reviewed(sub, approved=bool(keep), feedback=approve_feedback if keep else reject_feedback)
+        if keep:
+            report.approved += 1
+        else:
+            report.rejected += 1
+    return report
+
+
+def _not_reviewable(sub: MTurkSubmission, keep: bool | None) -> str:
+    if not sub.verified or sub.assignment is None:
+        return f"not verified: {sub.problem or 'no assignment of ours'}"
+    if sub.mturk_status != "Submitted":
+        return f"MTurk says {sub.mturk_status or 'nothing'}"
+    if keep is None:
+        return "the quality run has no decision on this annotator"
+    return ""
+
+
+def _reviewed(sub: MTurkSubmission, *, approved: bool, feedback: str) -> None:
+    review, status, word = (
+        (MTurkSubmission.Review.APPROVED, Assignment.Status.APPROVED, "Approved") if approved
+        else (MTurkSubmission.Review.REJECTED, Assignment.Status.REJECTED, "Rejected")
+    )
+    with transaction.atomic():
+        MTurkSubmission.objects.filter(pk=sub.pk).update(
+            review=review, feedback=feedback, reviewed_at=timezone.now(), mturk_status=word)
+        Assignment.objects.filter(pk=sub.assignment_id).update(status=status)
+
+
+def mturk_chosen(*, batch: Batch, who: str, decisions: Decisions | None, sync: bool = True) -> list[MTurkSubmission]:
+    """The latest verified submission of each worker of the batch that ``who`` names (all,
+    kept, dropped), after a sync so that verification is fresh."""
+    if who not in WHO:
+        raise ReviewError(f"who is one of {', '.join(WHO)}, not {who!r}")
+    if who != "all" and decisions is None:
+        raise ReviewError(f"choosing the {who} workers needs quality decisions")
+    if sync:
+        mturk_sync_batch(batch=batch)
+    keep = decisions.keep if decisions is not None else {}
+    latest: dict[str, MTurkSubmission] = {}
+    verified = MTurkSubmission.objects.filter(batch=batch, verified=True, assignment__isnull=False)
+    for sub in verified.select_related("assignment__annotator").order_by("submitted_at", "id"):
+        decision = keep.get(sub.assignment.annotator_id)
+        if who == "all" or (decision is not None and decision == (who == "kept")):
+            latest[sub.worker_id] = sub
+    return list(latest.values())
+
+
+def _worker_ids(batch: Batch, who: str, decisions: Decisions | None, worker_ids: list[str] | None) -> list[str]:
+    if worker_ids is not None:
+        return list(dict.fromkeys(worker_ids))
+    return [s.worker_id for s in mturk_chosen(batch=batch, who=who, decisions=decisions)]
+
+
+def mturk_bonus(*, batch: Batch, amount: str, reason: str, who: str = "kept", decisions: Decisions | None = None,
+                label: str = "bonus") -> ReviewReport:
+    """Pay ``amount`` once per worker ``who`` names, on their latest verified submission.
+
+    The request token comes from the batch, the worker and ``label``: the same label again pays
+    nobody twice (here: a recorded bonus is not sent again; at MTurk: a repeated token is a no-op).
+    """
+    try:
+        value = Decimal(str(amount))
+    except InvalidOperation:
+        raise ReviewError(f"{amount!r} is not an amount in dollars") from None
+    if not value.is_finite() or value <= 0 or value != value.quantize(Decimal("0.01")):
+        raise ReviewError("a bonus is a positive amount in dollars and cents")
+    if not reason.strip():
+        raise ReviewError("a bonus needs a reason (the worker sees it)")
+    channel = get_channel(batch.channel)
+    report = ReviewReport()
+    for sub in mturk_chosen(batch=batch, who=who, decisions=decisions):
+        token = request_token("bonus", batch.pk, batch.created_at.isoformat(), sub.worker_id, label)
+        if MTurkBonus.objects.filter(request_token=token).exists():
+            report.skipped[sub.worker_id] = f"already paid this bonus ({label})"
+            continue
+        try:
+            channel.bonus(sub.assignment, amount=f"{value:.2f}", reason=reason, request_token=token)
+        except ChannelError as exc:
+            report.failed[sub.worker_id] = str(exc)
+            continue
+        MTurkBonus.objects.get_or_create(request_token=token,
+                                         defaults=dict(submission=sub, amount=value, reason=reason))
+        report.paid += 1
+    return report
+
+
+def mturk_message(*, batch: Batch, subject: str, text: str, who: str = "all", decisions: Decisions | None = None,
+                  worker_ids: list[str] | None = None) -> MessageResult:
+    """Message the workers ``who`` names (or exactly ``worker_ids``); the channel splits the
+    list into calls it accepts (MTurk: at most 100 workers per call)."""
+    ids = _worker_ids(batch, who, decisions, worker_ids)
+    if not ids:
+        return MessageResult(calls=0)
+    try:
+        return get_channel(batch.channel).message(ids, subject=subject, text=text)
+    except ValueError as exc:  # subject or text empty or too long
+        raise ReviewError(str(exc)) from exc
+
+
+def mturk_block(*, batch: Batch, reason: str, who: str = "dropped", decisions: Decisions | None = None,
+                worker_ids: list[str] | None = None) -> tuple[int, dict[str, str]]:
+    """Block the workers ``who`` names from our HITs; (how many, worker id -> why one failed)."""
+    if not reason.strip():
+        raise ReviewError("a block needs a reason")
+    channel = get_channel(batch.channel)
+    blocked, failed = 0, {}
+    for worker_id in _worker_ids(batch, who, decisions, worker_ids):
+        try:
+            channel.block(worker_id, reason=reason)
+        except ChannelError as exc:
+            failed[worker_id] = str(exc)
+        else:
+            blocked += 1
+    return blocked, failed
+
+
+def mturk_grant_qualification(*, batch: Batch, who: str = "kept", decisions: Decisions | None = None,
+                              worker_ids: list[str] | None = None) -> tuple[str, int]:
+    """Grant the batch's private qualification (HIT setting ``private_qualification``) to the
+    workers ``who`` names; (its id on the channel, how many workers)."""
+    ids = _worker_ids(batch, who, decisions, worker_ids)
+    name = hit_settings_for(batch).private_qualification
+    type_id = get_channel(batch.channel).grant_qualification(
+        ids, name=name, description=f"Trusted annotators of {batch.project.name}, granted by the researcher.")
+    return type_id, len(ids)
