@@ -7,6 +7,7 @@ import subprocess
 import sys
 import uuid
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import urlparse
@@ -49,9 +50,21 @@ def _forget_connections(app) -> None:
     kombu.pools.reset()  # kombu's shared producer pools still point at the closed pool
 
 
+@dataclass
+class Worker:
+    queue: str
+    process: subprocess.Popen
+    log: Path
+
+    def kill(self) -> None:
+        """SIGKILL: no cleanup, no acknowledgement, like a machine that lost power."""
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+
 @contextmanager
-def celery_worker() -> Iterator[str]:
-    """Start `celery worker` on a queue of its own; yield the queue name; stop the worker."""
+def worker_process(*, extra_env: dict[str, str] | None = None, log_dir: Path = ROOT) -> Iterator[Worker]:
+    """Start `celery worker` on a queue of its own (with `extra_env`); yield it; stop it."""
     from config.celery import app
 
     queue = f"test-{uuid.uuid4().hex[:8]}"
@@ -61,8 +74,10 @@ def celery_worker() -> Iterator[str]:
         "DATABASE_URL": test_database_url(),
         "CELERY_BROKER_URL": BROKER,
         "CELERY_RESULT_BACKEND": BROKER,
+        **(extra_env or {}),
     }
-    log = open(ROOT / ".celery-test-worker.log", "w")
+    log_path = log_dir / (".celery-test-worker.log" if log_dir == ROOT else f"{queue}.log")
+    log = open(log_path, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-Q", queue,
          "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "info"],
@@ -72,13 +87,21 @@ def celery_worker() -> Iterator[str]:
     app.conf.update(broker_url=BROKER, result_backend=BROKER, task_always_eager=False)
     _forget_connections(app)
     try:
-        yield queue
+        yield Worker(queue=queue, process=proc, log=log_path)
     finally:
         app.conf.update(**saved)
         _forget_connections(app)
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
         log.close()
+
+
+@contextmanager
+def celery_worker() -> Iterator[str]:
+    """Start `celery worker` on a queue of its own; yield the queue name; stop the worker."""
+    with worker_process() as worker:
+        yield worker.queue
