@@ -65,19 +65,13 @@ def project_pairs(project: Project, run: QualityRun | None = None) -> pd.DataFra
 
 
 def project_summary(project: Project, run: QualityRun | None = None) -> dict[str, Any]:
-    """Table 1 of a project's cleaned data; the p shares use the release's p convention, as the paper's do."""
-    pairs = project_pairs(project, run).dropna(subset=["sim_context1", "sim_context2"])
-    return dataset_summary(
-        pd.DataFrame(
-            {
-                "sim1": pairs["sim_context1"],
-                "sim2": pairs["sim_context2"],
-                "stdev1": pairs["stdev_context1"],
-                "stdev2": pairs["stdev_context2"],
-                "pvalue": pairs["pvalue_release"],
-            }
-        )
-    )
+    """Table 1 of a project's cleaned data, as the quality run stored it in its summary (its p
+    shares use the release's p convention, as the paper's do)."""
+    run = run or latest_run(project)
+    if run is None:
+        raise NoData("the project has no finished quality run yet: run quality first")
+    summary = (run.report or {}).get("summary", {})
+    return {key: summary.get(key) for key, _label in TABLE1_COLUMNS}
 
 
 def project_gold(project: Project) -> pd.DataFrame:

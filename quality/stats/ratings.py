@@ -132,18 +132,19 @@ def exclude_low_agreement(averages: pd.Series, *, sd: float = 1.0) -> Flags:
     spread = float(known.std(ddof=1)) if len(known) > 1 else math.nan
     cutoff = centre - sd * spread if not math.isnan(spread) else math.nan
     flagged = (averages < cutoff) if not math.isnan(cutoff) else pd.Series(False, index=averages.index)
-    reasons = pd.Series(
-        [
-            f"average pairwise Spearman {value:.2f} is more than {sd:g} SD below the panel mean "
-            f"{centre:.2f} (cutoff {cutoff:.2f})"
-            if bad
-            else None
-            for value, bad in zip(averages, flagged)
-        ],
-        index=averages.index,
-        dtype=object,
+    reasons = _reasons(
+        averages, flagged,
+        lambda value: f"average pairwise Spearman {value:.2f} is more than {sd:g} SD below the panel mean "
+        f"{centre:.2f} (cutoff {cutoff:.2f})",
     )
     return Flags(values=averages, flagged=flagged, reasons=reasons, threshold=cutoff)
+
+
+def _reasons(values: pd.Series, flagged: pd.Series, text) -> pd.Series:
+    """A reason (text(value)) where flagged, None elsewhere, on the values' index."""
+    return pd.Series(
+        [text(value) if bad else None for value, bad in zip(values, flagged)], index=values.index, dtype=object
+    )
 
 
 def leave_one_out(
@@ -177,16 +178,10 @@ def leave_one_out(
     top = [who for who in order[:n_top] if known[who] > 0]
     flagged = pd.Series(gain.index.isin(top), index=gain.index)
     threshold = float(min(known[who] for who in top)) if top else math.nan
-    reasons = pd.Series(
-        [
-            f"leaving this annotator out raises mean pairwise Spearman by {value:.3f} "
-            f"(among the top {share:.0%} of annotators by that rise)"
-            if bad
-            else None
-            for value, bad in zip(gain, flagged)
-        ],
-        index=gain.index,
-        dtype=object,
+    reasons = _reasons(
+        gain, flagged,
+        lambda value: f"leaving this annotator out raises mean pairwise Spearman by {value:.3f} "
+        f"(among the top {share:.0%} of annotators by that rise)",
     )
     return Flags(values=gain, flagged=flagged, reasons=reasons, threshold=threshold)
 
