@@ -52,8 +52,12 @@ def plain_chunk(article: str, length: int = 40) -> str:
 
 
 class ReCAMPage:
+    """``page`` is a Playwright Page, or a Frame (MTurk's iframe): the mouse is its page's, moved
+    in the top page's coordinates, so selections inside a frame are offset by the frame's box."""
+
     def __init__(self, page):
         self.page = page
+        self.top = page.page if hasattr(page, "parent_frame") else page
 
     @property
     def slug(self) -> str:
@@ -87,12 +91,20 @@ class ReCAMPage:
         boxes = self.page.evaluate(_CHAR_BOXES, [span.start, span.end])
         assert boxes["text"] == span.text
         first, last = boxes["first"], boxes["last"]
-        mouse = self.page.mouse
-        mouse.move(first["left"] + 1, (first["top"] + first["bottom"]) / 2)
+        dx, dy = self._frame_offset()
+        mouse = self.top.mouse
+        mouse.move(dx + first["left"] + 1, dy + (first["top"] + first["bottom"]) / 2)
         mouse.down()
-        mouse.move(last["right"] - 1, (last["top"] + last["bottom"]) / 2, steps=8)
+        mouse.move(dx + last["right"] - 1, dy + (last["top"] + last["bottom"]) / 2, steps=8)
         mouse.up()
         return self.page.input_value("textarea[name=text]")
+
+    def _frame_offset(self) -> tuple[float, float]:
+        """Where the frame's viewport starts in the top page (0, 0 for a page)."""
+        if self.page is self.top or self.page.parent_frame is None:
+            return 0.0, 0.0
+        return tuple(self.page.frame_element().evaluate(
+            "el => {const r = el.getBoundingClientRect(); return [r.left + el.clientLeft, r.top + el.clientTop];}"))
 
     def answer_current_page(self, *, second_choice: str = "none") -> None:
         """Answer whatever page is shown: the gold option, mouse-selected spans, and so on."""
