@@ -31,6 +31,12 @@ ensure_venv() {
     # Skip pip when these exact requirement files were installed already.
     local stamp="$VENV/.installed-$(basename "$requirements")" digest
     digest=$(cat "$requirements" requirements.txt | sha256sum | cut -d' ' -f1)
+    # requirements-dev.txt includes requirements.txt: a venv set up for the tests serves the demo.
+    local dev_stamp="$VENV/.installed-requirements-dev.txt" dev_digest=
+    if [ "$requirements" = requirements.txt ] && [ -f requirements-dev.txt ]; then
+        dev_digest=$(cat requirements-dev.txt requirements.txt | sha256sum | cut -d' ' -f1)
+        [ "$(cat "$dev_stamp" 2>/dev/null)" = "$dev_digest" ] && return 0
+    fi
     if [ "$(cat "$stamp" 2>/dev/null)" != "$digest" ]; then
         say "Installing $requirements into $VENV"
         "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip

@@ -1,5 +1,6 @@
 """The demo set-up a fresh machine gets: a researcher, and for ReCAM and for CoSimLex (Croatian)
-a project, a batch and an invite link."""
+a project, a batch and an invite link; and a small ReCAM batch recruited on MTurk, to publish from
+the admin to the local MTurk-compatible endpoint that ``scripts/demo`` starts."""
 from __future__ import annotations
 
 import secrets
@@ -22,6 +23,15 @@ DEMO_PROJECT = "ReCAM demo"
 DEMO_BATCH = "Demo batch"
 DEMO_KIND = "recam"
 COSIMLEX_DEMO_PROJECT = "CoSimLex demo (Croatian)"
+MTURK_DEMO_BATCH = "MTurk demo batch"
+#: two units of three labelled items, two workers each: $2.40 at the default $0.50 reward
+MTURK_DEMO_ITEMS, MTURK_DEMO_ITEMS_PER_UNIT, MTURK_DEMO_WORKERS = 6, 3, 2
+MTURK_DEMO_SETTINGS = {
+    "title": "Answer reading questions about a news summary (demo)",
+    "description": "Pick the missing word of a summary before and after reading the article, then copy "
+                   "the sentence that supports it. 3 short questions.",
+    "keywords": "reading, comprehension, english, demo",
+}
 
 
 @dataclass(frozen=True)
@@ -41,6 +51,7 @@ class DemoSetup:
     invite: InviteLink
     items_created: int
     others: tuple[DemoProject, ...] = ()
+    mturk_batch: Batch | None = None
 
 
 def demo_researcher_ensure(*, username: str = DEMO_USERNAME, password: str) -> AbstractBaseUser:
@@ -56,7 +67,8 @@ def demo_researcher_ensure(*, username: str = DEMO_USERNAME, password: str) -> A
     return user
 
 
-def demo_load(*, files: Sequence[Path], password: str | None = None, cosimlex_file: Path | None = None) -> DemoSetup:
+def demo_load(*, files: Sequence[Path], password: str | None = None, cosimlex_file: Path | None = None,
+              mturk: bool = True) -> DemoSetup:
     """Create (or find again) everything the demo needs; running it twice changes nothing
     but the password, which is new each time unless one is given."""
     password = password or secrets.token_urlsafe(12)
@@ -66,7 +78,20 @@ def demo_load(*, files: Sequence[Path], password: str | None = None, cosimlex_fi
         others = ()
         if cosimlex_file is not None:
             others = (_demo_project(user, COSIMLEX_DEMO_PROJECT, "cosimlex", "hr", [cosimlex_file], items_per_unit=5),)
-    return DemoSetup(DEMO_USERNAME, password, recam.project, recam.batch, recam.invite, recam.items_created, others)
+        mturk_batch = _demo_mturk_batch(recam.project) if mturk else None
+    return DemoSetup(DEMO_USERNAME, password, recam.project, recam.batch, recam.invite, recam.items_created, others,
+                     mturk_batch)
+
+
+def _demo_mturk_batch(project: Project) -> Batch:
+    """Labelled items only (the quality rules need gold), so the whole loop ends in a review."""
+    found = project.batches.filter(name=MTURK_DEMO_BATCH, channel="mturk").order_by("id").first()
+    if found is not None:
+        return found
+    items = list(project.items.filter(payload__has_key="label").order_by("id")[:MTURK_DEMO_ITEMS])
+    return batch_create(project=project, name=MTURK_DEMO_BATCH, items=items, items_per_unit=MTURK_DEMO_ITEMS_PER_UNIT,
+                        assignments_per_unit=MTURK_DEMO_WORKERS, channel="mturk",
+                        channel_settings=dict(MTURK_DEMO_SETTINGS))
 
 
 def _demo_project(user, name: str, kind: str, language: str, files: Sequence[Path], *, items_per_unit: int) -> DemoProject:

@@ -95,14 +95,18 @@ def test_release_abandoned_command_and_task():
 
 def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
     settings.PUBLIC_BASE_URL = "http://demo.test:8000"
+    settings.MTURK_ENDPOINT, settings.MTURK_LOCAL_URL = "local", "http://127.0.0.1:8765"
     first = run("load_demo")
     second = run("load_demo", "--password", "s3cret-demo-pw")
     project = Project.objects.get(kind="recam")
     assert project.items.count() == 25
     cosimlex = Project.objects.get(kind="cosimlex")
     assert (cosimlex.language, cosimlex.items.count()) == ("hr", 60)
-    assert Batch.objects.count() == 2 and InviteLink.objects.count() == 2
-    batch = Batch.objects.get(project=project)
+    assert Batch.objects.count() == 3 and InviteLink.objects.count() == 2
+    batch = Batch.objects.get(project=project, channel="invite")
+    mturk = Batch.objects.get(project=project, channel="mturk")
+    assert (mturk.units.count(), mturk.assignments_per_unit) == (2, 2)
+    assert all("label" in item.payload for item in Item.objects.filter(unit_items__unit__batch=mturk))  # gold for the quality rules before review
     assert (batch.items_per_unit, batch.assignments_per_unit) == (3, 3)
     invite = InviteLink.objects.get(batch=batch)
     cosimlex_invite = InviteLink.objects.get(batch__project=cosimlex)
@@ -110,6 +114,8 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
         assert "http://demo.test:8000/admin/" in out and "Username:    researcher" in out
         assert f"http://demo.test:8000/i/{invite.token}/" in out
         assert f"http://demo.test:8000/i/{cosimlex_invite.token}/" in out and "CoSimLex demo (Croatian)" in out
+        assert "tick it at http://demo.test:8000/admin/annotation/batch/ and run “Publish to MTurk”" in out
+        assert "MTurk workers: http://127.0.0.1:8765/worker/ (the local MTurk endpoint)" in out
     user = get_user_model().objects.get(username="researcher")
     assert user.is_superuser and user.check_password("s3cret-demo-pw")
     printed = [line.split()[-1] for line in first.splitlines() if line.startswith("Password:")]

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
 
+from annotation.models import Batch
 from annotation.selectors import invite_url
 from annotation.services.demo import demo_load
 
@@ -22,7 +23,8 @@ class Command(BaseCommand):
     help = (
         "Set up the demo: a researcher superuser; a ReCAM project loaded from the sample data with a batch "
         "(3 items per unit, 3 annotators per item) and an invite link; and a Croatian CoSimLex project "
-        "likewise (5 items per unit). Safe to run again."
+        "likewise (5 items per unit); and a ReCAM batch of 2 units recruited on MTurk, to publish from the admin. "
+        "Safe to run again."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -60,4 +62,19 @@ class Command(BaseCommand):
                 f"Demo project {other.project.pk}: {other.project.name} ({other.project.items.count()} items)",
                 f"Invite link: {invite_url(other.invite.token, base_url=base)}",
             ]
+        if demo.mturk_batch is not None:
+            lines += mturk_lines(demo.mturk_batch, base)
         self.stdout.write(self.style.SUCCESS("\n".join(lines)))
+
+
+def mturk_lines(batch: Batch, base: str) -> list[str]:
+    """Where to publish the MTurk batch, and where its workers go (the local endpoint's site)."""
+    changelist = base + reverse("admin:annotation_batch_changelist")
+    lines = [f"MTurk batch: “{batch.name}” ({batch.units.count()} HITs × {batch.assignments_per_unit} workers): "
+             f"tick it at {changelist} and run “Publish to MTurk”"]
+    if settings.MTURK_ENDPOINT == "local":
+        lines.append(f"MTurk workers: {settings.MTURK_LOCAL_URL.rstrip('/')}/worker/ (the local MTurk endpoint)")
+    else:
+        lines.append(f"MTurk endpoint: {settings.MTURK_ENDPOINT} (publishing there needs AWS keys and an HTTPS "
+                     "PUBLIC_BASE_URL)")
+    return lines

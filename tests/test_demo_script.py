@@ -1,0 +1,126 @@
+"""`scripts/demo`, the front door, run as a researcher runs it: it starts the local MTurk endpoint
+and gunicorn, prints the login, publishing the demo's MTurk batch from the admin reaches the
+endpoint, and a TERM stops both servers.
+
+It runs in this test run's virtualenv (VENV), on its own SQLite file, ports and state file, so it
+touches nothing of a demo you may be running.
+"""
+from __future__ import annotations
+
+import http.cookiejar
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import boto3
+import pytest
+from botocore.config import Config
+from django.conf import settings
+
+PASSWORD = "demo-script-test-pw"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+        return True
+    except OSError:
+        return False
+
+
+def wait_for(check, what: str, seconds: float, log: Path) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} within {seconds:.0f} s; scripts/demo printed:\n{log.read_text()[-4000:]}")
+        time.sleep(0.25)
+
+
+class Browser:
+    """Just enough of a browser for the admin: cookies, CSRF token, form posts."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+
+    def get(self, path: str) -> str:
+        with self.opener.open(self.base + path, timeout=30) as response:
+            return response.read().decode()
+
+    def post(self, path: str, data: dict | list) -> str:
+        token = next(c.value for c in self.jar if c.name == "csrftoken")
+        fields = list(data.items()) if isinstance(data, dict) else list(data)
+        body = urllib.parse.urlencode([*fields, ("csrfmiddlewaretoken", token)]).encode()
+        request = urllib.request.Request(self.base + path, body, headers={"Referer": self.base + path})
+        with self.opener.open(request, timeout=60) as response:
+            return response.read().decode()
+
+
+@pytest.fixture
+def demo(tmp_path):
+    port, mturk_port = free_port(), free_port()
+    log = tmp_path / "demo.log"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("MTURK_", "CELERY_", "AWS_")) and k not in ("PUBLIC_BASE_URL", "DATABASE_URL")}
+    env.update(VENV=sys.prefix, HOST="127.0.0.1", PORT=str(port), MTURK_PORT=str(mturk_port),
+               MTURK_STATE=str(tmp_path / "mturk.sqlite3"), DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+               STATIC_ROOT=str(tmp_path / "static"), DEMO_PASSWORD=PASSWORD, WEB_CONCURRENCY="2")
+    with log.open("wb") as out:
+        process = subprocess.Popen(["bash", "scripts/demo"], cwd=settings.BASE_DIR, env=env, stdout=out,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_for(lambda: "Serving on" in log.read_text() and listening(port), "the demo did not serve", 180, log)
+        yield {"process": process, "port": port, "mturk_port": mturk_port, "log": log}
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def test_demo_serves_the_platform_and_the_local_mturk_endpoint_and_stops_both(demo):
+    port, mturk_port, log = demo["port"], demo["mturk_port"], demo["log"]
+    base, mturk = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{mturk_port}"
+    printed = log.read_text()
+    assert "Username:    researcher" in printed and f"Password:    {PASSWORD}" in printed
+    assert f"MTurk workers: {mturk}/worker/ (the local MTurk endpoint)" in printed
+
+    with urllib.request.urlopen(mturk + "/worker/", timeout=10) as page:
+        assert "Local MTurk worker site" in page.read().decode()
+
+    # the researcher publishes the demo's MTurk batch from the admin; the HITs appear on the endpoint
+    admin = Browser(base)
+    admin.get("/admin/login/")
+    assert "Site administration" in admin.post("/admin/login/?next=/admin/", {
+        "username": "researcher", "password": PASSWORD, "next": "/admin/"})
+    changelist = admin.get("/admin/annotation/batch/")
+    batch_pk = re.search(r'href="/admin/annotation/batch/(\d+)/change/">MTurk demo batch<', changelist).group(1)
+    action = {"action": "publish_to_mturk", "_selected_action": batch_pk}
+    confirm = admin.post("/admin/annotation/batch/", action)
+    assert re.search(r'id="mturk-total">\$2\.40<', confirm)
+    done = admin.post("/admin/annotation/batch/", {**action, "post": "yes"})
+    assert "Publishing “MTurk demo batch”" in done
+
+    requester = boto3.client("mturk", region_name="us-east-1", endpoint_url=mturk, aws_access_key_id="local",
+                             aws_secret_access_key="local", config=Config(retries={"max_attempts": 1}))
+    hits = requester.list_hits()["HITs"]
+    assert len(hits) == 2 and {h["MaxAssignments"] for h in hits} == {2}
+    assert all(f"{base}/mturk/" in h["Question"] for h in hits)
+
+    # a TERM (like Ctrl-C) stops the script and both servers
+    os.kill(demo["process"].pid, signal.SIGTERM)
+    demo["process"].wait(timeout=60)
+    wait_for(lambda: not listening(port) and not listening(mturk_port), "both servers did not stop", 30, log)
