@@ -7,7 +7,7 @@ from django.db import InterfaceError, OperationalError
 from annotation.channels import ChannelUnavailable
 from annotation.models import Batch, MTurkPublishJob
 from annotation.services.assignments import assignments_release_abandoned
-from annotation.services.mturk_publish import job_transient_failures, mturk_publish_run
+from annotation.services.mturk_publish import job_transient_failures, mturk_publish_run, mturk_publish_watchdog
 from annotation.services.mturk_sync import mturk_sync_batch, mturk_sync_open_batches
 
 TRANSIENT = (OperationalError, InterfaceError)
@@ -45,3 +45,10 @@ def sync_mturk_batch(batch_id: int) -> dict:
 def sync_mturk() -> list[dict]:
     """The periodic sync of every open MTurk batch (CELERY_BEAT_SCHEDULE, MTURK_SYNC_SECONDS)."""
     return [report.as_dict() for report in mturk_sync_open_batches()]
+
+
+@shared_task(name="annotation.tasks.mturk_publish_watchdog", autoretry_for=TRANSIENT, retry_backoff=True,
+             max_retries=3)
+def mturk_publish_watchdog_task() -> dict:
+    """The periodic check for stuck publish jobs (CELERY_BEAT_SCHEDULE, MTURK_WATCHDOG_SECONDS)."""
+    return mturk_publish_watchdog().as_dict()

@@ -137,6 +137,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotation.tasks.sync_mturk",
         "schedule": env.int("MTURK_SYNC_SECONDS", default=300),
     },
+    "mturk-publish-watchdog": {
+        "task": "annotation.tasks.mturk_publish_watchdog",
+        "schedule": env.int("MTURK_WATCHDOG_SECONDS", default=300),
+    },
 }
 
 # --- Platform settings ----------------------------------------------------------------
@@ -163,3 +167,8 @@ AWS_SECRET_ACCESS_KEY = env.str("AWS_SECRET_ACCESS_KEY", default="")
 # botocore retries (throttling, ServiceFault, 5xx, lost connections): standard or adaptive.
 MTURK_RETRY_MODE = env.str("MTURK_RETRY_MODE", default="standard")
 MTURK_MAX_ATTEMPTS = env.int("MTURK_MAX_ATTEMPTS", default=5)
+# A publish job with no progress this long is stuck (its worker died, its message was lost): the
+# watchdog sends it to the workers again, at most MTURK_PUBLISH_MAX_DISPATCHES times in all,
+# then marks it failed. Longer than the task's own retry back-off (at most 5 minutes a wait).
+MTURK_PUBLISH_STALE_MINUTES = env.int("MTURK_PUBLISH_STALE_MINUTES", default=15)
+MTURK_PUBLISH_MAX_DISPATCHES = env.int("MTURK_PUBLISH_MAX_DISPATCHES", default=3)

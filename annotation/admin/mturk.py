@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
@@ -21,7 +22,9 @@ from annotation.channels import ChannelError, HitSettings, HitSettingsError, hit
 from annotation.channels.mturk_settings import default_texts
 from annotation.models import Batch, MTurkHit, MTurkPublishJob, MTurkSubmission
 from annotation.services.mturk_hits import mturk_assignments_add, mturk_hits_expire, mturk_hits_extend
-from annotation.services.mturk_publish import PublishRefused, mturk_balance, mturk_cost_estimate, mturk_publish_request
+from annotation.services.mturk_publish import (
+    PublishRefused, job_stale_minutes, mturk_balance, mturk_cost_estimate, mturk_publish_request,
+)
 from annotation.services.mturk_review import (
     ReviewError, decisions_for, mturk_block, mturk_bonus, mturk_grant_qualification, mturk_message, mturk_review_apply,
 )
@@ -136,6 +139,11 @@ class MTurkBatchActions:
         if job is not None:
             lines.append(format_html("Publish job #{}: {} ({} of {} units){}", job.pk, job.get_status_display(),
                                      job.done, job.total, f" — {job.error}" if job.error else ""))
+            stale = job_stale_minutes(job)
+            if stale is not None:
+                lines.append(format_html("No progress for {} minutes: the watchdog sends the job to the workers again "
+                                         "(sent {} of {} times), then marks it failed.", stale, job.dispatches,
+                                         settings.MTURK_PUBLISH_MAX_DISPATCHES))
             if job.failures:
                 lines.append(format_html("Failed units: <ul>{}</ul>", format_html_join(
                     "", "<li>unit #{}: {}</li>", ((f["position"], f["reason"]) for f in job.failures))))
@@ -270,11 +278,12 @@ class MTurkBatchActions:
 
 @admin.register(MTurkPublishJob)
 class MTurkPublishJobAdmin(ReadOnlyAdmin):
-    list_display = ("id", "batch", "status", "done", "total", "created_by", "created_at", "finished_at")
+    list_display = ("id", "batch", "status", "done", "total", "dispatches", "progress_at", "created_by", "created_at",
+                    "finished_at")
     list_filter = ("status", "batch__project")
     list_select_related = ("batch", "created_by")
-    fields = ("batch", "status", "done", "total", "failures", "error", "base_url", "celery_task_id", "created_by",
-              "created_at", "started_at", "finished_at")
+    fields = ("batch", "status", "done", "total", "failures", "error", "base_url", "celery_task_id", "dispatches",
+              "progress_at", "created_by", "created_at", "started_at", "finished_at")
     readonly_fields = fields
 
 

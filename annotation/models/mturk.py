@@ -26,6 +26,10 @@ class MTurkPublishJob(models.Model):
     )
     error = models.TextField(blank=True, help_text="Why the whole job stopped (e.g. the balance).")
     celery_task_id = models.CharField(max_length=255, blank=True)
+    dispatches = models.PositiveIntegerField(
+        default=1, help_text="Times the job was handed to the Celery workers (the watchdog resends a stuck one).")
+    progress_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last sign of life: every unit published or failed saves it.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

@@ -1,12 +1,16 @@
-"""Publishing a batch on MTurk: the cost estimate, the balance check, and the publish job that
-makes one HIT per unit with progress n of N (run by the ``publish_batch`` task)."""
+"""Publishing a batch on MTurk: the cost estimate, the balance check, the publish job that
+makes one HIT per unit with progress n of N (run by the ``publish_batch`` task), and the
+watchdog that resends a job stuck after its worker died."""
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from annotation.channels import ChannelError, ChannelUnavailable, HitSettingsError, get_channel
@@ -175,7 +179,71 @@ def job_transient_failures(job: MTurkPublishJob) -> bool:
     return any(f.get("transient") for f in job.failures or [])
 
 
+def job_stale_minutes(job: MTurkPublishJob, now: datetime | None = None) -> int | None:
+    """Minutes without progress of an open job that counts as stuck, else None."""
+    if not job.open:
+        return None
+    idle = (now or timezone.now()) - (job.progress_at or job.created_at)
+    return int(idle.total_seconds() // 60) if idle >= _stale_after() else None
+
+
+def _stale_after() -> timedelta:
+    return timedelta(minutes=settings.MTURK_PUBLISH_STALE_MINUTES)
+
+
+@dataclass
+class WatchdogReport:
+    resent: list[int] = field(default_factory=list)  # job ids sent to the workers again
+    failed: list[int] = field(default_factory=list)  # job ids given up on
+
+    def as_dict(self) -> dict[str, list[int]]:
+        return {"resent": self.resent, "failed": self.failed}
+
+
+def mturk_publish_watchdog(*, now: datetime | None = None, queue: str | None = None) -> WatchdogReport:
+    """Resend publish jobs that made no progress for MTURK_PUBLISH_STALE_MINUTES.
+
+    A job stays pending or running when its worker died and the broker did not redeliver the
+    message (or redelivers it only after its visibility timeout, an hour on Redis), or when its
+    message was lost. Resending is safe: every HIT's request token is fixed, so a second runner
+    finds the HITs already made. After MTURK_PUBLISH_MAX_DISPATCHES sends in all the job is
+    marked failed with what to check; publishing the batch again resumes it.
+    """
+    from annotation import tasks
+
+    now = now or timezone.now()
+    cutoff, limit = now - _stale_after(), settings.MTURK_PUBLISH_MAX_DISPATCHES
+    report = WatchdogReport()
+    open_jobs = MTurkPublishJob.objects.filter(status__in=[MTurkPublishJob.Status.PENDING,
+                                                          MTurkPublishJob.Status.RUNNING])
+    stuck = open_jobs.filter(Q(progress_at__lt=cutoff) | Q(progress_at__isnull=True, created_at__lt=cutoff))
+    for pk in stuck.values_list("pk", flat=True):
+        with transaction.atomic():
+            job = stuck.select_for_update().filter(pk=pk).first()
+            if job is None:  # progressed, finished or handled by another watchdog meanwhile
+                continue
+            minutes = job_stale_minutes(job, now)
+            if job.dispatches >= limit:
+                _finish(job, status=MTurkPublishJob.Status.FAILED, error=(
+                    f"No progress for {minutes} minutes after {job.dispatches} sends to the Celery workers: is a "
+                    "worker running (celery -A config worker) and reaching the broker? Publishing the batch again "
+                    "resumes with the units still without a HIT."))
+                report.failed.append(job.pk)
+                continue
+            task_id = str(uuid.uuid4())
+            _save(job, celery_task_id=task_id, dispatches=job.dispatches + 1, error=(
+                f"No progress for {minutes} minutes (its worker may have died): sent to the workers again "
+                f"({job.dispatches + 1} of {limit} sends)."))
+            options = {"task_id": task_id, **({"queue": queue} if queue else {})}
+            transaction.on_commit(lambda job_pk=job.pk, options=options: tasks.publish_batch.apply_async(
+                args=[job_pk], **options), robust=True)
+            report.resent.append(job.pk)
+    return report
+
+
 def _save(job: MTurkPublishJob, **values) -> None:
+    """Save these fields of the job; every save is a sign of life for the watchdog."""
+    values.setdefault("progress_at", timezone.now())
     MTurkPublishJob.objects.filter(pk=job.pk).update(**values)
     for name, value in values.items():
         setattr(job, name, value)

@@ -1,11 +1,16 @@
 """Publish and sync in a real Celery worker process; a worker killed in the middle of
-publishing, and a re-run that ends with every unit published exactly once."""
+publishing, and the watchdog's re-run that ends with every unit published exactly once."""
 import os
 import time
 
+from datetime import timedelta
+
 import pytest
+from django.conf import settings
+from django.utils import timezone
 
 from annotation.models import MTurkHit, MTurkPublishJob, MTurkSubmission
+from annotation.services.mturk_publish import mturk_publish_watchdog
 from tests.worker import broker_reachable
 
 from .conftest import BASE_URL, do_work, hit_rows, mturk_batch
@@ -63,10 +68,16 @@ def test_killed_worker_then_rerun_publishes_every_unit_exactly_once(mturk_settin
     assert job.status == "running" and 2 <= job.done < 6 and made < 6
     assert MTurkHit.objects.filter(unit__batch=batch).count() < made  # a HIT exists that we never recorded
 
+    # nobody redelivers the dead worker's message (on Redis not for an hour): the watchdog sees
+    # no progress for MTURK_PUBLISH_STALE_MINUTES and sends the job to a live worker again
     server.faults.clear()
+    assert mturk_publish_watchdog().resent == []  # not stale yet
+    later = timezone.now() + timedelta(minutes=settings.MTURK_PUBLISH_STALE_MINUTES + 1)
     with mturk_worker(server.url, tmp_path) as second:
-        result = publish_batch.apply_async(args=[job.pk], queue=second.queue).get(timeout=90)
-    assert result["status"] == "done" and result["done"] == 6
+        assert mturk_publish_watchdog(now=later, queue=second.queue).resent == [job.pk]
+        wait_for(lambda: MTurkPublishJob.objects.get(pk=job.pk).status == "done", timeout=90)
+    job.refresh_from_db()
+    assert (job.done, job.dispatches, job.error) == (6, 2, "")
 
     hits = hit_rows(server)
     units = list(batch.units.order_by("position"))

@@ -4,6 +4,7 @@
     manage.py mturk publish 7 [--base-url https://annotate.example.org] [--yes]
     manage.py mturk sync [7]
     manage.py mturk review 7 --reject-feedback "..." [--approve-feedback "..."]
+    manage.py mturk watchdog
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotation.channels import ChannelError
 from annotation.models import MTurkPublishJob
 from annotation.services.mturk_publish import (
-    PublishRefused, check_balance, mturk_cost_estimate, mturk_publish_request,
+    PublishRefused, check_balance, mturk_cost_estimate, mturk_publish_request, mturk_publish_watchdog,
 )
 from annotation.services.mturk_review import ReviewError, decisions_for, mturk_review_apply
 from annotation.services.mturk_sync import mturk_sync_batch, mturk_sync_open_batches
@@ -33,6 +34,7 @@ class Command(BaseCommand):
         add_base_url_argument(publish)
         sync = sub.add_parser("sync", help="Sync one batch, or every open MTurk batch.")
         sync.add_argument("batch", type=int, nargs="?")
+        sub.add_parser("watchdog", help="Resend publish jobs stuck without progress; give up after the last try.")
         review = sub.add_parser("review", help="Approve kept / reject dropped work (quality decisions).")
         review.add_argument("batch", type=int)
         review.add_argument("--reject-feedback", required=True, help="What rejected workers are told.")
@@ -68,6 +70,15 @@ class Command(BaseCommand):
         reports = [mturk_sync_batch(batch=batch_or_error(batch))] if batch else mturk_sync_open_batches()
         for report in reports:
             self.stdout.write(f"Batch {report.batch}: {report.summary()}")
+
+    def do_watchdog(self, **_) -> None:
+        report = mturk_publish_watchdog()
+        for pk in report.resent:
+            self.stdout.write(f"Job #{pk}: no progress; sent to the workers again.")
+        for pk in report.failed:
+            self.stdout.write(f"Job #{pk}: no progress after the last try; marked failed.")
+        if not (report.resent or report.failed):
+            self.stdout.write("No stuck publish jobs.")
 
     def do_review(self, *, batch: int, reject_feedback: str, approve_feedback: str, **_) -> None:
         target = batch_or_error(batch)
