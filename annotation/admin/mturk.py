@@ -19,11 +19,12 @@ from django.utils.safestring import SafeString
 
 from annotation import tasks
 from annotation.channels import ChannelError, HitSettings, HitSettingsError, hit_settings_parse
+from annotation.channels.mturk import hit_units
 from annotation.channels.mturk_settings import default_texts
 from annotation.models import Batch, MTurkHit, MTurkPublishJob, MTurkSubmission
 from annotation.services.mturk_hits import mturk_assignments_add, mturk_hits_expire, mturk_hits_extend
 from annotation.services.mturk_publish import (
-    PublishRefused, job_stale_minutes, mturk_balance, mturk_cost_estimate, mturk_publish_request,
+    PublishRefused, consistency_lead_count, job_stale_minutes, mturk_balance, mturk_cost_estimate, mturk_publish_request,
 )
 from annotation.services.mturk_review import (
     ReviewError, decisions_for, mturk_block, mturk_bonus, mturk_grant_qualification, mturk_message, mturk_review_apply,
@@ -134,8 +135,11 @@ class MTurkBatchActions:
         if batch.channel != "mturk":
             return "—"
         job = batch.mturk_jobs.first()
-        lines = [format_html("{} of {} units published as HITs.", batch.units.exclude(channel_ref="").count(),
-                             batch.units.count())]
+        units = hit_units(batch)
+        lines = [format_html("{} of {} units published as HITs.", units.exclude(channel_ref="").count(), units.count())]
+        lead = consistency_lead_count(batch)
+        if lead:
+            lines.append(format_html("The {} consistency items come first in each worker's first HIT.", lead))
         if job is not None:
             lines.append(format_html("Publish job #{}: {} ({} of {} units){}", job.pk, job.get_status_display(),
                                      job.done, job.total, f" — {job.error}" if job.error else ""))

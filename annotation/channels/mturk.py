@@ -58,6 +58,12 @@ def publish_token(batch: "Batch", unit: "Unit", round_: int) -> str:
     return mturk.unique_request_token("publish", batch.pk, batch.created_at.isoformat(), unit.pk, round_)
 
 
+def hit_units(batch: "Batch"):
+    """The units published as HITs: all but the every-annotator (consistency) unit, whose items
+    lead each worker's first HIT of the batch instead (``assignment_open_for_channel``)."""
+    return batch.units.filter(every_annotator=False)
+
+
 def unit_refs(unit: "Unit") -> set[str]:
     """Every HIT id the unit was published as."""
     return {*unit.mturk_hits.values_list("hit_id", flat=True), unit.channel_ref} - {""}
@@ -126,7 +132,7 @@ class MTurkChannel(Channel):
         refs: dict[int, str] = {}
         failed: dict[int, str] = {}
         retryable: set[int] = set()
-        for unit in batch.units.order_by("position"):
+        for unit in hit_units(batch).order_by("position"):
             ref, reason = unit.channel_ref, None
             if not ref:
                 try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import timedelta
+from typing import Sequence
 
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, OuterRef, Q
@@ -131,7 +132,8 @@ def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
         return _assign(unit, annotator)
 
 
-def _assign(unit: Unit, annotator: Annotator) -> Assignment:
+def _assign(unit: Unit, annotator: Annotator, lead: Sequence[int] = ()) -> Assignment:
+    """A new assignment of the unit; ``lead`` items (ids) come first, before the unit's own."""
     items = list(UnitItem.objects.filter(unit=unit).order_by("position").values_list("item_id", "position"))
     try:
         with transaction.atomic():
@@ -139,9 +141,26 @@ def _assign(unit: Unit, annotator: Annotator) -> Assignment:
     except IntegrityError:
         raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!")) from None
     Response.objects.bulk_create(
-        [Response(assignment=assignment, item_id=item_id, position=pos) for item_id, pos in items]
+        [Response(assignment=assignment, item_id=item_id, position=n) for n, item_id in enumerate(lead)]
+        + [Response(assignment=assignment, item_id=item_id, position=len(lead) + pos) for item_id, pos in items]
     )
     return assignment
+
+
+def _consistency_lead(batch: Batch, annotator: Annotator) -> list[int]:
+    """The items of the batch's every-annotator unit this annotator has not answered yet.
+
+    A channel that hands out single units (an MTurk HIT) cannot send a worker to that unit
+    first, so its items lead the worker's first unit instead: every worker still rates the
+    consistency set, before anything else, as the invite-link flow does.
+    """
+    had = Response.objects.filter(assignment__annotator=annotator).values("item_id")
+    return list(
+        UnitItem.objects.filter(unit__batch=batch, unit__every_annotator=True)
+        .exclude(item_id__in=had)
+        .order_by("unit__position", "position")
+        .values_list("item_id", flat=True)
+    )
 
 
 def assignment_reclaim(*, assignment: Assignment) -> bool:
@@ -169,8 +188,9 @@ def assignment_open_for_channel(*, unit: Unit, annotator: Annotator, channel_ass
     """The assignment of a unit the channel handed out itself (an accepted MTurk HIT).
 
     The channel decides who takes a slot; we still keep our own rules: nobody gets an item
-    twice, nor (exclusive groups) a second item of a group. Opening it again (a reload, or a
-    HIT returned and accepted again under a new assignment id) gives back the same assignment.
+    twice, nor (exclusive groups) a second item of a group, and the batch's consistency set
+    comes first, inside the annotator's first unit. Opening it again (a reload, or a HIT
+    returned and accepted again under a new assignment id) gives back the same assignment.
     """
     with transaction.atomic():
         Batch.objects.select_for_update().filter(pk=unit.batch_id).first()
@@ -190,7 +210,8 @@ def assignment_open_for_channel(*, unit: Unit, annotator: Annotator, channel_ass
                 "You have already worked on these items, or on items that must go to other people "
                 "(for example the other context of a word pair). Please return this task."
             ))
-        assignment = _assign(unit, annotator)
+        lead = [] if unit.every_annotator else _consistency_lead(unit.batch, annotator)
+        assignment = _assign(unit, annotator, lead)
         Assignment.objects.filter(pk=assignment.pk).update(channel_assignment_id=channel_assignment_id)
         assignment.channel_assignment_id = channel_assignment_id
         return assignment

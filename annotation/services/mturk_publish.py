@@ -14,7 +14,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotation.channels import ChannelError, ChannelUnavailable, HitSettingsError, get_channel
-from annotation.models import Batch, MTurkPublishJob, Unit
+from annotation.channels.mturk import hit_units
+from annotation.models import Batch, MTurkPublishJob, Unit, UnitItem
 
 SLUG = "mturk"
 
@@ -33,6 +34,7 @@ class CostEstimate:
     fee: Decimal  # per assignment
     masters: bool
     balance: Decimal | None = None
+    lead_items: int = 0  # consistency items each worker's first HIT also holds
 
     @property
     def assignments(self) -> int:
@@ -84,9 +86,15 @@ def mturk_cost_estimate(*, batch: Batch, with_balance: bool = True, units: int |
     hs = channel.settings_for(batch)
     per_unit = assignments_per_unit or batch.assignments_per_unit
     cost = channel.unit_cost(batch, max_assignments=max_assignments or per_unit)
-    count = units if units is not None else batch.units.filter(channel_ref="").count()
+    count = units if units is not None else hit_units(batch).filter(channel_ref="").count()
     return CostEstimate(units=count, assignments_per_unit=per_unit, reward=cost.reward, fee=cost.fee,
-                        masters=hs.masters, balance=channel.balance() if with_balance else None)
+                        masters=hs.masters, balance=channel.balance() if with_balance else None,
+                        lead_items=consistency_lead_count(batch))
+
+
+def consistency_lead_count(batch: Batch) -> int:
+    """How many consistency items lead each worker's first HIT (the every-annotator unit's)."""
+    return UnitItem.objects.filter(unit__batch=batch, unit__every_annotator=True).count()
 
 
 def mturk_balance() -> Decimal:
@@ -126,8 +134,8 @@ def mturk_publish_request(*, batch: Batch, base_url: str, by=None) -> MTurkPubli
             _save(job, celery_task_id=task_id)
         else:
             job = MTurkPublishJob.objects.create(
-                batch=batch, base_url=base_url.rstrip("/"), total=batch.units.count(),
-                done=batch.units.exclude(channel_ref="").count(), created_by=by, celery_task_id=task_id,
+                batch=batch, base_url=base_url.rstrip("/"), total=hit_units(batch).count(),
+                done=hit_units(batch).exclude(channel_ref="").count(), created_by=by, celery_task_id=task_id,
             )
     transaction.on_commit(lambda: tasks.publish_batch.apply_async(args=[job.pk], task_id=task_id), robust=True)
     return job
@@ -147,7 +155,7 @@ def mturk_publish_run(*, job: MTurkPublishJob) -> MTurkPublishJob:
         return job
     batch = Batch.objects.select_related("project").get(pk=job.batch_id)
     _save(job, status=MTurkPublishJob.Status.RUNNING, started_at=job.started_at or timezone.now(),
-          total=batch.units.count(), error="")
+          total=hit_units(batch).count(), error="")
     try:
         check_balance(mturk_cost_estimate(batch=batch))
     except ChannelUnavailable as exc:
@@ -161,7 +169,7 @@ def mturk_publish_run(*, job: MTurkPublishJob) -> MTurkPublishJob:
         if reason is not None:
             failures.append({"unit": unit.pk, "position": unit.position, "reason": reason,
                              "transient": False})
-        _save(job, done=batch.units.exclude(channel_ref="").count(), failures=failures)
+        _save(job, done=hit_units(batch).exclude(channel_ref="").count(), failures=failures)
 
     try:
         result = get_channel(SLUG).publish(batch, base_url=job.base_url, on_unit=progress)
