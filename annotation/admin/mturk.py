@@ -27,7 +27,8 @@ from annotation.services.mturk_publish import (
     PublishRefused, consistency_lead_count, job_stale_minutes, mturk_balance, mturk_cost_estimate, mturk_publish_request,
 )
 from annotation.services.mturk_review import (
-    ReviewError, decisions_for, mturk_block, mturk_bonus, mturk_grant_qualification, mturk_message, mturk_review_apply,
+    ReviewError, decisions_for, mturk_block, mturk_bonus, mturk_grant_qualification, mturk_message,
+    mturk_reject_unverified, mturk_review_apply, unverified_pending,
 )
 
 from .common import request_base_url
@@ -80,6 +81,8 @@ class AddAssignmentsForm(forms.Form):
 class ReviewForm(forms.Form):
     OPERATIONS = [
         ("review", "Approve the kept annotators' work, reject the dropped annotators' work"),
+        ("reject_unverified", "Reject unverified submissions (forged, or not done on our pages) before MTurk "
+                              "approves them"),
         ("bonus", "Pay a bonus"), ("message", "Send a message"), ("block", "Block workers"),
         ("grant", "Grant the private qualification"),
     ]
@@ -100,7 +103,7 @@ class ReviewForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         op = data.get("operation")
-        needed = {"review": ["reject_feedback"], "bonus": ["amount", "text", "label"], "message": ["subject", "text"],
+        needed = {"review": ["reject_feedback"], "reject_unverified": ["reject_feedback"], "bonus": ["amount", "text", "label"], "message": ["subject", "text"],
                   "block": ["text"], "grant": []}.get(op, [])
         for name in needed:
             if not data.get(name):
@@ -156,6 +159,11 @@ class MTurkBatchActions:
         url = reverse("admin:annotation_mturksubmission_changelist") + f"?batch__id__exact={batch.pk}"
         lines.append(format_html('Submissions: {} verified, <a href="{}">{} flagged</a>.', counts["ok"],
                                  url + "&verified__exact=0", counts["flagged"]))
+        pending = unverified_pending(batch).count()
+        if pending:
+            lines.append(format_html(
+                "<strong>{} unverified submission(s) still Submitted on MTurk</strong>: MTurk approves and pays them "
+                "when the auto-approval delay runs out unless you reject them (Review → Reject unverified).", pending))
         return format_html_join("", "<div>{}</div>", ((line,) for line in lines))
 
     @admin.action(description="Publish to MTurk (shows the cost first)", permissions=["change"])
@@ -261,6 +269,8 @@ class MTurkBatchActions:
     @staticmethod
     def _review(batch: Batch, decisions, data: dict[str, Any]) -> str:
         op, who = data["operation"], data["who"]
+        if op == "reject_unverified":
+            return mturk_reject_unverified(batch=batch, feedback=data["reject_feedback"]).summary() + "."
         if decisions is None and (op == "review" or who != "all"):
             raise ReviewError("there are no quality decisions for this batch's project: run the quality rules first")
         if op == "review":

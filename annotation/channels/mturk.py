@@ -242,6 +242,11 @@ class MTurkChannel(Channel):
         with translated():
             mturk.reject_assignment(self.client(), assignment.channel_assignment_id, feedback=feedback)
 
+    def reject_ref(self, ref: str, *, feedback: str) -> None:
+        """Reject an MTurk assignment by its id: also one with no assignment of ours (forged)."""
+        with translated():
+            mturk.reject_assignment(self.client(), ref, feedback=feedback)
+
     def bonus(self, assignment: "Assignment", *, amount: str, reason: str, request_token: str = "") -> None:
         ref = assignment.channel_assignment_id
         token = request_token or mturk.unique_request_token("bonus", ref, amount, reason)

@@ -108,6 +108,37 @@ def mturk_review_apply(*, batch: Batch, decisions: Decisions, reject_feedback: s
     return report
 
 
+def mturk_reject_unverified(*, batch: Batch, feedback: str, sync: bool = True) -> ReviewReport:
+    """Reject what MTurk holds as Submitted but sync could not verify (a forged completion
+    token, no or unfinished answers on our pages, another worker or HIT).
+
+    The review above never approves such work, but MTurk approves and pays every assignment
+    still Submitted when the HIT's auto-approval delay runs out; rejecting it is the only way
+    it is not paid. Safe to repeat: reviewed submissions are left alone.
+    """
+    if not feedback.strip():
+        raise ReviewError("rejecting needs feedback: the worker is told why")
+    if sync:
+        mturk_sync_batch(batch=batch)
+    channel = get_channel(batch.channel)
+    report = ReviewReport()
+    for sub in unverified_pending(batch).order_by("id"):
+        try:
+            channel.reject_ref(sub.mturk_assignment_id, feedback=feedback)
+        except ChannelError as exc:
+            report.failed[sub.mturk_assignment_id] = str(exc)
+            continue
+        _reviewed(sub, approved=False, feedback=feedback)
+        report.rejected += 1
+    return report
+
+
+def unverified_pending(batch: Batch):
+    """Unverified submissions MTurk still holds as Submitted (it will approve them in time)."""
+    return MTurkSubmission.objects.filter(batch=batch, verified=False, mturk_status="Submitted",
+                                          review=MTurkSubmission.Review.NONE)
+
+
 def _not_reviewable(sub: MTurkSubmission, keep: bool | None) -> str:
     if not sub.verified or sub.assignment is None:
         return f"not verified: {sub.problem or 'no assignment of ours'}"

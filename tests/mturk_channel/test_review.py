@@ -159,3 +159,48 @@ def test_grant_private_qualification_to_kept_workers_and_require_it(reviewed, se
                                                 (hit["hit_type_id"],))[0])
     assert requirements[-1] == {"QualificationTypeId": type_id, "Comparator": "Exists",
                                 "ActionsGuarded": "DiscoverPreviewAndAccept"}
+
+
+def test_unverified_submissions_are_rejected_before_mturk_approves_them(reviewed, server, admin_client):
+    """Review never approves unverified work, but MTurk pays what is still Submitted when the
+    auto-approval delay runs out: rejecting the forged and the orphan is the way to not pay."""
+    from django.urls import reverse
+
+    from annotation.services.mturk_review import ReviewError, mturk_reject_unverified
+
+    batch, work = reviewed
+    change = reverse("admin:annotation_batch_change", args=[batch.pk])
+    review_apply(batch=batch, reject_feedback=FEEDBACK)  # syncs; 2 flagged stay Submitted
+    page = " ".join(admin_client.get(change).content.decode().split())
+    assert "<strong>2 unverified submission(s) still Submitted on MTurk</strong>: MTurk approves and pays" in page
+
+    with pytest.raises(ReviewError, match="needs feedback"):
+        mturk_reject_unverified(batch=batch, feedback=" ")
+    told = "We found no work saved on our site for this HIT."
+    report = mturk_reject_unverified(batch=batch, feedback=told)
+    assert (report.approved, report.rejected, report.failed) == (0, 2, {})
+    assert {name: local_assignment(server, w.mturk_id)["status"] for name, w in work.items()} == {
+        "keep1": "Approved", "keep2": "Approved", "drop": "Rejected", "guesser": "Rejected",
+        "undecided": "Submitted", "orphan": "Rejected",  # the undecided is verified: left to the researcher
+    }
+    assert local_assignment(server, work["orphan"].mturk_id)["requester_feedback"] == told
+    assert Assignment.objects.get(pk=work["guesser"].assignment.pk).status == "rejected"
+    assert mturk_reject_unverified(batch=batch, feedback=told).rejected == 0  # nothing left to do
+    assert "unverified submission(s) still Submitted" not in admin_client.get(change).content.decode()
+
+
+def test_reject_unverified_from_the_admin_and_the_shell(reviewed, server, admin_client):
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.urls import reverse
+
+    batch, work = reviewed
+    response = admin_client.post(reverse("admin:annotation_batch_changelist"), {
+        "action": "review_mturk", "_selected_action": [batch.pk], "apply": "1",
+        "operation": "reject_unverified", "who": "all", "reject_feedback": "No work of yours was saved."})
+    assert response.status_code == 302
+    assert local_assignment(server, work["guesser"].mturk_id)["status"] == "Rejected"
+    out = StringIO()
+    call_command("mturk", "reject-unverified", str(batch.pk), "--feedback", "again", stdout=out)
+    assert out.getvalue().strip() == "Unverified submissions: 0 approved, 0 rejected"

@@ -4,6 +4,7 @@
     manage.py mturk publish 7 [--base-url https://annotate.example.org] [--yes]
     manage.py mturk sync [7]
     manage.py mturk review 7 --reject-feedback "..." [--approve-feedback "..."]
+    manage.py mturk reject-unverified 7 --feedback "..."
     manage.py mturk watchdog
 """
 from __future__ import annotations
@@ -15,7 +16,7 @@ from annotation.models import MTurkPublishJob
 from annotation.services.mturk_publish import (
     PublishRefused, check_balance, mturk_cost_estimate, mturk_publish_request, mturk_publish_watchdog,
 )
-from annotation.services.mturk_review import ReviewError, decisions_for, mturk_review_apply
+from annotation.services.mturk_review import ReviewError, decisions_for, mturk_reject_unverified, mturk_review_apply
 from annotation.services.mturk_sync import mturk_sync_batch, mturk_sync_open_batches
 
 from ._common import add_base_url_argument, base_url, batch_or_error
@@ -34,6 +35,10 @@ class Command(BaseCommand):
         add_base_url_argument(publish)
         sync = sub.add_parser("sync", help="Sync one batch, or every open MTurk batch.")
         sync.add_argument("batch", type=int, nargs="?")
+        unverified = sub.add_parser("reject-unverified",
+                                    help="Reject submissions sync could not verify, before MTurk approves them.")
+        unverified.add_argument("batch", type=int)
+        unverified.add_argument("--feedback", required=True, help="What the workers are told.")
         sub.add_parser("watchdog", help="Resend publish jobs stuck without progress; give up after the last try.")
         review = sub.add_parser("review", help="Approve kept / reject dropped work (quality decisions).")
         review.add_argument("batch", type=int)
@@ -42,7 +47,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, operation: str, **options) -> None:
         try:
-            getattr(self, f"do_{operation}")(**options)
+            getattr(self, f"do_{operation.replace('-', '_')}")(**options)
         except (PublishRefused, ReviewError, ChannelError) as exc:
             raise CommandError(str(exc)) from exc
 
@@ -70,6 +75,10 @@ class Command(BaseCommand):
         reports = [mturk_sync_batch(batch=batch_or_error(batch))] if batch else mturk_sync_open_batches()
         for report in reports:
             self.stdout.write(f"Batch {report.batch}: {report.summary()}")
+
+    def do_reject_unverified(self, *, batch: int, feedback: str, **_) -> None:
+        report = mturk_reject_unverified(batch=batch_or_error(batch), feedback=feedback)
+        self.stdout.write(f"Unverified submissions: {report.summary()}")
 
     def do_watchdog(self, **_) -> None:
         report = mturk_publish_watchdog()
