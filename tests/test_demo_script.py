@@ -7,7 +7,6 @@ touches nothing of a demo you may be running.
 """
 from __future__ import annotations
 
-import http.cookiejar
 import os
 import re
 import signal
@@ -15,7 +14,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -23,6 +21,8 @@ import boto3
 import pytest
 from botocore.config import Config
 from django.conf import settings
+
+from tests.mturk.conftest import Browser
 
 PASSWORD = "demo-script-test-pw"
 
@@ -49,25 +49,13 @@ def wait_for(check, what: str, seconds: float, log: Path) -> None:
         time.sleep(0.25)
 
 
-class Browser:
-    """Just enough of a browser for the admin: cookies, CSRF token, form posts."""
+class AdminBrowser(Browser):
+    """The tests' browser (cookies, redirects) that also sends Django's CSRF token on a post."""
 
-    def __init__(self, base: str) -> None:
-        self.base = base
-        self.jar = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
-
-    def get(self, path: str) -> str:
-        with self.opener.open(self.base + path, timeout=30) as response:
-            return response.read().decode()
-
-    def post(self, path: str, data: dict | list) -> str:
+    def post(self, path: str, fields: dict[str, str] | list[tuple[str, str]]):
         token = next(c.value for c in self.jar if c.name == "csrftoken")
-        fields = list(data.items()) if isinstance(data, dict) else list(data)
-        body = urllib.parse.urlencode([*fields, ("csrfmiddlewaretoken", token)]).encode()
-        request = urllib.request.Request(self.base + path, body, headers={"Referer": self.base + path})
-        with self.opener.open(request, timeout=60) as response:
-            return response.read().decode()
+        items = list(fields.items()) if isinstance(fields, dict) else list(fields)
+        return super().post(path, [*items, ("csrfmiddlewaretoken", token)])
 
 
 @pytest.fixture
@@ -102,16 +90,16 @@ def test_demo_serves_the_platform_and_the_local_mturk_endpoint_and_stops_both(de
         assert "Local MTurk worker site" in page.read().decode()
 
     # the researcher publishes the demo's MTurk batch from the admin; the HITs appear on the endpoint
-    admin = Browser(base)
+    admin = AdminBrowser(base)
     admin.get("/admin/login/")
     assert "Site administration" in admin.post("/admin/login/?next=/admin/", {
-        "username": "researcher", "password": PASSWORD, "next": "/admin/"})
-    changelist = admin.get("/admin/annotation/batch/")
+        "username": "researcher", "password": PASSWORD, "next": "/admin/"}).text
+    changelist = admin.get("/admin/annotation/batch/").text
     batch_pk = re.search(r'href="/admin/annotation/batch/(\d+)/change/">MTurk demo batch<', changelist).group(1)
     action = {"action": "publish_to_mturk", "_selected_action": batch_pk}
-    confirm = admin.post("/admin/annotation/batch/", action)
+    confirm = admin.post("/admin/annotation/batch/", action).text
     assert re.search(r'id="mturk-total">\$2\.40<', confirm)
-    done = admin.post("/admin/annotation/batch/", {**action, "post": "yes"})
+    done = admin.post("/admin/annotation/batch/", {**action, "post": "yes"}).text
     assert "Publishing “MTurk demo batch”" in done
 
     requester = boto3.client("mturk", region_name="us-east-1", endpoint_url=mturk, aws_access_key_id="local",

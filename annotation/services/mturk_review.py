@@ -79,11 +79,7 @@ def mturk_review_apply(*, batch: Batch, decisions: Decisions, reject_feedback: s
     ``reject_feedback`` (MTurk requires it). Unverified work is never approved: it is listed in
     ``skipped`` with its problem. Safe to repeat: reviewed work is left alone.
     """
-    if not reject_feedback.strip():
-        raise ReviewError("rejecting needs feedback: the worker is told why")
-    if sync:
-        mturk_sync_batch(batch=batch)
-    channel = get_channel(batch.channel)
+    channel = _review_start(batch, reject_feedback, sync=sync)
     report = ReviewReport()
     pending = MTurkSubmission.objects.filter(batch=batch, review=MTurkSubmission.Review.NONE)
     for sub in pending.select_related("assignment__annotator", "assignment__unit").order_by("id"):
@@ -116,11 +112,7 @@ def mturk_reject_unverified(*, batch: Batch, feedback: str, sync: bool = True) -
     still Submitted when the HIT's auto-approval delay runs out; rejecting it is the only way
     it is not paid. Safe to repeat: reviewed submissions are left alone.
     """
-    if not feedback.strip():
-        raise ReviewError("rejecting needs feedback: the worker is told why")
-    if sync:
-        mturk_sync_batch(batch=batch)
-    channel = get_channel(batch.channel)
+    channel = _review_start(batch, feedback, sync=sync)
     report = ReviewReport()
     for sub in unverified_pending(batch).order_by("id"):
         try:
@@ -131,6 +123,15 @@ def mturk_reject_unverified(*, batch: Batch, feedback: str, sync: bool = True) -
         _reviewed(sub, approved=False, feedback=feedback)
         report.rejected += 1
     return report
+
+
+def _review_start(batch: Batch, reject_feedback: str, *, sync: bool):
+    """Refuse a review that could reject without feedback; sync first so verification is fresh."""
+    if not reject_feedback.strip():
+        raise ReviewError("rejecting needs feedback: the worker is told why")
+    if sync:
+        mturk_sync_batch(batch=batch)
+    return get_channel(batch.channel)
 
 
 def unverified_pending(batch: Batch):
