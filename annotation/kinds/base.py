@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
 from django import forms
 
@@ -112,6 +112,13 @@ class TaskKind(ABC):
     @abstractmethod
     def parse(self, text: str) -> list[ParsedItem]:
         """Read a released file (already decoded) into items; raise ImportProblem on bad input."""
+
+    def iter_parse(self, text: str) -> Iterator[ParsedItem]:
+        """`parse`, item by item, so an import can write items while later lines are still being
+        read (PostgreSQL's COPY). A kind with large files overrides it with a generator and builds
+        `parse` on it; this default reads the whole file first. A bad line raises ImportProblem
+        when it is reached, after earlier items were yielded: callers roll back."""
+        return iter(self.parse(text))
 
     # --- annotation flow -----------------------------------------------------------
     @abstractmethod

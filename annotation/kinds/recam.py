@@ -4,7 +4,7 @@ Pages follow the paper's annotation script (Appendix A); quality follows Appendi
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
@@ -134,12 +134,13 @@ class ReCAM(TaskKind):
 
     # --- import ------------------------------------------------------------------------
     def parse(self, text: str) -> list[ParsedItem]:
-        items = []
+        return list(self.iter_parse(text))
+
+    def iter_parse(self, text: str) -> Iterator[ParsedItem]:
         for line, record in jsonl_records(text):
             self._validate(record, line)
             external_id = str(record["id"]) if "id" in record else content_id(record)
-            items.append(ParsedItem(external_id=external_id, payload=record, line=line))
-        return items
+            yield ParsedItem(external_id=external_id, payload=record, line=line)
 
     @staticmethod
     def _validate(record: dict[str, Any], line: int) -> None:

@@ -124,3 +124,42 @@ def test_segments_and_plain_context():
 )
 def test_scores_are_written_as_the_release_writes_them(value, text):
     assert format_score(value) == text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("lang", ["en", "sl"])
+def test_import_stores_both_items_of_a_pair_with_their_group_key_and_line(lang):
+    project = ProjectFactory(kind="cosimlex", language=lang)
+    data = data_file("cosimlex", f"cosimlex_{lang}.sample.csv").read_bytes()
+    items_import(project=project, data=data, filename="pairs.csv")
+    parsed = kind.parse(data.decode("utf-8"))
+    stored = list(Item.objects.filter(project=project).order_by("id"))
+    assert [(i.external_id, i.group_key, i.source, i.payload) for i in stored] == [
+        (p.external_id, p.group_key, f"pairs.csv:{p.line}", p.payload) for p in parsed]
+    assert all(i.group_key == i.payload["pair"] and i.created_at is not None for i in stored)
+    assert all(stored[n].group_key == stored[n + 1].group_key for n in range(0, len(stored), 2))
+
+
+@pytest.mark.django_db
+def test_a_file_with_some_new_pairs_adds_only_those():
+    project = ProjectFactory(kind="cosimlex")
+    text = data_file("cosimlex", "cosimlex_en.sample.csv").read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    items_import(project=project, data="".join(lines[:3]).encode())
+    report = items_import(project=project, data=text.encode())
+    rows = len(release_rows("en"))
+    assert (report.created, report.duplicates) == (2 * (rows - 2), 4)
+    assert Item.objects.filter(project=project).count() == 2 * rows
+
+
+@pytest.mark.django_db
+def test_a_header_without_rows_is_refused():
+    project = ProjectFactory(kind="cosimlex")
+    with pytest.raises(ImportProblem, match="no records"):
+        items_import(project=project, data=_file(RELEASE_COLUMNS).encode())
+    assert not Item.objects.filter(project=project).exists()
+
+
+def test_item_by_item_parsing_gives_the_same_items():
+    text = data_file("cosimlex", "cosimlex_fi.sample.csv").read_text(encoding="utf-8")
+    assert list(kind.iter_parse(text)) == kind.parse(text)

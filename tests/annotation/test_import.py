@@ -102,3 +102,49 @@ def test_bad_line_after_good_ones_rolls_back_everything(recam_dev_bytes):
         items_import(project=project, data=recam_dev_bytes + b'{"broken": \r\n')
     assert caught.value.line == 21
     assert Item.objects.count() == 0
+
+
+def test_file_with_some_new_and_some_existing_items_adds_only_the_new(recam_dev_bytes):
+    project = ProjectFactory()
+    lines = recam_dev_bytes.split(b"\r\n")
+    first = items_import(project=project, data=b"\r\n".join(lines[:8]) + b"\r\n", filename="part.jsonl")
+    assert (first.created, first.duplicates, first.total) == (8, 0, 8)
+    report = items_import(project=project, data=recam_dev_bytes, filename="full.jsonl")
+    assert (report.created, report.duplicates, report.total) == (12, 8, 20)
+    items = list(Item.objects.filter(project=project).order_by("id"))
+    assert len(items) == 20 and len({i.external_id for i in items}) == 20
+    assert [i.source for i in items] == [f"part.jsonl:{n}" for n in range(1, 9)] + [f"full.jsonl:{n}" for n in range(9, 21)]
+    assert [i.payload for i in items] == [json.loads(line) for line in lines[:20]]
+
+
+def test_a_record_repeated_in_the_file_is_imported_once(recam_test_bytes):
+    project = ProjectFactory()
+    lines = recam_test_bytes.splitlines()
+    report = items_import(project=project, data=b"\n".join([lines[0], lines[1], lines[0], *lines]) + b"\n")
+    assert (report.created, report.duplicates, report.total) == (5, 3, 8)
+    assert Item.objects.filter(project=project).count() == 5
+    assert Item.objects.get(project=project, external_id="0").source == "upload:1"
+
+
+def test_invalid_json_names_the_same_column_with_crlf_and_lf():
+    bad = b'{"article": "x", '
+    messages = []
+    for newline in (b"\n", b"\r\n"):
+        with pytest.raises(ImportProblem) as caught:
+            items_import(project=ProjectFactory(), data=jsonl(record(), newline=newline.decode()) + bad + newline)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1] == (
+        "line 2: invalid JSON (Expecting property name enclosed in double quotes at column 18)")
+    assert Item.objects.count() == 0
+
+
+def test_items_read_back_exactly_as_released(recam_dev_bytes):
+    project = ProjectFactory()
+    items_import(project=project, data=recam_dev_bytes)
+    lines = recam_dev_bytes.split(b"\r\n")[:20]
+
+    def typed(payload):  # the same keys, types (1 is not 1.0 or True) and strings, in any key order
+        return sorted((key, type(value).__name__, value) for key, value in payload.items())
+
+    stored = [Item.objects.get(pk=pk).payload for pk in Item.objects.filter(project=project).order_by("id").values_list("pk", flat=True)]
+    assert [typed(p) for p in stored] == [typed(json.loads(line)) for line in lines]
