@@ -1,18 +1,19 @@
 """Datasets an export can hold: each gives its columns and streams its rows as dicts.
 
 Kind-specific columns always come from the task kind (annotation_columns, export_item), so a
-new kind needs nothing here. Rows come from `.iterator()` querysets: memory stays flat.
+new kind needs nothing here. Rows come from `.iterator()` querysets or server-side cursors:
+memory stays flat.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from django.db.models import F, FilteredRelation, JSONField, Q, Value
 
 from annotation.kinds import get_kind
 from annotation.models import Item, Project
-from annotation.selectors import annotation_columns, annotation_rows
+from annotation.selectors import annotation_columns, annotation_rows, annotation_value_chunks
 from quality.models import QualityRun
 from quality.selectors import (
     annotator_decisions,
@@ -34,12 +35,18 @@ class ExportUnavailable(Exception):
 
 @dataclass(frozen=True)
 class Dataset:
-    """`sparse`: a row may lack some columns (written empty in CSV, absent in JSONL)."""
+    """`sparse`: a row may lack some columns (written empty in CSV, absent in JSONL).
+
+    `value_chunks(size)`, where a dataset has it: the same rows as cells in column order, in
+    lists of up to `size` rows, for the delimited writers (no dict per row); JSONL, which
+    writes keys, always reads `rows`.
+    """
 
     name: str
     columns: Callable[[], list[str]]
     rows: Callable[[], Iterator[dict[str, Any]]]
     sparse: bool = False
+    value_chunks: Callable[[int], Iterator[list[Sequence[Any]]]] | None = None
 
 
 def _require_run(project: Project, dataset: str) -> QualityRun:
@@ -55,6 +62,7 @@ def raw(project: Project) -> Dataset:
         "raw",
         lambda: annotation_columns(project),
         lambda: annotation_rows(project, chunk_size=CHUNK_SIZE),
+        value_chunks=lambda size: annotation_value_chunks(project, chunk_size=size),
     )
 
 
@@ -77,7 +85,26 @@ def clean(project: Project) -> Dataset:
                 row.update({column: derived.get(column) for column in extra})
                 yield row
 
-    return Dataset("clean", lambda: annotation_columns(project) + extra, rows)
+    def value_chunks(size: int) -> Iterator[list[Sequence[Any]]]:
+        source = annotation_value_chunks(project, response_ids=kept, chunk_size=size)
+        if not extra:
+            yield from source
+            return
+        for chunk in source:
+            values = response_values(run, [row[0] for row in chunk])  # row[0]: response_id
+            yield [row + tuple(_derived(values, row[0], extra)) for row in chunk]
+
+    # An extra column named like an annotation column replaces that column's value in `rows`:
+    # then only the dicts say it right.
+    shadows = bool(set(extra) & set(annotation_columns(project)))
+    return Dataset(
+        "clean", lambda: annotation_columns(project) + extra, rows, value_chunks=None if shadows else value_chunks
+    )
+
+
+def _derived(values: dict[int, dict[str, Any]], response_id: int, extra: list[str]) -> Iterator[Any]:
+    derived = values.get(response_id, {})
+    return (derived.get(column) for column in extra)
 
 
 def _chunks(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
