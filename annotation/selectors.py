@@ -21,6 +21,9 @@ from django.urls import reverse
 from django.utils.dateparse import parse_datetime
 
 from annotation.kinds import TaskKind, get_kind
+from annotation.annotator_reads import (  # noqa: F401 - the annotator's hot reads live there
+    WorkState, annotator_by_key, response_of_annotator, unit_state, work_state,
+)
 from annotation.models import Annotator, Assignment, Batch, Item, Project, Response
 
 _orjson_loads = orjson.loads
@@ -29,33 +32,6 @@ BASE_ANNOTATION_COLUMNS = [
     "response_id", "item_id", "external_id", "annotator_id", "annotator", "channel",
     "batch_id", "unit_id", "assignment_id", "assignment_status", "completed", "completed_at", "seconds",
 ]
-
-
-def annotator_by_key(key: str) -> Annotator | None:
-    try:
-        return Annotator.objects.select_related("project", "batch").get(access_key=key)
-    except Annotator.DoesNotExist:
-        return None
-
-
-def unit_state(assignment: Assignment) -> tuple[Response | None, int, int]:
-    """The first item not completed yet (with its item), and how many of the unit's are done.
-
-    One query for the annotator's hot page: a unit holds a handful of items.
-    """
-    responses = list(Response.objects.select_related("item").filter(assignment=assignment).order_by("position"))
-    done = sum(1 for r in responses if r.completed_at is not None)
-    current = next((r for r in responses if r.completed_at is None), None)
-    return current, done, len(responses)
-
-
-def response_of_annotator(response_id: int, annotator: Annotator) -> Response | None:
-    """A response only if it belongs to this annotator: nobody reads another's work."""
-    return (
-        Response.objects.select_related("item", "assignment")
-        .filter(pk=response_id, assignment__annotator=annotator)
-        .first()
-    )
 
 
 def annotation_columns(project: Project) -> list[str]:
@@ -116,26 +92,37 @@ def annotation_value_chunks(
         while chunk := list(islice(rows, chunk_size)):
             yield list(map(pick, chunk))
         return
-    own_cells = itemgetter(*own_columns)
-    row_of, loads, seconds_of, iso = reader.kind.annotation_row, _loads, reader.seconds_of, reader.iso
     with _streaming_read():
         items = reader.items()
         for chunk in reader.chunks(chunk_size):
-            out: list[tuple[Any, ...]] = []
-            append = out.append
-            for rid, item_id, aid, aext, channel, batch_id, unit_id, asg_id, status, done, answers, timings in chunk:
-                ext, payload = items[item_id]
-                own = row_of(payload, loads(answers))
-                done_at = None if done is None else iso(done)
-                base = (rid, item_id, ext, aid, aext, channel, batch_id, unit_id, asg_id, status,
-                        done_at is not None, done_at, seconds_of(timings))
-                if len(own) == width:  # its keys are then exactly own_columns (else own_cells raises)
-                    append(base + own_cells(own))
-                else:
-                    row = dict(zip(BASE_ANNOTATION_COLUMNS, base))
-                    row.update(own)
-                    append(pick(row))
-            yield out
+            yield _value_rows(reader, items, chunk)
+
+
+def _value_rows(
+    reader: _ResponseReader, items: dict[int, tuple[str, dict[str, Any]]], chunk: list[tuple[Any, ...]]
+) -> list[tuple[Any, ...]]:
+    """The driver's rows (`_ResponseReader.chunks`) as cells in column order, for a kind whose
+    own columns are unique and apart from the base ones (see `annotation_value_chunks`)."""
+    own_columns = reader.kind.annotation_columns()
+    pick = itemgetter(*BASE_ANNOTATION_COLUMNS, *own_columns)
+    own_cells = itemgetter(*own_columns)
+    width = len(own_columns)
+    row_of, loads, seconds_of, iso = reader.kind.annotation_row, _loads, reader.seconds_of, reader.iso
+    out: list[tuple[Any, ...]] = []
+    append = out.append
+    for rid, item_id, aid, aext, channel, batch_id, unit_id, asg_id, status, done, answers, timings in chunk:
+        ext, payload = items[item_id]
+        own = row_of(payload, loads(answers))
+        done_at = None if done is None else iso(done)
+        base = (rid, item_id, ext, aid, aext, channel, batch_id, unit_id, asg_id, status,
+                done_at is not None, done_at, seconds_of(timings))
+        if len(own) == width:  # its keys are then exactly own_columns (else own_cells raises)
+            append(base + own_cells(own))
+        else:
+            row = dict(zip(BASE_ANNOTATION_COLUMNS, base))
+            row.update(own)
+            append(pick(row))
+    return out
 
 
 class _ResponseReader:

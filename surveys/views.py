@@ -12,7 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.kinds import get_kind
 from annotation.models import Annotator, Batch, InviteLink
-from annotation.selectors import annotator_by_key, response_of_annotator, unit_state
+from annotation.selectors import annotator_by_key, response_of_annotator, unit_state, work_state
 from annotation.services.assignments import InviteClosed, NoWorkLeft, annotator_join_via_invite, assignment_next
 from annotation.services.responses import ProtocolError, response_save_page
 
@@ -50,20 +50,28 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
 @never_cache
 @require_http_methods(["GET", "POST"])
 def work(request: HttpRequest, key: str) -> HttpResponse:
-    annotator = annotator_by_key(key)
-    if annotator is None:
+    if request.method == "POST":
+        annotator = annotator_by_key(key)
+        if annotator is None:
+            raise Http404(_("Unknown link"))
+        translation.activate(annotator.project.language)
+        return _save(request, annotator)
+    state = work_state(key)
+    if state is None:
         raise Http404(_("Unknown link"))
+    annotator = state.annotator
     project = annotator.project
     translation.activate(project.language)
-    if request.method == "POST":
-        return _save(request, annotator)
     if annotator.batch is None:
         return render(request, "surveys/done.html", {"project": project, "reason": ""})
-    try:
-        assignment = assignment_next(annotator=annotator, batch=annotator.batch)
-    except NoWorkLeft as exc:
-        return render(request, "surveys/done.html", {"project": project, "reason": str(exc)})
-    response, done, total = unit_state(assignment)
+    if state.assignment is not None:  # the common case: no query beyond work_state's
+        response, done, total = state.unit_state()
+    else:
+        try:
+            assignment = assignment_next(annotator=annotator, batch=annotator.batch)
+        except NoWorkLeft as exc:
+            return render(request, "surveys/done.html", {"project": project, "reason": str(exc)})
+        response, done, total = unit_state(assignment)
     if response is None:  # every item answered; the next GET hands out a new unit
         return redirect("surveys:work", key=key)
     return render_step(request, project, flow.step_for(response, project.kind), done, total)

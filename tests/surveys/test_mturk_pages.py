@@ -162,5 +162,6 @@ def test_work_page_queries_stay_few_and_constant_in_the_frame():
         with CaptureQueriesContext(connection) as q:
             assert client.post(work, {**fields, **answer_for(fields["page"], item)}).status_code == 302
         saves.append(len(q))
-    assert max(views) <= MAX_VIEW_QUERIES and len(set(views)) == 1, views
+    # the signed assignment (with annotator and project), then its unit: one more than invite links
+    assert max(views) <= MAX_VIEW_QUERIES + 1 and len(set(views)) == 1, views
     assert max(saves) <= MAX_SAVE_QUERIES + 1, saves

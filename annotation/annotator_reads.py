@@ -1,0 +1,156 @@
+"""Reads behind an annotator's page view and save: the hottest requests of the platform.
+
+Each is one fixed SQL statement (see `annotation.sqlrows`), built once per database vendor.
+Callers get model instances with their relations cached, as `select_related` would give them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from django.db import connection
+
+from annotation.models import Annotator, Assignment, Batch, Item, Project, Response, Unit
+from annotation.sqlrows import Columns, attach, fetch_all
+
+_A, _P, _B = Columns(Annotator, "a"), Columns(Project, "p"), Columns(Batch, "b")
+_S, _R, _I = Columns(Assignment, "s"), Columns(Response, "r"), Columns(Item, "i")
+
+
+@dataclass(frozen=True)
+class WorkState:
+    """What an annotator's page needs: who they are, and their active assignment in their
+    batch (the earliest, as `assignment_next` picks it) with its responses in unit order."""
+
+    annotator: Annotator
+    assignment: Assignment | None
+    responses: list[Response]
+
+    def unit_state(self) -> tuple[Response | None, int, int]:
+        return _unit_state(self.responses)
+
+
+def annotator_by_key(key: str) -> Annotator | None:
+    """The annotator behind an access key, with project and batch."""
+    rows = fetch_all(_annotator_sql(connection.vendor), [key])
+    return _annotator_from_row(rows[0]) if rows else None
+
+
+def work_state(key: str) -> WorkState | None:
+    """`annotator_by_key`, the active assignment and `unit_state`, in one query."""
+    rows = fetch_all(_work_state_sql(connection.vendor), [Assignment.Status.ACTIVE, key])
+    if not rows:
+        return None
+    annotator = _annotator_from_row(rows[0])
+    start = _A.width + _P.width + _B.width
+    assignment = _S.build(rows[0], start)
+    responses = []
+    if assignment is not None:
+        attach(assignment, "annotator", annotator)
+        for row in rows:
+            response = _R.build(row, start + _S.width)
+            if response is not None:
+                attach(response, "item", _I.build(row, start + _S.width + _R.width))
+                attach(response, "assignment", assignment)
+                responses.append(response)
+    return WorkState(annotator, assignment, responses)
+
+
+def unit_state(assignment: Assignment) -> tuple[Response | None, int, int]:
+    """The first item not completed yet (with its item), and how many of the unit's are done."""
+    responses = []
+    for row in fetch_all(_unit_sql(connection.vendor), [assignment.pk]):
+        response = _R.build(row, 0)
+        attach(response, "item", _I.build(row, _R.width))
+        attach(response, "assignment", assignment)
+        responses.append(response)
+    return _unit_state(responses)
+
+
+def response_of_annotator(response_id: int, annotator: Annotator | int, *, for_update: bool = False) -> Response | None:
+    """A response only if it belongs to this annotator (an instance or an id): nobody reads
+    another's work.
+
+    With its item (and the item's project) and assignment; `for_update` locks the response row
+    (PostgreSQL; SQLite's IMMEDIATE transactions already hold the write lock) inside the
+    caller's transaction.
+    """
+    annotator_id = annotator if isinstance(annotator, int) else annotator.pk
+    rows = fetch_all(_response_sql(connection.vendor, for_update), [response_id, annotator_id])
+    if not rows:
+        return None
+    row = rows[0]
+    response, item = _R.build(row, 0), _I.build(row, _R.width)
+    attach(item, "project", _P.build(row, _R.width + _I.width))
+    attach(response, "item", item)
+    assignment = _S.build(row, _R.width + _I.width + _P.width)
+    if not isinstance(annotator, int):
+        attach(assignment, "annotator", annotator)
+    attach(response, "assignment", assignment)
+    return response
+
+
+def _unit_state(responses: list[Response]) -> tuple[Response | None, int, int]:
+    done = sum(1 for r in responses if r.completed_at is not None)
+    current = next((r for r in responses if r.completed_at is None), None)
+    return current, done, len(responses)
+
+
+def _annotator_from_row(row) -> Annotator:
+    annotator = _A.build(row, 0)
+    attach(annotator, "project", _P.build(row, _A.width))
+    attach(annotator, "batch", _B.build(row, _A.width + _P.width))
+    return annotator
+
+
+@lru_cache(maxsize=None)
+def _annotator_sql(vendor: str, extra_columns: str = "", extra_joins: str = "") -> str:
+    a, p, b = _A, _P, _B
+    return (
+        f"SELECT {a.sql()}, {p.sql()}, {b.sql()}{extra_columns} FROM {a.table} a"
+        f" INNER JOIN {p.table} p ON {p.pk} = {a.column('project')}"
+        f" LEFT OUTER JOIN {b.table} b ON {b.pk} = {a.column('batch')}{extra_joins}"
+        f" WHERE {a.column('access_key')} = %s"
+    )
+
+
+@lru_cache(maxsize=None)
+def _work_state_sql(vendor: str) -> str:
+    a, s, r, i = _A, _S, _R, _I
+    s2, u = Columns(Assignment, "s2"), Columns(Unit, "u")
+    active = (
+        f"(SELECT MIN({s2.pk}) FROM {s2.table} s2 INNER JOIN {u.table} u ON {u.pk} = {s2.column('unit')}"
+        f" WHERE {s2.column('annotator')} = {a.pk} AND {u.column('batch')} = {a.column('batch')}"
+        f" AND {s2.column('status')} = %s)"
+    )
+    return _annotator_sql(
+        vendor,
+        extra_columns=f", {s.sql()}, {r.sql()}, {i.sql()}",
+        extra_joins=(
+            f" LEFT OUTER JOIN {s.table} s ON {s.pk} = {active}"
+            f" LEFT OUTER JOIN {r.table} r ON {r.column('assignment')} = {s.pk}"
+            f" LEFT OUTER JOIN {i.table} i ON {i.pk} = {r.column('item')}"
+        ),
+    ) + f" ORDER BY {r.column('position')}"
+
+
+@lru_cache(maxsize=None)
+def _unit_sql(vendor: str) -> str:
+    r, i = _R, _I
+    return (
+        f"SELECT {r.sql()}, {i.sql()} FROM {r.table} r INNER JOIN {i.table} i ON {i.pk} = {r.column('item')}"
+        f" WHERE {r.column('assignment')} = %s ORDER BY {r.column('position')}"
+    )
+
+
+@lru_cache(maxsize=None)
+def _response_sql(vendor: str, for_update: bool) -> str:
+    r, i, p, s = _R, _I, _P, _S
+    lock = " FOR UPDATE OF r" if for_update and connection.features.has_select_for_update_of else ""
+    return (
+        f"SELECT {r.sql()}, {i.sql()}, {p.sql()}, {s.sql()} FROM {r.table} r"
+        f" INNER JOIN {i.table} i ON {i.pk} = {r.column('item')}"
+        f" INNER JOIN {p.table} p ON {p.pk} = {i.column('project')}"
+        f" INNER JOIN {s.table} s ON {s.pk} = {r.column('assignment')}"
+        f" WHERE {r.pk} = %s AND {s.column('annotator')} = %s{lock}"
+    )

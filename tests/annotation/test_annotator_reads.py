@@ -1,0 +1,107 @@
+"""The annotator's hot reads (fixed SQL) give exactly the objects the ORM gives."""
+from datetime import timedelta
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from annotation.annotator_reads import annotator_by_key, response_of_annotator, unit_state, work_state
+from annotation.models import Annotator, Assignment, Response
+from annotation.services.assignments import assignment_next
+from annotation.services.batches import batch_create
+from annotation.sqlrows import update_row
+from tests.factories import AnnotatorFactory, ItemFactory, ProjectFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def values(instance):
+    return {f.attname: getattr(instance, f.attname) for f in instance._meta.concrete_fields}
+
+
+@pytest.fixture
+def started():
+    """An annotator half-way through a 3-item unit: answers with unicode, quotes, numbers,
+    nested JSON, a completed item (a datetime), project settings as JSON."""
+    project = ProjectFactory(settings={"accuracy_threshold": 0.4, "note": "« ünïcode » \"q\""}, language="hr")
+    ItemFactory.create_batch(3, project=project, payload={"article": "Tekst „č“ 1.5", "n": [1, 2.5, None]})
+    batch = batch_create(project=project, name="b", items_per_unit=3, assignments_per_unit=1)
+    annotator = AnnotatorFactory(project=project, batch=batch)
+    assignment = assignment_next(annotator=annotator, batch=batch)
+    first, second, _ = Response.objects.filter(assignment=assignment).order_by("position")
+    first.answers = {"pre": {"choice": "2"}, "span": {"text": 'a "b", c\nd', "start": 3, "end": 9}}
+    first.timings = {"pre": {"seconds": 1.25, "shown_at": None}}
+    first.completed_at = timezone.now() - timedelta(minutes=3)
+    first.save()
+    second.answers = {"pre": {"choice": "0"}}
+    second.save()
+    return annotator, assignment
+
+
+def test_work_state_equals_the_orm(started):
+    annotator, assignment = started
+    with CaptureQueriesContext(connection) as queries:
+        state = work_state(annotator.access_key)
+        # everything the page reads is already loaded
+        assert state.annotator.project.language == "hr" and state.annotator.batch.name == "b"
+        current, done, total = state.unit_state()
+        assert current.item.payload["n"] == [1, 2.5, None]
+        assert current.assignment.annotator is state.annotator
+    assert len(queries) == 1
+    expected = Annotator.objects.select_related("project", "batch").get(pk=annotator.pk)
+    assert values(state.annotator) == values(expected)
+    assert values(state.annotator.project) == values(expected.project)
+    assert values(state.annotator.batch) == values(expected.batch)
+    assert values(state.assignment) == values(Assignment.objects.get(pk=assignment.pk))
+    orm = list(Response.objects.select_related("item").filter(assignment=assignment).order_by("position"))
+    assert [values(r) for r in state.responses] == [values(r) for r in orm]
+    assert [values(r.item) for r in state.responses] == [values(r.item) for r in orm]
+    assert (done, total) == (1, 3) and current.pk == orm[1].pk
+    assert unit_state(assignment)[0].pk == current.pk and unit_state(assignment)[1:] == (1, 3)
+
+
+def test_work_state_without_an_active_assignment_or_batch():
+    project = ProjectFactory()
+    loose = AnnotatorFactory(project=project)
+    state = work_state(loose.access_key)
+    assert state.annotator.pk == loose.pk and state.annotator.batch is None
+    assert state.assignment is None and state.responses == [] and state.unit_state() == (None, 0, 0)
+    assert work_state("no-such-key") is None and annotator_by_key("no-such-key") is None
+
+
+def test_work_state_takes_the_earliest_active_assignment_of_the_batch_only(started):
+    annotator, assignment = started
+    update_row(Assignment, assignment.pk, {"status": Assignment.Status.SUBMITTED})
+    assert work_state(annotator.access_key).assignment is None  # assignment_next decides then
+    update_row(Assignment, assignment.pk, {"status": Assignment.Status.ACTIVE})
+    other_batch = batch_create(project=annotator.project, name="other", items_per_unit=3, assignments_per_unit=1)
+    ItemFactory.create_batch(3, project=annotator.project)
+    assert work_state(annotator.access_key).assignment.pk == assignment.pk
+    Annotator.objects.filter(pk=annotator.pk).update(batch=other_batch)
+    assert work_state(annotator.access_key).assignment is None
+
+
+def test_response_of_annotator_refuses_other_annotators_work(started):
+    annotator, assignment = started
+    response = Response.objects.filter(assignment=assignment).first()
+    stranger = AnnotatorFactory(project=annotator.project)
+    assert response_of_annotator(response.pk, stranger) is None
+    assert response_of_annotator(response.pk, stranger.pk) is None
+    mine = response_of_annotator(response.pk, annotator)
+    assert values(mine) == values(response) and mine.item.project.pk == annotator.project_id
+    assert mine.assignment.annotator is annotator
+    with transaction.atomic():
+        locked = response_of_annotator(response.pk, annotator.pk, for_update=True)
+    assert values(locked) == values(response)
+
+
+def test_update_row_stores_what_the_orm_would_read_back(started):
+    annotator, assignment = started
+    response = Response.objects.filter(assignment=assignment).first()
+    now = timezone.now()
+    answers = {"x": 'ü "q"', "n": 1.5, "l": [1, None, True]}
+    assert update_row(Response, response.pk, {"answers": answers, "completed_at": now}) == 1
+    fresh = Response.objects.get(pk=response.pk)
+    assert fresh.answers == answers and fresh.completed_at == now
+    assert update_row(Response, 0, {"answers": {}}) == 0
