@@ -19,15 +19,18 @@ _S, _R, _I = Columns(Assignment, "s"), Columns(Response, "r"), Columns(Item, "i"
 
 @dataclass(frozen=True)
 class WorkState:
-    """What an annotator's page needs: who they are, and their active assignment in their
-    batch (the earliest, as `assignment_next` picks it) with its responses in unit order."""
+    """What an annotator's page needs: who they are, their active assignment in their batch
+    (the earliest, as `assignment_next` picks it), its first item not completed yet (the
+    response with its item) and how many of the unit's items are done."""
 
     annotator: Annotator
     assignment: Assignment | None
-    responses: list[Response]
+    current: Response | None
+    done: int
+    total: int
 
     def unit_state(self) -> tuple[Response | None, int, int]:
-        return _unit_state(self.responses)
+        return self.current, self.done, self.total
 
 
 def annotator_by_key(key: str) -> Annotator | None:
@@ -37,23 +40,28 @@ def annotator_by_key(key: str) -> Annotator | None:
 
 
 def work_state(key: str) -> WorkState | None:
-    """`annotator_by_key`, the active assignment and `unit_state`, in one query."""
+    """`annotator_by_key`, the active assignment and `unit_state`, in one query; only the
+    current response and its item become objects (the others are only counted)."""
     rows = fetch_all(_work_state_sql(connection.vendor), [Assignment.Status.ACTIVE, key])
     if not rows:
         return None
     annotator = _annotator_from_row(rows[0])
     start = _A.width + _P.width + _B.width
     assignment = _S.build(rows[0], start)
-    responses = []
-    if assignment is not None:
-        attach(assignment, "annotator", annotator)
-        for row in rows:
-            response = _R.build(row, start + _S.width)
-            if response is not None:
-                attach(response, "item", _I.build(row, start + _S.width + _R.width))
-                attach(response, "assignment", assignment)
-                responses.append(response)
-    return WorkState(annotator, assignment, responses)
+    if assignment is None:
+        return WorkState(annotator, None, None, 0, 0)
+    attach(assignment, "annotator", annotator)
+    response_start = start + _S.width
+    completed_at = response_start + _R.index("completed_at")
+    unit = [row for row in rows if row[response_start + _R.index("id")] is not None]
+    done = sum(1 for row in unit if row[completed_at] is not None)
+    current = None
+    row = next((row for row in unit if row[completed_at] is None), None)
+    if row is not None:
+        current = _R.build(row, response_start)
+        attach(current, "item", _I.build(row, response_start + _R.width))
+        attach(current, "assignment", assignment)
+    return WorkState(annotator, assignment, current, done, len(unit))
 
 
 def unit_state(assignment: Assignment) -> tuple[Response | None, int, int]:

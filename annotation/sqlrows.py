@@ -24,6 +24,7 @@ class Columns:
         self.alias = alias
         self.fields = list(model._meta.concrete_fields)
         self.width = len(self.fields)
+        self._pk = self.fields.index(model._meta.pk)
 
     @property
     def table(self) -> str:
@@ -42,11 +43,15 @@ class Columns:
         """`alias.column` of a field, by field name."""
         return f"{self.alias}.{connection.ops.quote_name(self.model._meta.get_field(name).column)}"
 
+    def index(self, name: str) -> int:
+        """Where a field's column is among these columns."""
+        return self.fields.index(self.model._meta.get_field(name))
+
     def build(self, row: Sequence[Any], start: int) -> Model | None:
         """The instance in `row[start:start + width]`; None when its primary key is NULL (an
         outer join that found nothing)."""
         values = list(row[start:start + self.width])
-        if values[self._pk_index()] is None:
+        if values[self._pk] is None:
             return None
         for index, functions, expression in _converters(self.model, connection.vendor):
             value = values[index]
@@ -54,9 +59,6 @@ class Columns:
                 value = function(value, expression, connection)
             values[index] = value
         return self.model.from_db(connection.alias, None, values)
-
-    def _pk_index(self) -> int:
-        return self.fields.index(self.model._meta.pk)
 
 
 @lru_cache(maxsize=None)

@@ -7,9 +7,13 @@ Targets (issue 2, item 11): p95 <= 50 ms for views and for saves, >= 400 saves/s
 Each virtual annotator is a thread with its own keep-alive connection and cookie jar. It opens
 the invite link (GET, then POST with the CSRF token: a new annotator), then walks the ReCAM
 pages as a browser does: GET the page, parse the hidden fields (response, page, shown,
-csrfmiddlewaretoken), POST a valid answer, follow the redirect with the next GET. Closed loop,
-no think time; bounded by a duration and a request cap. The first seconds (warm-up) are not
-counted. Latencies are measured by the client (what an annotator waits) and read from
+csrfmiddlewaretoken), POST a valid answer. In the default mode (`--mode swap`, what the page
+script static/surveys/annotate.js does) the POST carries `X-Page-Swap: 1` and its answer is the
+next page, parsed in turn; every `--view-every` saves (default 7, a reload per item) the page is
+also fetched with a GET, so page views are measured under the same load. `--mode prg` posts
+without the header and follows the redirect with a GET (a browser without the script). Closed
+loop, no think time; bounded by a duration and a request cap. The first seconds (warm-up) are
+not counted. Latencies are measured by the client (what an annotator waits) and read from
 gunicorn's access log (time inside the server).
 
     python bench/bench_annotate.py --db sqlite
@@ -37,6 +41,7 @@ FIELD = {name: re.compile(rf'name="{name}" value="([^"]*)"') for name in ("respo
 PASSAGE = re.compile(r'<div class="passage-text" data-span-source="1">(.*?)</div>', re.S)
 CHOICE = re.compile(r'<input type="radio" name="choice" value="([^"]+)"')
 ERROR_MSG = re.compile(r'class="msg error"')
+SWAP = {"X-Page-Swap": "1"}  # sent by static/surveys/annotate.js
 
 
 class Stop(Exception):
@@ -46,9 +51,11 @@ class Stop(Exception):
 class VirtualAnnotator(threading.Thread):
     """One person in a browser: own connection (keep-alive) and own cookies."""
 
-    def __init__(self, n: int, port: int, token: str, deadline: float, budget: "Budget"):
+    def __init__(self, n: int, port: int, token: str, deadline: float, budget: "Budget", *,
+                 mode: str = "swap", view_every: int = 7):
         super().__init__(name=f"annotator-{n}", daemon=True)
         self.port, self.token, self.deadline, self.budget = port, token, deadline, budget
+        self.mode, self.view_every = mode, view_every
         self.cookies: dict[str, str] = {}
         self.records: list[tuple[str, float, float, int]] = []  # (kind, start, seconds, status)
         self.errors: Counter = Counter()
@@ -58,12 +65,14 @@ class VirtualAnnotator(threading.Thread):
         self.done_reason = ""
 
     # --- HTTP ---------------------------------------------------------------------
-    def request(self, kind: str, method: str, path: str, form: dict | None = None) -> tuple[int, dict, str]:
+    def request(self, kind: str, method: str, path: str, form: dict | None = None,
+                extra_headers: dict | None = None) -> tuple[int, dict, str]:
         if time.monotonic() >= self.deadline:
             raise Stop("time cap")
         if not self.budget.take():
             raise Stop("request cap")
-        headers = {"Host": f"127.0.0.1:{self.port}", "User-Agent": "bench-annotator", "Accept": "text/html"}
+        headers = {"Host": f"127.0.0.1:{self.port}", "User-Agent": "bench-annotator", "Accept": "text/html",
+                   **(extra_headers or {})}
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         body = None
@@ -126,10 +135,12 @@ class VirtualAnnotator(threading.Thread):
         if status != 302:
             return self.fail(f"join POST {status}", page)
         work = urllib.parse.urlsplit(headers["Location"]).path
+        status, _, page = self.request("view", "GET", work)
+        saved = 0
         while True:
-            status, _, page = self.request("view", "GET", work)
-            if status != 200:
-                self.fail(f"view {status}", page)
+            if status not in (200, 400):
+                self.fail(f"page {status}", page)
+                status, _, page = self.request("view", "GET", work)
                 continue
             if ERROR_MSG.search(page):  # a save that the server refused, shown as a message
                 self.fail("save refused (message on next page)", page[page.find('class="msg error"'):][:300])
@@ -138,11 +149,19 @@ class VirtualAnnotator(threading.Thread):
                 raise Stop("no more work")
             form = {k: html.unescape(v) for k, v in fields.items()}
             form.update(self.answer(fields["page"], page))
-            status, headers, body = self.request("save", "POST", work, form)
-            if status != 302:
-                self.fail(f"save {status}", body)
-            elif fields["page"] == "difficulty":
+            if self.mode == "swap":  # what annotate.js does: the answer to the save is the next page
+                status, _, page = self.request("save", "POST", work, form, SWAP)
+                if status != 200:
+                    self.fail(f"save {status}", page)
+            else:  # POST/Redirect/GET, as without the page script
+                status, _, body = self.request("save", "POST", work, form)
+                if status != 302:
+                    self.fail(f"save {status}", body)
+            saved += 1
+            if status in (200, 302) and fields["page"] == "difficulty":
                 self.finished_items += 1
+            if self.mode != "swap" or (self.view_every and saved % self.view_every == 0):
+                status, _, page = self.request("view", "GET", work)
 
     @staticmethod
     def answer(page_slug: str, page: str) -> dict[str, str]:
@@ -259,7 +278,7 @@ def summarize(records, kind, t0, t1):
 
 def run(db: str, *, annotators: int, duration: float, warmup: float, max_requests: int, items: int,
         items_per_unit: int, annotators_per_item: int, port: int, workers: int | None, threads: int | None,
-        max_requests_per_worker: int | None, keep: bool) -> dict:
+        max_requests_per_worker: int | None, keep: bool, mode: str = "swap", view_every: int = 7) -> dict:
     name = f"annotate_{os.getpid()}"
     url = common.database_create(db, name)
     log = common.RESULTS / f"gunicorn-annotate-{db}-{os.getpid()}.log"
@@ -285,7 +304,8 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
             started = time.monotonic()
             deadline = started + warmup + duration
             budget = Budget(max_requests)
-            crowd = [VirtualAnnotator(n, port, invite.token, deadline, budget) for n in range(annotators)]
+            crowd = [VirtualAnnotator(n, port, invite.token, deadline, budget, mode=mode, view_every=view_every)
+                     for n in range(annotators)]
             for a in crowd:
                 a.start()
             for a in crowd:
@@ -320,6 +340,8 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
             "benchmark": "annotate",
             "db": db,
             "annotators": annotators,
+            "mode": mode,
+            "view_every": view_every if mode == "swap" else 1,
             "measured_s": measured_s,
             "warmup_s": warmup,
             "requests_total": len(records),
@@ -393,6 +415,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="default: deploy/gunicorn.conf.py")
     parser.add_argument("--worker-max-requests", type=int, default=None,
                         help="gunicorn max_requests (default: deploy/gunicorn.conf.py)")
+    parser.add_argument("--mode", choices=["swap", "prg"], default="swap",
+                        help="swap: a save is one POST answered with the next page (the page script); "
+                             "prg: POST, redirect, GET (no script)")
+    parser.add_argument("--view-every", type=int, default=7,
+                        help="swap mode: also GET the page after every N saves (a reload per item), 0: never")
     parser.add_argument("--quick", action="store_true", help="5 s, 300 items")
     parser.add_argument("--keep", action="store_true", help="keep the benchmark database")
     args = parser.parse_args()
@@ -403,11 +430,12 @@ def main() -> None:
         max_requests=args.max_requests, items=args.items, items_per_unit=args.items_per_unit,
         annotators_per_item=args.annotators_per_item, port=args.port, workers=args.workers,
         threads=args.threads, max_requests_per_worker=args.worker_max_requests, keep=args.keep,
+        mode=args.mode, view_every=args.view_every,
     )
     result["machine"] = common.machine()
     v, s = result["views"], result["saves"]
     fmt = lambda x: "-" if x is None else f"{x:.1f}"  # noqa: E731
-    print(f"annotate on {args.db}, {args.annotators} annotators, {result['measured_s']:.1f} s measured:")
+    print(f"annotate on {args.db} ({args.mode}), {args.annotators} annotators, {result['measured_s']:.1f} s measured:")
     print(f"  views: {v['per_s']:.0f}/s  p50 {fmt(v['p50_ms'])} p95 {fmt(v['p95_ms'])} p99 {fmt(v['p99_ms'])} ms")
     print(f"  saves: {s['per_s']:.0f}/s  p50 {fmt(s['p50_ms'])} p95 {fmt(s['p95_ms'])} p99 {fmt(s['p99_ms'])} ms")
     srv = result["server"]["latency_ms"]

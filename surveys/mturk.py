@@ -112,14 +112,28 @@ def work(request: HttpRequest, token: str) -> HttpResponse:
     if data is None:
         raise Http404("Unknown task link")
     assignment_pk, submit_to = data
-    assignment = Assignment.objects.select_related("annotator__project", "unit").filter(pk=assignment_pk).first()
-    if assignment is None:
-        raise Http404("Unknown task link")
+    assignment = _assignment(assignment_pk)
     project = assignment.annotator.project
     translation.activate(project.language)
-    here = reverse("surveys:mturk-work", args=[token])
     if request.method == "POST":
-        return save_page(request, assignment.annotator, back=here, assignment_id=assignment.pk, extra={"in_frame": True})
+        return save_page(
+            request, assignment.annotator, back=reverse("surveys:mturk-work", args=[token]),
+            next_page=lambda: _frame_page(request, _assignment(assignment_pk), submit_to),
+            assignment_id=assignment.pk, extra={"in_frame": True},
+        )
+    return _frame_page(request, assignment, submit_to)
+
+
+def _assignment(pk: int) -> Assignment:
+    assignment = Assignment.objects.select_related("annotator__project", "unit").filter(pk=pk).first()
+    if assignment is None:
+        raise Http404("Unknown task link")
+    return assignment
+
+
+def _frame_page(request: HttpRequest, assignment: Assignment, submit_to: str) -> HttpResponse:
+    """The current step in MTurk's frame, or the page that submits the HIT."""
+    project = assignment.annotator.project
     if assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED):
         return _refuse(request, _("This task can no longer be changed."), project=project, status=410)
     response, done, total = unit_state(assignment)

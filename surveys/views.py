@@ -1,6 +1,8 @@
 """Annotator-facing views: parse the request, call one service, render."""
 from __future__ import annotations
 
+from typing import Callable
+
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -19,6 +21,8 @@ from annotation.services.responses import ProtocolError, response_save_page
 from . import flow
 
 SESSION_KEY = "annotator:{project}"
+#: sent by static/surveys/annotate.js: answer a saved page with the next one, not a redirect
+SWAP_HEADER = "X-Page-Swap"
 
 
 def _instructions(project) -> str:
@@ -55,7 +59,13 @@ def work(request: HttpRequest, key: str) -> HttpResponse:
         if annotator is None:
             raise Http404(_("Unknown link"))
         translation.activate(annotator.project.language)
-        return _save(request, annotator)
+        back = reverse("surveys:work", args=[annotator.access_key])
+        return save_page(request, annotator, back=back, next_page=lambda: _work_page(request, key))
+    return _work_page(request, key)
+
+
+def _work_page(request: HttpRequest, key: str) -> HttpResponse:
+    """The annotator's current step (or where they stand when there is none)."""
     state = work_state(key)
     if state is None:
         raise Http404(_("Unknown link"))
@@ -93,19 +103,20 @@ def render_step(request, project, step: flow.Step, done: int, total: int, form=N
     return render(request, "surveys/annotate.html", context, status=status)
 
 
-def _save(request: HttpRequest, annotator: Annotator) -> HttpResponse:
-    return save_page(request, annotator, back=reverse("surveys:work", args=[annotator.access_key]))
+def save_page(request: HttpRequest, annotator: Annotator, *, back: str, next_page: Callable[[], HttpResponse],
+              assignment_id: int | None = None, extra=None) -> HttpResponse:
+    """Validate and save one page, then redirect to `back` (POST/Redirect/GET), or answer
+    the page's script (`SWAP_HEADER`) with `next_page()` itself: one request per saved page.
+    A form error on the current page is shown in place. `assignment_id` narrows which
+    responses qualify."""
+    def then() -> HttpResponse:
+        return next_page() if request.headers.get(SWAP_HEADER) == "1" else redirect(back)
 
-
-def save_page(request: HttpRequest, annotator: Annotator, *, back: str, assignment_id: int | None = None,
-              extra=None) -> HttpResponse:
-    """Validate and save one page, then redirect to `back` (POST/Redirect/GET); a form error
-    on the current page is shown in place. `assignment_id` narrows which responses qualify."""
     try:
         response_id = int(request.POST.get("response", ""))
     except ValueError:
         messages.error(request, _("The form was incomplete; please answer again."))
-        return redirect(back)
+        return then()
     page_slug = request.POST.get("page", "")
     response = response_of_annotator(response_id, annotator)
     if response is None or (assignment_id is not None and response.assignment_id != assignment_id):
@@ -121,7 +132,7 @@ def save_page(request: HttpRequest, annotator: Annotator, *, back: str, assignme
         if current is None or current.page.slug != page_slug:
             errors = "; ".join(e for errs in form.errors.values() for e in errs)
             messages.error(request, _("That answer was not saved: %(errors)s") % {"errors": errors})
-            return redirect(back)
+            return then()
         done, total = unit_state(response.assignment)[1:]
         return render_step(request, annotator.project, current, done, total, form=form, status=400, extra=extra)
     try:
@@ -137,4 +148,4 @@ def save_page(request: HttpRequest, annotator: Annotator, *, back: str, assignme
     else:
         if result.changed and result.assignment_submitted:
             messages.success(request, _("Thank you! That set of items is saved."))
-    return redirect(back)
+    return then()

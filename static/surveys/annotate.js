@@ -1,12 +1,21 @@
-// Annotator pages: selecting text in the passage fills the span box; a second click on
-// submit is ignored (the server is idempotent anyway).
+// Annotator pages.
+//
+// * Selecting text in the passage fills the span box.
+// * "Save and continue" sends the page with fetch and the server answers with the next page
+//   (header X-Page-Swap), which replaces <main>: one request per saved page instead of
+//   POST, redirect and GET. Without this script the form posts and redirects as usual, and if
+//   fetch fails the form is posted the classic way (the server is idempotent, nothing is
+//   saved twice).
+// * A second click while a page is being sent is ignored; every shown page gets its own
+//   history entry, so Back stays on the work page (which always shows the current step).
 (function () {
   "use strict";
-  var form = document.getElementById("page-form");
-  if (!form) return;
-  var target = form.querySelector("[data-span-target]");
-  var source = document.querySelector("[data-span-source]");
-  if (target && source) {
+  var SWAP_HEADER = "X-Page-Swap";
+
+  function bindSpanSelection(form) {
+    var target = form.querySelector("[data-span-target]");
+    var source = document.querySelector("[data-span-source]");
+    if (!target || !source) return;
     source.addEventListener("mouseup", function () {
       var sel = window.getSelection();
       if (!sel || sel.isCollapsed) return;
@@ -18,16 +27,63 @@
       }
     });
   }
-  var sent = false;
-  form.addEventListener("submit", function (event) {
-    if (sent) { event.preventDefault(); return; }
-    sent = true;
+
+  function setSending(form, sending) {
     var button = form.querySelector("button[type=submit]");
-    if (button) { button.disabled = true; }
-  });
-  window.addEventListener("pageshow", function () {  // back/forward cache: re-enable
-    sent = false;
-    var button = form.querySelector("button[type=submit]");
-    if (button) { button.disabled = false; }
-  });
+    if (button) { button.disabled = sending; }
+    if (sending) { form.setAttribute("data-sending", "1"); } else { form.removeAttribute("data-sending"); }
+  }
+
+  function swapIn(html, url) {
+    var doc = new DOMParser().parseFromString(html, "text/html");
+    var main = doc.querySelector("main");
+    if (!main) { throw new Error("no <main> in the answer"); }
+    document.title = doc.title;
+    document.documentElement.lang = doc.documentElement.lang;
+    document.querySelector("main").replaceWith(document.adoptNode(main));
+    history.pushState({ swapped: true }, "", url);
+    window.scrollTo(0, 0);
+    init();
+    var first = document.querySelector("main input:not([type=hidden]), main textarea");
+    if (first) { first.focus({ preventScroll: true }); }
+  }
+
+  function sendWithFetch(form) {
+    var url = form.getAttribute("action") || window.location.href;
+    var body = new URLSearchParams(new FormData(form));
+    var headers = { "Content-Type": "application/x-www-form-urlencoded" };
+    headers[SWAP_HEADER] = "1";
+    return fetch(url, { method: "POST", body: body, headers: headers, credentials: "same-origin", redirect: "follow" })
+      .then(function (response) {
+        // 200: the next page; 400: this page again with the reasons shown
+        if (response.status !== 200 && response.status !== 400) { throw new Error("HTTP " + response.status); }
+        return response.text().then(function (html) { swapIn(html, response.url || url); });
+      });
+  }
+
+  function init() {
+    var form = document.getElementById("page-form");
+    if (!form) return;
+    bindSpanSelection(form);
+    var sent = false;
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (sent) return;
+      sent = true;
+      setSending(form, true);
+      if (!window.fetch || !window.URLSearchParams || !window.DOMParser) {
+        HTMLFormElement.prototype.submit.call(form);
+        return;
+      }
+      sendWithFetch(form).catch(function () {
+        HTMLFormElement.prototype.submit.call(form);  // the classic way: POST, redirect, GET
+      });
+    });
+    window.onpageshow = function () {  // back/forward cache: the form can be sent again
+      sent = false;
+      setSending(form, false);
+    };
+  }
+
+  init();
 })();

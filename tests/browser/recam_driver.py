@@ -25,6 +25,22 @@ _CHAR_BOXES = """([start, end]) => {
 }"""
 
 
+def submit_page(page, action=None) -> None:
+    """Press "Save and continue" (or run ``action``) and wait for the next page.
+
+    The page's script sends the form with fetch and swaps the server's answer (the next page)
+    into ``<main>``; there is no navigation to wait for. ``page`` may be a Frame (MTurk's iframe).
+    """
+    top = page.page if hasattr(page, "parent_frame") else page
+    with top.expect_response(lambda r: r.request.method == "POST" and r.request.frame == page_frame(page)):
+        (action or (lambda: page.click("#next")))()
+    page.wait_for_function("() => !document.querySelector('#page-form[data-sending]')")
+
+
+def page_frame(page):
+    return page if hasattr(page, "parent_frame") else page.main_frame
+
+
 @dataclass(frozen=True)
 class Span:
     text: str
@@ -82,8 +98,7 @@ class ReCAMPage:
         self.page.check(f'input[name="{name}"][value="{value}"]')
 
     def submit(self) -> None:
-        with self.page.expect_navigation():
-            self.page.click("#next")
+        submit_page(self.page)
 
     def select_in_passage(self, span: Span) -> str:
         """Drag the mouse over the span in the passage; returns what the box then holds."""

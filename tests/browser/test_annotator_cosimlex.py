@@ -9,6 +9,7 @@ from annotation.kinds.cosimlex import plain_context
 from annotation.models import Assignment, Item, Response
 from annotation.services.batches import batch_create, invite_link_create
 from annotation.services.imports import items_import
+from tests.browser.recam_driver import submit_page
 from tests.conftest import data_file
 from tests.factories import ProjectFactory
 
@@ -43,7 +44,7 @@ def test_annotator_does_both_pages_for_each_item_of_a_unit(live_server, page, la
         assert page.locator(".context-text strong, .context-text b").count() == 0
         page.fill("input[name=word_1]", first)
         page.fill("input[name=word_2]", second)
-        page.locator("#next").click()
+        submit_page(page)
 
         assert page.get_attribute("#page-form", "data-page") == "rating"
         n = payload["context"]
@@ -51,7 +52,7 @@ def test_annotator_does_both_pages_for_each_item_of_a_unit(live_server, page, la
         assert sorted(bold) == sorted([payload[f"word1_context{n}"], payload[f"word2_context{n}"]])
         assert page.locator("input[name=rating]").count() == 7
         page.locator(f"input[name=rating][value='{number + 4}']").check()
-        page.locator("#next").click()
+        submit_page(page)
 
         response.refresh_from_db()
         assert response.answers == {"inspired": {"word_1": first, "word_2": second}, "rating": {"rating": number + 4}}
@@ -66,12 +67,12 @@ def test_back_to_page_one_after_rating_page_opened_cannot_change_the_words(live_
     page.locator("form button[type=submit]").click()
     page.fill("input[name=word_1]", "morje")
     page.fill("input[name=word_2]", "ladja")
-    page.locator("#next").click()
+    submit_page(page)
     assert page.get_attribute("#page-form", "data-page") == "rating"
     page.go_back()  # the cached page 1 (no-store: the browser fetches it again and shows the rating page)
     if page.get_attribute("#page-form", "data-page") == "inspired":
         page.fill("input[name=word_1]", "drugo")
-        page.locator("#next").click()
+        submit_page(page)
     response = Response.objects.get()
     assert response.answers["inspired"] == {"word_1": "morje", "word_2": "ladja"}
     assert page.get_attribute("#page-form", "data-page") == "rating"
