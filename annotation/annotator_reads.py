@@ -39,6 +39,24 @@ def annotator_by_key(key: str) -> Annotator | None:
     return _annotator_from_row(rows[0]) if rows else None
 
 
+def annotator_with_response(key: str, response_id: int | None) -> tuple[Annotator | None, Response | None]:
+    """`annotator_by_key` and `response_of_annotator` (without the item's project) in one query:
+    what a save reads before it validates the answer."""
+    rows = fetch_all(_annotator_with_response_sql(connection.vendor), [response_id, key])
+    if not rows:
+        return None, None
+    row = rows[0]
+    annotator = _annotator_from_row(row)
+    start = _A.width + _P.width + _B.width
+    response = _R.build(row, start)
+    if response is not None:
+        attach(response, "item", _I.build(row, start + _R.width))
+        assignment = _S.build(row, start + _R.width + _I.width)
+        attach(assignment, "annotator", annotator)
+        attach(response, "assignment", assignment)
+    return annotator, response
+
+
 def work_state(key: str) -> WorkState | None:
     """`annotator_by_key`, the active assignment and `unit_state`, in one query; only the
     current response and its item become objects (the others are only counted)."""
@@ -140,6 +158,20 @@ def _work_state_sql(vendor: str) -> str:
             f" LEFT OUTER JOIN {i.table} i ON {i.pk} = {r.column('item')}"
         ),
     ) + f" ORDER BY {r.column('position')}"
+
+
+@lru_cache(maxsize=None)
+def _annotator_with_response_sql(vendor: str) -> str:
+    r, i, s = _R, _I, _S
+    return _annotator_sql(
+        vendor,
+        extra_columns=f", {r.sql()}, {i.sql()}, {s.sql()}",
+        extra_joins=(
+            f" LEFT OUTER JOIN ({r.table} r INNER JOIN {i.table} i ON {i.pk} = {r.column('item')}"
+            f" INNER JOIN {s.table} s ON {s.pk} = {r.column('assignment')})"
+            f" ON {r.pk} = %s AND {s.column('annotator')} = {_A.pk}"
+        ),
+    )
 
 
 @lru_cache(maxsize=None)

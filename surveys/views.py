@@ -13,8 +13,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from annotation.kinds import get_kind
-from annotation.models import Annotator, Batch, InviteLink
-from annotation.selectors import annotator_by_key, response_of_annotator, unit_state, work_state
+from annotation.models import Annotator, Batch, InviteLink, Response
+from annotation.selectors import annotator_with_response, response_of_annotator, unit_state, work_state
 from annotation.services.assignments import InviteClosed, NoWorkLeft, annotator_join_via_invite, assignment_next
 from annotation.services.responses import ProtocolError, response_save_page
 
@@ -55,12 +55,12 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def work(request: HttpRequest, key: str) -> HttpResponse:
     if request.method == "POST":
-        annotator = annotator_by_key(key)
+        annotator, response = annotator_with_response(key, _response_id(request))
         if annotator is None:
             raise Http404(_("Unknown link"))
         translation.activate(annotator.project.language)
         back = reverse("surveys:work", args=[annotator.access_key])
-        return save_page(request, annotator, back=back, next_page=lambda: _work_page(request, key))
+        return save_page(request, annotator, back=back, next_page=lambda: _work_page(request, key), response=response)
     return _work_page(request, key)
 
 
@@ -103,22 +103,30 @@ def render_step(request, project, step: flow.Step, done: int, total: int, form=N
     return render(request, "surveys/annotate.html", context, status=status)
 
 
+def _response_id(request: HttpRequest) -> int | None:
+    try:
+        return int(request.POST.get("response", ""))
+    except ValueError:
+        return None
+
+
 def save_page(request: HttpRequest, annotator: Annotator, *, back: str, next_page: Callable[[], HttpResponse],
-              assignment_id: int | None = None, extra=None) -> HttpResponse:
+              assignment_id: int | None = None, extra=None, response: Response | None | object = ...) -> HttpResponse:
     """Validate and save one page, then redirect to `back` (POST/Redirect/GET), or answer
     the page's script (`SWAP_HEADER`) with `next_page()` itself: one request per saved page.
     A form error on the current page is shown in place. `assignment_id` narrows which
-    responses qualify."""
+    responses qualify; `response` is the posted response if the caller read it already
+    (`annotator_with_response`)."""
     def then() -> HttpResponse:
         return next_page() if request.headers.get(SWAP_HEADER) == "1" else redirect(back)
 
-    try:
-        response_id = int(request.POST.get("response", ""))
-    except ValueError:
+    response_id = _response_id(request)
+    if response_id is None:
         messages.error(request, _("The form was incomplete; please answer again."))
         return then()
     page_slug = request.POST.get("page", "")
-    response = response_of_annotator(response_id, annotator)
+    if response is ...:
+        response = response_of_annotator(response_id, annotator)
     if response is None or (assignment_id is not None and response.assignment_id != assignment_id):
         raise Http404(_("Not your item"))
     kind = get_kind(annotator.project.kind)

@@ -104,3 +104,21 @@ def test_update_row_stores_what_the_orm_would_read_back(started):
     fresh = Response.objects.get(pk=response.pk)
     assert fresh.answers == answers and fresh.completed_at == now
     assert update_row(Response, 0, {"answers": {}}) == 0
+
+
+def test_annotator_with_response_reads_both_in_one_query(started):
+    from annotation.annotator_reads import annotator_with_response
+
+    annotator, assignment = started
+    response = Response.objects.filter(assignment=assignment).order_by("position").first()
+    with CaptureQueriesContext(connection) as queries:
+        found, mine = annotator_with_response(annotator.access_key, response.pk)
+    assert len(queries) == 1
+    assert values(found) == values(annotator) and found.project.language == "hr"
+    assert values(mine) == values(response) and values(mine.item) == values(response.item)
+    assert mine.assignment.annotator is found and values(mine.assignment) == values(assignment)
+    stranger = AnnotatorFactory(project=annotator.project)
+    assert annotator_with_response(stranger.access_key, response.pk)[0].pk == stranger.pk
+    assert annotator_with_response(stranger.access_key, response.pk)[1] is None  # not theirs
+    assert annotator_with_response(annotator.access_key, None)[1] is None
+    assert annotator_with_response("no-such-key", response.pk) == (None, None)
