@@ -50,7 +50,10 @@ def annotator_with_response(key: str, response_id: int | None) -> tuple[Annotato
     start = _A.width + _P.width + _B.width
     response = _R.build(row, start)
     if response is not None:
-        attach(response, "item", _I.build(row, start + _R.width))
+        item = _I.build(row, start + _R.width)
+        if item.project_id == annotator.project_id:
+            attach(item, "project", annotator.project)
+        attach(response, "item", item)
         assignment = _S.build(row, start + _R.width + _I.width)
         attach(assignment, "annotator", annotator)
         attach(response, "assignment", assignment)

@@ -84,13 +84,44 @@ def fetch_all(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         return cursor.fetchall()
 
 
-def update_row(model: type[Model], pk: Any, values: dict[str, Any]) -> int:
+def update_row(model: type[Model], pk: Any, values: dict[str, Any], *, unless_changed: dict[str, Any] | None = None,
+               where_related: tuple[type[Model], Any, dict[str, Any]] | None = None) -> int:
     """`Model.objects.filter(pk=pk).update(**values)` as fixed SQL, values prepared as the ORM
-    prepares them (JSON, datetimes); returns the rows changed."""
+    prepares them (JSON, datetimes); returns the rows changed (0 or 1).
+
+    Compare-and-set: `unless_changed` ({field: value read earlier}) and `where_related`
+    ((model, pk, {field: value})) make it write only if those still hold.
+    """
     qn, meta = connection.ops.quote_name, model._meta
     fields = [meta.get_field(name) for name in values]
     assignments = ", ".join(f"{qn(field.column)} = %s" for field in fields)
     params = [field.get_db_prep_save(value, connection) for field, value in zip(fields, values.values())]
+    where, where_params = [f"{qn(meta.pk.column)} = %s"], [pk]
+    for name, value in (unless_changed or {}).items():
+        clause, param = _equals(model, name, value)
+        where.append(clause)
+        where_params.append(param)
+    if where_related is not None:
+        other, other_pk, conditions = where_related
+        other_where, other_params = [f"{qn(other._meta.pk.column)} = %s"], [other_pk]
+        for name, value in conditions.items():
+            clause, param = _equals(other, name, value)
+            other_where.append(clause)
+            other_params.append(param)
+        where.append(f"EXISTS (SELECT 1 FROM {qn(other._meta.db_table)} WHERE {' AND '.join(other_where)})")
+        where_params += other_params
+    sql = f"UPDATE {qn(meta.db_table)} SET {assignments} WHERE {' AND '.join(where)}"
     with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {qn(meta.db_table)} SET {assignments} WHERE {qn(meta.pk.column)} = %s", [*params, pk])
+        cursor.execute(sql, [*params, *where_params])
         return cursor.rowcount
+
+
+def _equals(model: type[Model], name: str, value: Any) -> tuple[str, Any]:
+    """`column = value` for a WHERE, with the value as the ORM would store it. JSON compares as
+    jsonb on PostgreSQL; on SQLite as the stored text, which Django wrote from an equal value
+    (a spurious mismatch only makes a compare-and-set fail, never write wrongly)."""
+    field = model._meta.get_field(name)
+    column = connection.ops.quote_name(field.column)
+    if value is None:
+        return f"{column} IS %s", None
+    return f"{column} = %s", field.get_db_prep_save(value, connection)

@@ -150,6 +150,7 @@ def save_page(request: HttpRequest, annotator: Annotator, *, back: str, next_pag
             page_slug=page_slug,
             answer=form.answer(),
             shown_at=flow.shown_at(request.POST.get("shown", ""), response.pk, page_slug),
+            seen=response,
         )
     except ProtocolError as exc:
         messages.error(request, str(exc))

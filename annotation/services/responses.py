@@ -1,6 +1,8 @@
 """Saving an annotator's answers page by page, enforcing the kind's protocol on the server."""
 from __future__ import annotations
 
+import copy
+
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -43,14 +45,25 @@ def response_save_page(
     page_slug: str,
     answer: dict[str, Any],
     shown_at: datetime | None = None,
+    seen: Response | None = None,
 ) -> SaveResult:
     """Store one page's answer. Idempotent: the same answer twice changes nothing.
 
     Preconditions: the response belongs to an active assignment of this annotator; the page is
     the next one of the item, or an earlier one that does not lock. A different answer to a
     locking page, or to any page of a completed item, raises ProtocolError.
+
+    `seen` is the response as the caller read it (with item, project and assignment), without
+    a lock. The common case, the next page of an active assignment, is then written only if
+    neither the answers nor the assignment's status changed since (compare-and-set): the write
+    lock is held for two UPDATEs, not for a read and the Python around it. Anything else, or a
+    lost race, goes the locked way, which reads the response again.
     """
     now = timezone.now()
+    if seen is not None and seen.pk == response_id and seen.assignment.annotator_id == annotator_id:
+        result = _save_if_unchanged(seen, page_slug, answer, shown_at, now)
+        if result is not None:
+            return result
     with transaction.atomic():
         response = response_of_annotator(response_id, annotator_id, for_update=True)
         if response is None:
@@ -74,13 +87,45 @@ def response_save_page(
         elif page_slug != next_page_slug(response.item.project.kind, payload, response.answers):
             raise ProtocolError(_("Please answer the pages in order."))
 
-        response.answers[page_slug] = answer
-        response.timings[page_slug] = _timing(response.timings.get(page_slug), shown_at, now)
-        fields = ["answers", "timings"]
-        if next_page_slug(response.item.project.kind, payload, response.answers) is None:
-            response.completed_at = now
-            fields.append("completed_at")
+        fields = _apply(response, page_slug, answer, shown_at, now)
         _response_update(response, fields)
+        submitted = _touch_assignment(assignment, now, item_completed=response.completed_at is not None)
+    return SaveResult(True, response.completed_at is not None, submitted)
+
+
+def _apply(response: Response, page_slug: str, answer: dict[str, Any], shown_at: datetime | None,
+           now: datetime) -> list[str]:
+    """Put the answer and its timing on `response`; the fields that changed."""
+    response.answers[page_slug] = answer
+    response.timings[page_slug] = _timing(response.timings.get(page_slug), shown_at, now)
+    fields = ["answers", "timings"]
+    if next_page_slug(response.item.project.kind, response.item.payload, response.answers) is None:
+        response.completed_at = now
+        fields.append("completed_at")
+    return fields
+
+
+def _save_if_unchanged(seen: Response, page_slug: str, answer: dict[str, Any], shown_at: datetime | None,
+                       now: datetime) -> SaveResult | None:
+    """The next page of an active assignment, written only if the response and the assignment's
+    status are still as `seen`; None when this is not that case or the row changed meanwhile."""
+    assignment = seen.assignment
+    if assignment.status != Assignment.Status.ACTIVE or seen.completed_at is not None:
+        return None
+    if page_slug in seen.answers or page_slug != next_page_slug(seen.item.project.kind, seen.item.payload, seen.answers):
+        return None
+    old_answers = seen.answers
+    response = copy.copy(seen)
+    response.answers, response.timings = dict(old_answers), dict(seen.timings)
+    fields = _apply(response, page_slug, answer, shown_at, now)
+    with transaction.atomic():
+        written = update_row(
+            Response, response.pk, {name: getattr(response, name) for name in fields},
+            unless_changed={"answers": old_answers},
+            where_related=(Assignment, assignment.pk, {"status": Assignment.Status.ACTIVE}),
+        )
+        if not written:
+            return None
         submitted = _touch_assignment(assignment, now, item_completed=response.completed_at is not None)
     return SaveResult(True, response.completed_at is not None, submitted)
 

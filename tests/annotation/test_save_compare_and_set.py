@@ -1,0 +1,113 @@
+"""A save with the response the caller read (`seen`) writes only if nothing changed since;
+otherwise it goes the locked way and gives the same answer as if it had always done so."""
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotation.annotator_reads import annotator_with_response
+from annotation.kinds import get_kind
+from annotation.models import Assignment, Response
+from annotation.services.assignments import assignment_next
+from annotation.services.batches import batch_create
+from annotation.services.responses import ProtocolError, response_save_page
+from annotation.sqlrows import update_row
+from tests.factories import RECAM_PAYLOAD, AnnotatorFactory, ItemFactory, ProjectFactory
+
+pytestmark = pytest.mark.django_db
+
+PRE = {"choice": RECAM_PAYLOAD["label"]}
+
+
+@pytest.fixture
+def work():
+    project = ProjectFactory()
+    ItemFactory.create_batch(2, project=project)
+    batch = batch_create(project=project, name="b", items_per_unit=2, assignments_per_unit=1)
+    annotator = AnnotatorFactory(project=project, batch=batch)
+    assignment = assignment_next(annotator=annotator, batch=batch)
+    response = Response.objects.filter(assignment=assignment).order_by("position").first()
+    return annotator, assignment, response
+
+
+def seen_now(annotator, response):
+    return annotator_with_response(annotator.access_key, response.pk)[1]
+
+
+def save(annotator, response, page, answer, seen):
+    return response_save_page(response_id=response.pk, annotator_id=annotator.pk, page_slug=page,
+                              answer=answer, seen=seen)
+
+
+def test_the_next_page_is_written_with_two_updates_and_no_read(work):
+    annotator, assignment, response = work
+    seen = seen_now(annotator, response)
+    with CaptureQueriesContext(connection) as queries:
+        result = save(annotator, response, "pre", PRE, seen)
+    sql = [q["sql"].split()[0] for q in queries.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
+    assert sql == ["UPDATE", "UPDATE"]
+    assert result.changed and not result.item_completed
+    fresh = Response.objects.get(pk=response.pk)
+    assert fresh.answers == {"pre": PRE} and set(fresh.timings) == {"pre"}
+    assert seen.answers == {}  # the caller's object is not changed
+
+
+def test_a_stale_read_of_the_same_page_is_an_idempotent_replay(work):
+    annotator, assignment, response = work
+    stale = seen_now(annotator, response)
+    save(annotator, response, "pre", PRE, seen_now(annotator, response))
+    timings = Response.objects.get(pk=response.pk).timings
+    result = save(annotator, response, "pre", PRE, stale)  # a double submit that read before the first wrote
+    assert not result.changed
+    assert Response.objects.get(pk=response.pk).timings == timings
+
+
+def test_a_stale_read_cannot_change_a_locked_answer(work):
+    annotator, assignment, response = work
+    stale = seen_now(annotator, response)
+    save(annotator, response, "pre", PRE, seen_now(annotator, response))
+    other = {"choice": (RECAM_PAYLOAD["label"] + 1) % 5}
+    with pytest.raises(ProtocolError):
+        save(annotator, response, "pre", other, stale)
+    assert Response.objects.get(pk=response.pk).answers == {"pre": PRE}
+
+
+@pytest.mark.parametrize("status", [Assignment.Status.APPROVED, Assignment.Status.REJECTED])
+def test_an_assignment_reviewed_after_the_read_is_not_written(work, status):
+    annotator, assignment, response = work
+    seen = seen_now(annotator, response)
+    update_row(Assignment, assignment.pk, {"status": status})
+    with pytest.raises(ProtocolError):
+        save(annotator, response, "pre", PRE, seen)
+    assert Response.objects.get(pk=response.pk).answers == {}
+
+
+def test_an_assignment_released_after_the_read_is_reclaimed_by_the_locked_way(work):
+    annotator, assignment, response = work
+    seen = seen_now(annotator, response)
+    update_row(Assignment, assignment.pk, {"status": Assignment.Status.RELEASED})
+    assert save(annotator, response, "pre", PRE, seen).changed
+    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.ACTIVE
+    assert Response.objects.get(pk=response.pk).answers == {"pre": PRE}
+
+
+def test_somebody_elses_response_as_seen_is_ignored(work):
+    annotator, assignment, response = work
+    stranger = AnnotatorFactory(project=annotator.project)
+    seen = seen_now(annotator, response)
+    with pytest.raises(ProtocolError):
+        response_save_page(response_id=response.pk, annotator_id=stranger.pk, page_slug="pre", answer=PRE, seen=seen)
+    assert Response.objects.get(pk=response.pk).answers == {}
+
+
+def test_the_last_page_of_the_unit_submits_the_assignment(work):
+    annotator, assignment, response = work
+    pages = [p.slug for p in get_kind("recam").pages(RECAM_PAYLOAD)]
+    answers = {"pre": PRE, "post": PRE, "second": {"choice": None}, "relation": {"relation": "summarize"},
+               "difficulty": {"difficulty": "easy"}, "support_span": {"text": "The cat", "start": 0, "end": 7},
+               "summary_span": {"text": "The cat", "start": 0, "end": 7}}
+    for current in Response.objects.filter(assignment=assignment).order_by("position"):
+        for page in pages:
+            result = save(annotator, current, page, answers[page], seen_now(annotator, current))
+            assert result.changed
+    assert result.item_completed and result.assignment_submitted
+    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.SUBMITTED
