@@ -29,7 +29,7 @@ class Gunicorn:
     def config(self) -> dict:
         return {
             "conf": str(DEPLOY_CONF.relative_to(common.ROOT)) if DEPLOY_CONF.exists() else "bench defaults",
-            "worker_class": "gthread",
+            "worker_class": os.environ.get("GUNICORN_WORKER_CLASS", "gthread"),
             "workers": self.workers,
             "threads": self.threads,
             "max_requests": self.max_requests,

@@ -26,7 +26,7 @@ bind = [os.environ.get("GUNICORN_BIND") or f"{_host}:{_port}"]
 # Threads share a worker's memory and suit a web tier that mostly waits on the database;
 # 2 processes per core keeps a slow request from holding up the rest (2 cores: 4 x 4 threads).
 workers = _int("WEB_CONCURRENCY", max(2, min(8, 2 * multiprocessing.cpu_count())))
-worker_class = "gthread"
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
 threads = _int("GUNICORN_THREADS", 4)
 
 timeout = _int("GUNICORN_TIMEOUT", 60)

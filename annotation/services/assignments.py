@@ -104,11 +104,7 @@ def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
 
     Raises NoWorkLeft when every unit is full or holds an item this annotator has seen.
     """
-    current = (
-        Assignment.objects.filter(annotator=annotator, unit__batch=batch, status=Assignment.Status.ACTIVE)
-        .order_by("id")
-        .first()
-    )
+    current = _current(annotator, batch)
     if current is not None:
         return current
     if batch.status != Batch.Status.OPEN:
@@ -122,19 +118,63 @@ def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
     )
     if unfinished is not None and assignment_reclaim(assignment=unfinished):
         return unfinished
+    # Choose the unit before taking the lock (the choice is the costly part), then check in the
+    # lock that it still has a free slot and that this annotator took nothing meanwhile: on
+    # SQLite every other writer waits while the lock is held.
+    mine = Assignment.objects.filter(annotator=annotator).count()
+    unit = _consistency_unit(batch, annotator) or _open_units(batch, annotator).first()
+    if unit is None:
+        raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
+    items = _unit_items(unit)
     with transaction.atomic():
-        # Lock the batch row: concurrent annotators take slots one at a time (PostgreSQL);
-        # on SQLite the IMMEDIATE transaction already serializes writers.
-        Batch.objects.select_for_update().filter(pk=batch.pk).first()
+        _lock_batch(batch)
+        if _still_free(unit, batch, annotator, mine):
+            return _assign(unit, annotator, items=items)
+    with transaction.atomic():  # somebody took the slot first: choose again, in the lock
+        _lock_batch(batch)
+        current = _current(annotator, batch)  # or this annotator's other request got one
+        if current is not None:
+            return current
         unit = _consistency_unit(batch, annotator) or _open_units(batch, annotator).first()
         if unit is None:
             raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
         return _assign(unit, annotator)
 
 
-def _assign(unit: Unit, annotator: Annotator, lead: Sequence[int] = ()) -> Assignment:
-    """A new assignment of the unit; ``lead`` items (ids) come first, before the unit's own."""
-    items = list(UnitItem.objects.filter(unit=unit).order_by("position").values_list("item_id", "position"))
+def _current(annotator: Annotator, batch: Batch) -> Assignment | None:
+    return (
+        Assignment.objects.filter(annotator=annotator, unit__batch=batch, status=Assignment.Status.ACTIVE)
+        .order_by("id")
+        .first()
+    )
+
+
+def _lock_batch(batch: Batch) -> None:
+    """Concurrent annotators take slots one at a time (PostgreSQL); on SQLite the IMMEDIATE
+    transaction already serializes writers."""
+    Batch.objects.select_for_update().filter(pk=batch.pk).first()
+
+
+def _still_free(unit: Unit, batch: Batch, annotator: Annotator, mine: int) -> bool:
+    """The unit chosen outside the lock can still be given: a slot is free and the annotator
+    has no assignment they did not have then (which could make an item of it seen)."""
+    if Assignment.objects.filter(annotator=annotator).count() != mine:
+        return False
+    if unit.every_annotator:
+        return True
+    holds = Assignment.objects.filter(unit=unit, status__in=Assignment.HOLDING).count()
+    return holds < batch.assignments_per_unit
+
+
+def _unit_items(unit: Unit) -> list[tuple[int, int]]:
+    return list(UnitItem.objects.filter(unit=unit).order_by("position").values_list("item_id", "position"))
+
+
+def _assign(unit: Unit, annotator: Annotator, lead: Sequence[int] = (),
+            items: list[tuple[int, int]] | None = None) -> Assignment:
+    """A new assignment of the unit; ``lead`` items (ids) come first, before the unit's own
+    (``items``: the unit's (item id, position), if read already)."""
+    items = _unit_items(unit) if items is None else items
     try:
         with transaction.atomic():
             assignment = Assignment.objects.create(unit=unit, annotator=annotator)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import copy
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
@@ -17,6 +17,11 @@ from annotation.selectors import response_of_annotator
 from annotation.sqlrows import update_row
 
 from .assignments import assignment_reclaim
+
+
+#: an assignment's last activity is stored when older than this (or when an item completes), not
+#: at every page: abandoned work is released after `Batch.release_after_minutes` (30 by default)
+ACTIVITY_RESOLUTION = timedelta(seconds=60)
 
 
 class ProtocolError(Exception):
@@ -118,16 +123,24 @@ def _save_if_unchanged(seen: Response, page_slug: str, answer: dict[str, Any], s
     response = copy.copy(seen)
     response.answers, response.timings = dict(old_answers), dict(seen.timings)
     fields = _apply(response, page_slug, answer, shown_at, now)
-    with transaction.atomic():
-        written = update_row(
+    item_completed = response.completed_at is not None
+
+    def write() -> bool:
+        return bool(update_row(
             Response, response.pk, {name: getattr(response, name) for name in fields},
             unless_changed={"answers": old_answers},
             where_related=(Assignment, assignment.pk, {"status": Assignment.Status.ACTIVE}),
-        )
-        if not written:
+        ))
+
+    if not item_completed and now - assignment.last_activity_at < ACTIVITY_RESOLUTION:
+        # one statement, a transaction of its own: SQLite holds its write lock only while the
+        # statement runs in C, never while this thread waits for the GIL between statements
+        return SaveResult(True, False, False) if write() else None
+    with transaction.atomic():
+        if not write():
             return None
-        submitted = _touch_assignment(assignment, now, item_completed=response.completed_at is not None)
-    return SaveResult(True, response.completed_at is not None, submitted)
+        submitted = _touch_assignment(assignment, now, item_completed=item_completed)
+    return SaveResult(True, item_completed, submitted)
 
 
 def _timing(previous: dict[str, Any] | None, shown_at: datetime | None, now: datetime) -> dict[str, Any]:

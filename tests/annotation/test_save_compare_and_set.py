@@ -1,7 +1,10 @@
 """A save with the response the caller read (`seen`) writes only if nothing changed since;
 otherwise it goes the locked way and gives the same answer as if it had always done so."""
+from datetime import timedelta
+
 import pytest
 from django.db import connection
+from django.utils import timezone
 from django.test.utils import CaptureQueriesContext
 
 from annotation.annotator_reads import annotator_with_response
@@ -9,7 +12,7 @@ from annotation.kinds import get_kind
 from annotation.models import Assignment, Response
 from annotation.services.assignments import assignment_next
 from annotation.services.batches import batch_create
-from annotation.services.responses import ProtocolError, response_save_page
+from annotation.services.responses import ACTIVITY_RESOLUTION, ProtocolError, response_save_page
 from annotation.sqlrows import update_row
 from tests.factories import RECAM_PAYLOAD, AnnotatorFactory, ItemFactory, ProjectFactory
 
@@ -38,17 +41,34 @@ def save(annotator, response, page, answer, seen):
                               answer=answer, seen=seen)
 
 
-def test_the_next_page_is_written_with_two_updates_and_no_read(work):
+def statements(queries):
+    return [q["sql"].split()[0] for q in queries.captured_queries]
+
+
+def test_the_next_page_is_one_update_statement(work):
     annotator, assignment, response = work
     seen = seen_now(annotator, response)
     with CaptureQueriesContext(connection) as queries:
         result = save(annotator, response, "pre", PRE, seen)
-    sql = [q["sql"].split()[0] for q in queries.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
-    assert sql == ["UPDATE", "UPDATE"]
+    assert statements(queries) == ["UPDATE"]  # no transaction around it: it is one statement
     assert result.changed and not result.item_completed
     fresh = Response.objects.get(pk=response.pk)
     assert fresh.answers == {"pre": PRE} and set(fresh.timings) == {"pre"}
     assert seen.answers == {}  # the caller's object is not changed
+
+
+def test_the_assignments_activity_is_stored_once_it_is_older_than_the_resolution(work):
+    annotator, assignment, response = work
+    long_ago = timezone.now() - ACTIVITY_RESOLUTION - timedelta(seconds=1)
+    update_row(Assignment, assignment.pk, {"last_activity_at": long_ago})
+    seen = seen_now(annotator, response)
+    with CaptureQueriesContext(connection) as queries:
+        save(annotator, response, "pre", PRE, seen)
+    assert [s for s in statements(queries) if s not in ("SAVEPOINT", "RELEASE")] == ["UPDATE", "UPDATE"]
+    touched = Assignment.objects.get(pk=assignment.pk).last_activity_at
+    assert touched > long_ago
+    save(annotator, response, "post", PRE, seen_now(annotator, response))  # recent: not again
+    assert Assignment.objects.get(pk=assignment.pk).last_activity_at == touched
 
 
 def test_a_stale_read_of_the_same_page_is_an_idempotent_replay(work):
