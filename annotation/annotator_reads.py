@@ -63,7 +63,7 @@ def annotator_with_response(key: str, response_id: int | None) -> tuple[Annotato
 def work_state(key: str) -> WorkState | None:
     """`annotator_by_key`, the active assignment and `unit_state`, in one query; only the
     current response and its item become objects (the others are only counted)."""
-    rows = fetch_all(_work_state_sql(connection.vendor), [Assignment.Status.ACTIVE, key])
+    rows = fetch_all(_work_state_sql(connection.vendor), [Assignment.Status.ACTIVE] * 2 + [key])
     if not rows:
         return None
     annotator = _annotator_from_row(rows[0])
@@ -156,7 +156,10 @@ def _work_state_sql(vendor: str) -> str:
         vendor,
         extra_columns=f", {s.sql()}, {r.sql()}, {i.sql()}",
         extra_joins=(
-            f" LEFT OUTER JOIN {s.table} s ON {s.pk} = {active}"
+            # `s.annotator_id = a.id` first lets the database reach s through that index (the
+            # subquery alone in the join made PostgreSQL hash the whole assignment table)
+            f" LEFT OUTER JOIN {s.table} s ON {s.column('annotator')} = {a.pk}"
+            f" AND {s.column('status')} = %s AND {s.pk} = {active}"
             f" LEFT OUTER JOIN {r.table} r ON {r.column('assignment')} = {s.pk}"
             f" LEFT OUTER JOIN {i.table} i ON {i.pk} = {r.column('item')}"
         ),
