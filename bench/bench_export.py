@@ -18,11 +18,16 @@ transaction on SQLite (a few tens of seconds). Then two measurements:
     python bench/bench_export.py --db sqlite --rows 200000 --via inprocess
     python bench/bench_export.py --db postgres --keep      # keep the 1M-row database ...
     python bench/bench_export.py --db postgres --reuse     # ... and measure it again
+    python bench/bench_export.py --db postgres --reuse --format tsv --sha256   # hash the bytes
+
+`--sha256` hashes the exported bytes (compare two versions of the code on the same database);
+in-process runs also print the process's CPU per row (all its threads).
 """
 from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import http.client
 import io
 import itertools
@@ -181,7 +186,7 @@ class RssSampler(threading.Thread):
         return self.peak
 
 
-def export_inprocess(project_id: int, fmt: str) -> dict:
+def export_inprocess(project_id: int, fmt: str, sha256: bool = False) -> dict:
     from annotation.models import Project
 
     project = Project.objects.get(pk=project_id)
@@ -219,24 +224,30 @@ def export_inprocess(project_id: int, fmt: str) -> dict:
     t0 = time.perf_counter()
     first = None
     lines = size = 0
+    digest = hashlib.sha256() if sha256 else None
+    cpu0 = time.process_time()
     for chunk in chunks():
         if first is None:
             first = time.perf_counter() - t0
         lines += chunk.count(b"\n")
         size += len(chunk)
+        if digest is not None:
+            digest.update(chunk)
     seconds = time.perf_counter() - t0
+    cpu = time.process_time() - cpu0
     peak = sampler.stop()["self"]
-    rows = lines - 1 if fmt == "csv" else lines
+    rows = lines if fmt == "jsonl" else lines - 1
     return {"source": source, "rows": rows, "bytes": size, "seconds": seconds, "rows_per_s": rows / seconds,
             "first_byte_s": first, "rss_before_mb": before / 1024, "rss_peak_mb": peak / 1024,
-            "growth_mb": (peak - before) / 1024}
+            "growth_mb": (peak - before) / 1024, "process_cpu_s": cpu,
+            "sha256": digest.hexdigest() if digest is not None else None}
 
 
-def export_api(url: str, project_id: int, fmt: str, port: int, log) -> dict:
+def export_api(url: str, project_id: int, fmt: str, port: int, log, sha256: bool = False) -> dict:
     auth = "Basic " + base64.b64encode(f"{STAFF[0]}:{STAFF[1]}".encode()).decode()
     path = f"/api/projects/{project_id}/export/?dataset=raw&format={fmt}"
 
-    def download(p: str, sampler_pids=None):
+    def download(p: str, digest=None):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
         t0 = time.perf_counter()
         conn.request("GET", p, headers={"Authorization": auth, "Host": f"127.0.0.1:{port}"})
@@ -253,6 +264,8 @@ def export_api(url: str, project_id: int, fmt: str, port: int, log) -> dict:
                 head = block[:300]
             lines += block.count(b"\n")
             size += len(block)
+            if digest is not None:
+                digest.update(block)
         conn.close()
         return resp.status, lines, size, time.perf_counter() - t0, first, head
 
@@ -269,16 +282,18 @@ def export_api(url: str, project_id: int, fmt: str, port: int, log) -> dict:
         sampler = RssSampler([worker])
         sampler.start()
         cpu0 = common.cpu_seconds(worker)
-        status, lines, size, seconds, first, head = download(path)
+        digest = hashlib.sha256() if sha256 else None
+        status, lines, size, seconds, first, head = download(path, digest)
         cpu = common.cpu_seconds(worker) - cpu0
         peak = sampler.stop()[worker]
         after = common.rss_kb(worker)
     if status != 200:
         return {"error": f"export answered {status}: {head!r}"}
-    rows = lines - 1 if fmt == "csv" else lines
+    rows = lines if fmt == "jsonl" else lines - 1
     return {"rows": rows, "bytes": size, "seconds": seconds, "rows_per_s": rows / seconds, "first_byte_s": first,
             "worker_rss_before_mb": before / 1024, "worker_rss_peak_mb": peak / 1024,
-            "worker_rss_after_mb": after / 1024, "growth_mb": (peak - before) / 1024, "worker_cpu_s": cpu}
+            "worker_rss_after_mb": after / 1024, "growth_mb": (peak - before) / 1024, "worker_cpu_s": cpu,
+            "sha256": digest.hexdigest() if digest is not None else None}
 
 
 _TINY: dict = {}
@@ -297,7 +312,8 @@ def _make_tiny() -> None:
     _TINY["id"] = project.pk
 
 
-def run(db: str, *, rows: int, items: int, via: str, fmt: str, port: int, keep: bool, reuse: bool) -> dict:
+def run(db: str, *, rows: int, items: int, via: str, fmt: str, port: int, keep: bool, reuse: bool,
+        sha256: bool = False) -> dict:
     name = f"export_{rows}"
     reused = False
     if reuse and common.database_exists(db, name):
@@ -323,9 +339,9 @@ def run(db: str, *, rows: int, items: int, via: str, fmt: str, port: int, keep: 
                                                            "growth_mb": TARGET_GROWTH_MB}}
         if via in ("api", "both"):
             log = common.RESULTS / f"gunicorn-export-{db}-{os.getpid()}.log"
-            result["api"] = export_api(url, setup["project_id"], fmt, free_port(port), log)
+            result["api"] = export_api(url, setup["project_id"], fmt, free_port(port), log, sha256)
         if via in ("inprocess", "both"):
-            result["inprocess"] = export_inprocess(setup["project_id"], fmt)
+            result["inprocess"] = export_inprocess(setup["project_id"], fmt, sha256)
             connections.close_all()
         result["meets"] = {}
         for key in ("api", "inprocess"):
@@ -349,16 +365,17 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--via", choices=["api", "inprocess", "both"], default="both")
-    parser.add_argument("--format", choices=["csv", "jsonl"], default="csv")
+    parser.add_argument("--format", choices=["csv", "tsv", "jsonl"], default="csv")
     parser.add_argument("--port", type=int, default=8785, help="first port tried")
     parser.add_argument("--quick", action="store_true", help="50,000 rows over 1,000 items")
     parser.add_argument("--keep", action="store_true", help="keep the database (bench_export_<rows>)")
     parser.add_argument("--reuse", action="store_true", help="reuse a kept database of the same size")
+    parser.add_argument("--sha256", action="store_true", help="hash the exported bytes (to compare code versions)")
     args = parser.parse_args()
     if args.quick:
         args.rows, args.items = 50_000, 1_000
     result = run(args.db, rows=args.rows, items=args.items, via=args.via, fmt=args.format, port=args.port,
-                 keep=args.keep, reuse=args.reuse)
+                 keep=args.keep, reuse=args.reuse, sha256=args.sha256)
     result["machine"] = common.machine()
     setup = result["setup"]
     print(f"export of {setup['responses']:,} annotations on {args.db} ({args.format}); "
@@ -372,7 +389,9 @@ def main() -> None:
             continue
         print(f"  {key}: {r['rows']:,} rows, {r['bytes'] / 1e6:.0f} MB in {r['seconds']:.1f} s = "
               f"{r['rows_per_s']:,.0f} rows/s; first byte {r['first_byte_s']:.2f} s; "
-              f"memory growth {r['growth_mb']:.1f} MB")
+              f"memory growth {r['growth_mb']:.1f} MB"
+              + (f"; CPU {r['process_cpu_s'] / r['rows'] * 1e6:.1f} us/row" if r.get("process_cpu_s") else "")
+              + (f"; sha256 {r['sha256'][:16]}" if r.get("sha256") else ""))
     print(f"  meets: {result['meets']}")
     common.save_result(f"export-{args.db}", result)
     common.emit(result)

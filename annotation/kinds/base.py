@@ -93,6 +93,42 @@ class ItemExport:
     row: Callable[[Mapping[str, Any], Mapping[str, Any] | None], dict[str, Any] | None]
 
 
+@dataclass(frozen=True)
+class AnswerValue:
+    """A column that is `(answers.get(page) or {}).get(key)`: one value of one page's answer."""
+
+    page: str
+    key: str
+
+
+@dataclass(frozen=True)
+class AnswerIsNone:
+    """None when the page has no answer, else whether its `key` is missing or null
+    (ReCAM's no_other_answer: the second choice stored as None)."""
+
+    page: str
+    key: str
+
+
+@dataclass(frozen=True)
+class AnswerMatchesItem:
+    """None when the answer's value or the payload's `item_key` is None, else whether they are
+    equal (ReCAM's pre_correct: the choice against the label)."""
+
+    page: str
+    key: str
+    item_key: str
+
+
+@dataclass(frozen=True)
+class ItemValue:
+    """A column that depends on the payload alone: what `annotation_row(payload, {})` gives."""
+
+
+#: where an annotation column comes from, for exports that flatten rows in the database
+ColumnSource = AnswerValue | AnswerIsNone | AnswerMatchesItem | ItemValue
+
+
 class TaskKind(ABC):
     slug: ClassVar[str]
     title: ClassVar[str]
@@ -147,6 +183,13 @@ class TaskKind(ABC):
     @abstractmethod
     def annotation_row(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> dict[str, Any]:
         """One response flattened to `annotation_columns()`."""
+
+    def annotation_sources(self) -> dict[str, ColumnSource] | None:
+        """Where each of `annotation_columns()` comes from, in words a database can follow, so an
+        export of millions of rows can build its lines in SQL (`annotation.export_sql`). Every
+        source must say exactly what `annotation_row` does; None (the default): only
+        `annotation_row` knows, and exports read rows through Python."""
+        return None
 
     @abstractmethod
     def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:

@@ -17,7 +17,18 @@ from django.utils.translation import gettext_lazy as _
 
 from quality.stats import cosimlex as cosimlex_stats
 
-from .base import ImportProblem, ItemExport, Page, PageForm, ParsedItem, QualityOutcome, TaskKind
+from .base import (
+    AnswerValue,
+    ColumnSource,
+    ImportProblem,
+    ItemExport,
+    ItemValue,
+    Page,
+    PageForm,
+    ParsedItem,
+    QualityOutcome,
+    TaskKind,
+)
 from .formats import text_lines
 from .registry import register
 
@@ -220,6 +231,19 @@ class CoSimLex(TaskKind):
             "inspired_word_2": inspired.get("word_2"),
             "rating": rating,
             "reference_sim": None if reference in (None, "") else float(reference),
+        }
+
+    def annotation_sources(self) -> dict[str, ColumnSource]:
+        """`annotation_row`, column by column (the export builds its lines from this in SQL)."""
+        return {
+            "pair": ItemValue(),
+            "word1": ItemValue(),
+            "word2": ItemValue(),
+            "context": ItemValue(),
+            "inspired_word_1": AnswerValue("inspired", "word_1"),
+            "inspired_word_2": AnswerValue("inspired", "word_2"),
+            "rating": AnswerValue("rating", "rating"),
+            "reference_sim": ItemValue(),
         }
 
     def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:

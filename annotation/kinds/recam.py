@@ -11,7 +11,19 @@ from django.utils.translation import gettext_lazy as _
 
 from quality.stats import recam as recam_stats
 
-from .base import ImportProblem, Page, PageForm, ParsedItem, QualityOutcome, TaskKind
+from .base import (
+    AnswerIsNone,
+    AnswerMatchesItem,
+    AnswerValue,
+    ColumnSource,
+    ImportProblem,
+    ItemValue,
+    Page,
+    PageForm,
+    ParsedItem,
+    QualityOutcome,
+    TaskKind,
+)
 from .formats import content_id, jsonl_records, require_str
 from .registry import register
 from .spans import find_span
@@ -211,6 +223,26 @@ class ReCAM(TaskKind):
             "label": label,
             "pre_correct": None if label is None or pre is None else pre == label,
             "post_correct": None if label is None or post is None else post == label,
+        }
+
+    def annotation_sources(self) -> dict[str, ColumnSource]:
+        """`annotation_row`, column by column (the export builds its lines from this in SQL)."""
+        return {
+            "pre_choice": AnswerValue("pre", "choice"),
+            "post_choice": AnswerValue("post", "choice"),
+            "second_choice": AnswerValue("second", "choice"),
+            "no_other_answer": AnswerIsNone("second", "choice"),
+            "support_span": AnswerValue("support_span", "text"),
+            "support_start": AnswerValue("support_span", "start"),
+            "support_end": AnswerValue("support_span", "end"),
+            "relation": AnswerValue("relation", "relation"),
+            "summary_span": AnswerValue("summary_span", "text"),
+            "summary_start": AnswerValue("summary_span", "start"),
+            "summary_end": AnswerValue("summary_span", "end"),
+            "difficulty": AnswerValue("difficulty", "difficulty"),
+            "label": ItemValue(),
+            "pre_correct": AnswerMatchesItem("pre", "choice", "label"),
+            "post_correct": AnswerMatchesItem("post", "choice", "label"),
         }
 
     def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:

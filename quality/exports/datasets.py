@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from django.db.models import F, FilteredRelation, JSONField, Q, Value
 
+from annotation import export_sql
 from annotation.kinds import get_kind
 from annotation.models import Item, Project
 from annotation.selectors import annotation_columns, annotation_rows, annotation_value_chunks
@@ -40,6 +41,11 @@ class Dataset:
     `value_chunks(size)`, where a dataset has it: the same rows as cells in column order, in
     lists of up to `size` rows, for the delimited writers (no dict per row); JSONL, which
     writes keys, always reads `rows`.
+
+    `text_chunks(delimiter, terminator, quoting, render)`, where a dataset has it: the same
+    rows already written as lines (no header, UTF-8 bytes) by the database
+    (`annotation.export_sql`), or None where that path does not apply to this project,
+    database or dialect.
     """
 
     name: str
@@ -47,6 +53,7 @@ class Dataset:
     rows: Callable[[], Iterator[dict[str, Any]]]
     sparse: bool = False
     value_chunks: Callable[[int], Iterator[list[Sequence[Any]]]] | None = None
+    text_chunks: Callable[..., Iterator[bytes] | None] | None = None
 
 
 def _require_run(project: Project, dataset: str) -> QualityRun:
@@ -63,7 +70,18 @@ def raw(project: Project) -> Dataset:
         lambda: annotation_columns(project),
         lambda: annotation_rows(project, chunk_size=CHUNK_SIZE),
         value_chunks=lambda size: annotation_value_chunks(project, chunk_size=size),
+        text_chunks=_sql_lines(project, None),
     )
+
+
+def _sql_lines(project: Project, response_ids: Any) -> Callable[..., Iterator[bytes] | None]:
+    """`Dataset.text_chunks` of the raw or clean dataset (`response_ids`: the kept ones)."""
+
+    def text_chunks(delimiter: str, terminator: str, quoting: Any, render: Any) -> Iterator[bytes] | None:
+        return export_sql.text_chunks(project, response_ids=response_ids, delimiter=delimiter,
+                                      terminator=terminator, quoting=quoting, render=render)
+
+    return text_chunks
 
 
 def clean(project: Project) -> Dataset:
@@ -98,7 +116,8 @@ def clean(project: Project) -> Dataset:
     # then only the dicts say it right.
     shadows = bool(set(extra) & set(annotation_columns(project)))
     return Dataset(
-        "clean", lambda: annotation_columns(project) + extra, rows, value_chunks=None if shadows else value_chunks
+        "clean", lambda: annotation_columns(project) + extra, rows, value_chunks=None if shadows else value_chunks,
+        text_chunks=None if extra else _sql_lines(project, kept),
     )
 
 

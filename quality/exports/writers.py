@@ -33,6 +33,15 @@ def _row_values(columns: list[str], *, sparse: bool) -> Callable[[dict[str, Any]
 def _delimited_chunks(dataset: Dataset, writer_options: dict[str, Any], rows_per_chunk: int) -> Iterator[bytes]:
     columns = dataset.columns()
     lines = _DelimitedLines(writer_options)
+    texts = _database_lines(dataset, lines)
+    if texts is not None:  # lines written by the database, a chunk of UTF-8 at a time
+        head = lines.render([columns]).encode("utf-8")
+        for text in texts:
+            yield head + text if head else text
+            head = b""
+        if head:
+            yield head
+        return
     if dataset.value_chunks is not None:  # cells already in column order, a chunk at a time
         batches: Iterable[Iterable[Sequence[Any]]] = dataset.value_chunks(rows_per_chunk)
     else:
@@ -44,6 +53,13 @@ def _delimited_chunks(dataset: Dataset, writer_options: dict[str, Any], rows_per
         head = ""
     if head:
         yield head.encode("utf-8")
+
+
+def _database_lines(dataset: Dataset, lines: _DelimitedLines) -> Iterator[bytes] | None:
+    """The dataset's lines as the database writes them, where it can (see Dataset.text_chunks)."""
+    if dataset.text_chunks is None or lines.quoting is None:
+        return None
+    return dataset.text_chunks(lines.delimiter, lines.terminator, lines.quoting, lines.render)
 
 
 class _DelimitedLines:
