@@ -35,14 +35,14 @@ class WorkState:
 
 def annotator_by_key(key: str) -> Annotator | None:
     """The annotator behind an access key, with project and batch."""
-    rows = fetch_all(_annotator_sql(connection.vendor), [key])
+    rows = fetch_all(_annotator_sql(connection.vendor), [key], name="annotator")
     return _annotator_from_row(rows[0]) if rows else None
 
 
 def annotator_with_response(key: str, response_id: int | None) -> tuple[Annotator | None, Response | None]:
     """`annotator_by_key` and `response_of_annotator` (without the item's project) in one query:
     what a save reads before it validates the answer."""
-    rows = fetch_all(_annotator_with_response_sql(connection.vendor), [response_id, key])
+    rows = fetch_all(_annotator_with_response_sql(connection.vendor), [response_id, key], name="annotator_response")
     if not rows:
         return None, None
     row = rows[0]
@@ -63,7 +63,7 @@ def annotator_with_response(key: str, response_id: int | None) -> tuple[Annotato
 def work_state(key: str) -> WorkState | None:
     """`annotator_by_key`, the active assignment and `unit_state`, in one query; only the
     current response and its item become objects (the others are only counted)."""
-    rows = fetch_all(_work_state_sql(connection.vendor), [Assignment.Status.ACTIVE] * 2 + [key])
+    rows = fetch_all(_work_state_sql(connection.vendor), [Assignment.Status.ACTIVE] * 2 + [key], name="work_state")
     if not rows:
         return None
     annotator = _annotator_from_row(rows[0])
@@ -88,7 +88,7 @@ def work_state(key: str) -> WorkState | None:
 def unit_state(assignment: Assignment) -> tuple[Response | None, int, int]:
     """The first item not completed yet (with its item), and how many of the unit's are done."""
     responses = []
-    for row in fetch_all(_unit_sql(connection.vendor), [assignment.pk]):
+    for row in fetch_all(_unit_sql(connection.vendor), [assignment.pk], name="unit"):
         response = _R.build(row, 0)
         attach(response, "item", _I.build(row, _R.width))
         attach(response, "assignment", assignment)
@@ -105,7 +105,8 @@ def response_of_annotator(response_id: int, annotator: Annotator | int, *, for_u
     caller's transaction.
     """
     annotator_id = annotator if isinstance(annotator, int) else annotator.pk
-    rows = fetch_all(_response_sql(connection.vendor, for_update), [response_id, annotator_id])
+    rows = fetch_all(_response_sql(connection.vendor, for_update), [response_id, annotator_id],
+                     name="response_locked" if for_update else "response")
     if not rows:
         return None
     row = rows[0]

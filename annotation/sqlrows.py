@@ -78,10 +78,52 @@ def attach(instance: Model, relation: str, related: Model | None) -> None:
     instance._meta.get_field(relation).set_cached_value(instance, related)
 
 
-def fetch_all(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+def fetch_all(sql: str, params: Sequence[Any], *, name: str | None = None) -> list[tuple[Any, ...]]:
+    """The rows of one query. With a `name`, on PostgreSQL, the query is a prepared statement
+    of the connection (planning a join of five tables cost the server ~0.45 ms of its
+    ~0.58 ms), unless the database settings say a pooler sits between
+    (`DISABLE_SERVER_SIDE_CURSORS`, as Django's docs advise for pgbouncer)."""
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+        if name is None or not _can_prepare():
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+        state = getattr(connection, "_sqlrows_prepared", None)
+        if state is None or state.link is not connection.connection:
+            state = connection._sqlrows_prepared = _Prepared(connection.connection)
+        statement = f"sqlrows_{name}_{state.generation}"
+        run = f"EXECUTE {statement}" + (f" ({', '.join(['%s'] * len(params))})" if params else "")
+        try:
+            if statement in state.names:
+                cursor.execute(run, params)
+            else:  # one round trip: PREPARE (not undone by a rollback), then EXECUTE
+                cursor.execute(f"PREPARE {statement} AS {_numbered(sql)}; {run}", params)
+            rows = cursor.fetchall()
+        except Exception:
+            state.forget()  # whether it was prepared is unknown now: new names from here on
+            raise
+        state.names.add(statement)
+        return rows
+
+
+class _Prepared:
+    """The statements prepared on one physical connection."""
+
+    def __init__(self, link: Any):
+        self.link, self.generation, self.names = link, 0, set()
+
+    def forget(self) -> None:
+        self.generation += 1
+        self.names = set()
+
+
+def _can_prepare() -> bool:
+    return connection.vendor == "postgresql" and not connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS")
+
+
+def _numbered(sql: str) -> str:
+    """`%s` placeholders as PREPARE's `$1, $2, ...` (the queries here hold no other `%`)."""
+    parts = sql.split("%s")
+    return "".join(f"{part}${n}" for n, part in enumerate(parts[:-1], start=1)) + parts[-1]
 
 
 def update_row(model: type[Model], pk: Any, values: dict[str, Any], *, unless_changed: dict[str, Any] | None = None,

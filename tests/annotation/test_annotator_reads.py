@@ -122,3 +122,43 @@ def test_annotator_with_response_reads_both_in_one_query(started):
     assert annotator_with_response(stranger.access_key, response.pk)[1] is None  # not theirs
     assert annotator_with_response(annotator.access_key, None)[1] is None
     assert annotator_with_response("no-such-key", response.pk) == (None, None)
+
+
+needs_postgres = pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
+
+
+@needs_postgres
+def test_hot_reads_are_prepared_once_per_connection(started):
+    annotator, _ = started
+    work_state(annotator.access_key)
+    connection._sqlrows_prepared.forget()  # as on a new connection: nothing prepared under these names
+    with CaptureQueriesContext(connection) as queries:
+        first = work_state(annotator.access_key)
+        second = work_state(annotator.access_key)
+    assert [q["sql"].split()[0] for q in queries.captured_queries] == ["PREPARE", "EXECUTE"]
+    assert values(first.current) == values(second.current) and first.done == second.done
+
+
+@needs_postgres
+def test_a_failed_prepared_query_does_not_break_the_next(started):
+    from annotation.sqlrows import fetch_all
+
+    with pytest.raises(Exception), transaction.atomic():
+        fetch_all("SELECT %s::int", ["not a number"], name="probe")  # PREPARE succeeds, EXECUTE fails
+    with transaction.atomic():
+        assert fetch_all("SELECT %s::int", ["5"], name="probe") == [(5,)]  # under a new name
+        assert fetch_all("SELECT %s::int", ["6"], name="probe") == [(6,)]
+
+
+@needs_postgres
+def test_no_prepared_statements_behind_a_pooler(started, settings):
+    from annotation.sqlrows import fetch_all
+
+    annotator, _ = started
+    connection.settings_dict["DISABLE_SERVER_SIDE_CURSORS"] = True
+    try:
+        with CaptureQueriesContext(connection) as queries:
+            fetch_all("SELECT %s::int", ["7"], name="pooled")
+    finally:
+        connection.settings_dict.pop("DISABLE_SERVER_SIDE_CURSORS")
+    assert queries.captured_queries[0]["sql"].startswith("SELECT")
