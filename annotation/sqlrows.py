@@ -8,6 +8,7 @@ the converters the ORM would apply, so callers get the same objects a queryset g
 """
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
@@ -84,25 +85,28 @@ def fetch_all(sql: str, params: Sequence[Any], *, name: str | None = None) -> li
     ~0.58 ms), unless the database settings say a pooler sits between
     (`DISABLE_SERVER_SIDE_CURSORS`, as Django's docs advise for pgbouncer)."""
     with connection.cursor() as cursor:
-        if name is None or not _can_prepare():
-            cursor.execute(sql, params)
-            return cursor.fetchall()
-        state = getattr(connection, "_sqlrows_prepared", None)
-        if state is None or state.link is not connection.connection:
-            state = connection._sqlrows_prepared = _Prepared(connection.connection)
-        statement = f"sqlrows_{name}_{state.generation}"
-        run = f"EXECUTE {statement}" + (f" ({', '.join(['%s'] * len(params))})" if params else "")
-        try:
-            if statement in state.names:
-                cursor.execute(run, params)
-            else:  # one round trip: PREPARE (not undone by a rollback), then EXECUTE
-                cursor.execute(f"PREPARE {statement} AS {_numbered(sql)}; {run}", params)
-            rows = cursor.fetchall()
-        except Exception:
-            state.forget()  # whether it was prepared is unknown now: new names from here on
-            raise
-        state.names.add(statement)
-        return rows
+        _execute(cursor, sql, params, name)
+        return cursor.fetchall()
+
+
+def _execute(cursor: Any, sql: str, params: Sequence[Any], name: str | None) -> None:
+    if name is None or not _can_prepare():
+        cursor.execute(sql, params)
+        return
+    state = getattr(connection, "_sqlrows_prepared", None)
+    if state is None or state.link is not connection.connection:
+        state = connection._sqlrows_prepared = _Prepared(connection.connection)
+    statement = f"sqlrows_{name}_{state.generation}"
+    run = f"EXECUTE {statement}" + (f" ({', '.join(['%s'] * len(params))})" if params else "")
+    try:
+        if statement in state.names:
+            cursor.execute(run, params)
+        else:  # one round trip: PREPARE (not undone by a rollback), then EXECUTE
+            cursor.execute(f"PREPARE {statement} AS {_numbered(sql)}; {run}", params)
+    except Exception:
+        state.forget()  # whether it was prepared is unknown now: new names from here on
+        raise
+    state.names.add(statement)
 
 
 class _Prepared:
@@ -154,8 +158,13 @@ def update_row(model: type[Model], pk: Any, values: dict[str, Any], *, unless_ch
         where_params += other_params
     sql = f"UPDATE {qn(meta.db_table)} SET {assignments} WHERE {' AND '.join(where)}"
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, *where_params])
+        _execute(cursor, sql, [*params, *where_params], _name_of(sql))
         return cursor.rowcount
+
+
+def _name_of(sql: str) -> str:
+    """A prepared statement's name for a statement built here (the same text, the same name)."""
+    return "upd" + hashlib.blake2b(sql.encode(), digest_size=8).hexdigest()
 
 
 def _equals(model: type[Model], name: str, value: Any) -> tuple[str, Any]:

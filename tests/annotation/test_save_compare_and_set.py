@@ -42,7 +42,19 @@ def save(annotator, response, page, answer, seen):
 
 
 def statements(queries):
-    return [q["sql"].split()[0] for q in queries.captured_queries]
+    """What each query did; on PostgreSQL they run as prepared statements (annotation.sqlrows:
+    `PREPARE <name> AS <sql>; EXECUTE ...` the first time, `EXECUTE <name>` after; UPDATEs are
+    named sqlrows_upd<hash>_<n>)."""
+    kinds = []
+    for query in queries.captured_queries:
+        words = query["sql"].split()
+        if words[0] == "PREPARE":
+            kinds.append(words[3])
+        elif words[0] == "EXECUTE":
+            kinds.append("UPDATE" if words[1].startswith("sqlrows_upd") else "SELECT")
+        else:
+            kinds.append(words[0])
+    return kinds
 
 
 def test_the_next_page_is_one_update_statement(work):
