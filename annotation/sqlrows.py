@@ -138,41 +138,45 @@ def update_row(model: type[Model], pk: Any, values: dict[str, Any], *, unless_ch
     Compare-and-set: `unless_changed` ({field: value read earlier}) and `where_related`
     ((model, pk, {field: value})) make it write only if those still hold.
     """
-    qn, meta = connection.ops.quote_name, model._meta
-    fields = [meta.get_field(name) for name in values]
-    assignments = ", ".join(f"{qn(field.column)} = %s" for field in fields)
-    params = [field.get_db_prep_save(value, connection) for field, value in zip(fields, values.values())]
-    where, where_params = [f"{qn(meta.pk.column)} = %s"], [pk]
-    for name, value in (unless_changed or {}).items():
-        clause, param = _equals(model, name, value)
-        where.append(clause)
-        where_params.append(param)
-    if where_related is not None:
-        other, other_pk, conditions = where_related
-        other_where, other_params = [f"{qn(other._meta.pk.column)} = %s"], [other_pk]
-        for name, value in conditions.items():
-            clause, param = _equals(other, name, value)
-            other_where.append(clause)
-            other_params.append(param)
-        where.append(f"EXISTS (SELECT 1 FROM {qn(other._meta.db_table)} WHERE {' AND '.join(other_where)})")
-        where_params += other_params
-    sql = f"UPDATE {qn(meta.db_table)} SET {assignments} WHERE {' AND '.join(where)}"
+    unless = unless_changed or {}
+    other, other_pk, conditions = where_related or (None, None, {})
+    sql, name = _update_sql(
+        connection.vendor, model, tuple(values), tuple((k, v is None) for k, v in unless.items()),
+        other, tuple((k, v is None) for k, v in conditions.items()),
+    )
+    params = [_prep(model, field, value) for field, value in values.items()] + [pk]
+    params += [_prep(model, field, value) for field, value in unless.items() if value is not None]
+    if other is not None:
+        params += [other_pk] + [_prep(other, field, value) for field, value in conditions.items() if value is not None]
     with connection.cursor() as cursor:
-        _execute(cursor, sql, [*params, *where_params], _name_of(sql))
+        _execute(cursor, sql, params, name)
         return cursor.rowcount
 
 
-def _name_of(sql: str) -> str:
-    """A prepared statement's name for a statement built here (the same text, the same name)."""
-    return "upd" + hashlib.blake2b(sql.encode(), digest_size=8).hexdigest()
+def _prep(model: type[Model], field: str, value: Any) -> Any:
+    return model._meta.get_field(field).get_db_prep_save(value, connection)
 
 
-def _equals(model: type[Model], name: str, value: Any) -> tuple[str, Any]:
-    """`column = value` for a WHERE, with the value as the ORM would store it. JSON compares as
-    jsonb on PostgreSQL; on SQLite as the stored text, which Django wrote from an equal value
-    (a spurious mismatch only makes a compare-and-set fail, never write wrongly)."""
-    field = model._meta.get_field(name)
-    column = connection.ops.quote_name(field.column)
-    if value is None:
-        return f"{column} IS %s", None
-    return f"{column} = %s", field.get_db_prep_save(value, connection)
+@lru_cache(maxsize=None)
+def _update_sql(vendor: str, model: type[Model], fields: tuple[str, ...], unless: tuple[tuple[str, bool], ...],
+                other: type[Model] | None, conditions: tuple[tuple[str, bool], ...]) -> tuple[str, str]:
+    """The UPDATE of `update_row` for one shape of call, and its prepared statement's name.
+
+    A JSON value compares as jsonb on PostgreSQL; on SQLite as the stored text, which Django
+    wrote from an equal value (a spurious mismatch only makes a compare-and-set fail, never
+    write wrongly). A None compares with IS NULL.
+    """
+    qn = connection.ops.quote_name
+
+    def equals(table_model: type[Model], name: str, is_none: bool) -> str:
+        column = qn(table_model._meta.get_field(name).column)
+        return f"{column} IS NULL" if is_none else f"{column} = %s"
+
+    meta = model._meta
+    assignments = ", ".join(f"{qn(meta.get_field(name).column)} = %s" for name in fields)
+    where = [f"{qn(meta.pk.column)} = %s"] + [equals(model, name, is_none) for name, is_none in unless]
+    if other is not None:
+        other_where = [f"{qn(other._meta.pk.column)} = %s"] + [equals(other, n, is_none) for n, is_none in conditions]
+        where.append(f"EXISTS (SELECT 1 FROM {qn(other._meta.db_table)} WHERE {' AND '.join(other_where)})")
+    sql = f"UPDATE {qn(meta.db_table)} SET {assignments} WHERE {' AND '.join(where)}"
+    return sql, "upd" + hashlib.blake2b(sql.encode(), digest_size=8).hexdigest()

@@ -162,3 +162,17 @@ def test_no_prepared_statements_behind_a_pooler(started, settings):
     finally:
         connection.settings_dict.pop("DISABLE_SERVER_SIDE_CURSORS")
     assert queries.captured_queries[0]["sql"].startswith("SELECT")
+
+
+def test_update_row_compares_and_sets(started):
+    annotator, assignment = started
+    response = Response.objects.filter(assignment=assignment, completed_at__isnull=True).first()
+    # a None compares with IS NULL; a stale value or a changed related row writes nothing
+    assert update_row(Response, response.pk, {"timings": {"x": 1}}, unless_changed={"completed_at": None}) == 1
+    assert update_row(Response, response.pk, {"timings": {"x": 2}}, unless_changed={"answers": {"stale": 1}}) == 0
+    assert update_row(Response, response.pk, {"timings": {"x": 3}}, unless_changed={"answers": response.answers},
+                      where_related=(Assignment, assignment.pk, {"status": Assignment.Status.SUBMITTED})) == 0
+    assert update_row(Response, response.pk, {"timings": {"x": 4}}, unless_changed={"answers": response.answers},
+                      where_related=(Assignment, assignment.pk, {"status": Assignment.Status.ACTIVE,
+                                                                 "submitted_at": None})) == 1
+    assert Response.objects.get(pk=response.pk).timings == {"x": 4}
