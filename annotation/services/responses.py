@@ -60,9 +60,11 @@ def response_save_page(
 
     `seen` is the response as the caller read it (with item, project and assignment), without
     a lock. The common case, the next page of an active assignment, is then written only if
-    neither the answers nor the assignment's status changed since (compare-and-set): the write
-    lock is held for two UPDATEs, not for a read and the Python around it. Anything else, or a
-    lost race, goes the locked way, which reads the response again.
+    neither the answers nor the assignment's status changed since (compare-and-set), with one
+    UPDATE committed on its own (two in a transaction when an item completes or the
+    assignment's activity is due): the write lock is never held across a read and the Python
+    around it. Anything else, or a lost race, goes the locked way, which reads the response
+    again.
     """
     now = timezone.now()
     if seen is not None and seen.pk == response_id and seen.assignment.annotator_id == annotator_id:
