@@ -33,15 +33,9 @@ class WorkState:
         return self.current, self.done, self.total
 
 
-def annotator_by_key(key: str) -> Annotator | None:
-    """The annotator behind an access key, with project and batch."""
-    rows = fetch_all(_annotator_sql(connection.vendor), [key], name="annotator")
-    return _annotator_from_row(rows[0]) if rows else None
-
-
 def annotator_with_response(key: str, response_id: int | None) -> tuple[Annotator | None, Response | None]:
-    """`annotator_by_key` and `response_of_annotator` (without the item's project) in one query:
-    what a save reads before it validates the answer."""
+    """The annotator behind an access key (with project and batch) and `response_of_annotator`
+    (without the item's project) in one query: what a save reads before it validates the answer."""
     rows = fetch_all(_annotator_with_response_sql(connection.vendor), [response_id, key], name="annotator_response")
     if not rows:
         return None, None
@@ -61,7 +55,7 @@ def annotator_with_response(key: str, response_id: int | None) -> tuple[Annotato
 
 
 def work_state(key: str) -> WorkState | None:
-    """`annotator_by_key`, the active assignment and `unit_state`, in one query; only the
+    """The annotator behind an access key, the active assignment and `unit_state`, in one query; only the
     current response and its item become objects (the others are only counted)."""
     rows = fetch_all(_work_state_sql(connection.vendor), [Assignment.Status.ACTIVE] * 2 + [key], name="work_state")
     if not rows:
@@ -133,8 +127,8 @@ def _annotator_from_row(row) -> Annotator:
     return annotator
 
 
-@lru_cache(maxsize=None)
-def _annotator_sql(vendor: str, extra_columns: str = "", extra_joins: str = "") -> str:
+def _annotator_sql(extra_columns: str, extra_joins: str) -> str:
+    """The annotator (by access key), project and batch, plus what a caller joins to them."""
     a, p, b = _A, _P, _B
     return (
         f"SELECT {a.sql()}, {p.sql()}, {b.sql()}{extra_columns} FROM {a.table} a"
@@ -154,7 +148,6 @@ def _work_state_sql(vendor: str) -> str:
         f" AND {s2.column('status')} = %s)"
     )
     return _annotator_sql(
-        vendor,
         extra_columns=f", {s.sql()}, {r.sql()}, {i.sql()}",
         extra_joins=(
             # `s.annotator_id = a.id` first lets the database reach s through that index (the
@@ -171,7 +164,6 @@ def _work_state_sql(vendor: str) -> str:
 def _annotator_with_response_sql(vendor: str) -> str:
     r, i, s = _R, _I, _S
     return _annotator_sql(
-        vendor,
         extra_columns=f", {r.sql()}, {i.sql()}, {s.sql()}",
         extra_joins=(
             f" LEFT OUTER JOIN ({r.table} r INNER JOIN {i.table} i ON {i.pk} = {r.column('item')}"

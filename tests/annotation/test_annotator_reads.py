@@ -6,7 +6,7 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from annotation.annotator_reads import annotator_by_key, response_of_annotator, unit_state, work_state
+from annotation.annotator_reads import response_of_annotator, unit_state, work_state
 from annotation.models import Annotator, Assignment, Response
 from annotation.services.assignments import assignment_next
 from annotation.services.batches import batch_create
@@ -66,7 +66,7 @@ def test_work_state_without_an_active_assignment_or_batch():
     state = work_state(loose.access_key)
     assert state.annotator.pk == loose.pk and state.annotator.batch is None
     assert state.assignment is None and state.unit_state() == (None, 0, 0)
-    assert work_state("no-such-key") is None and annotator_by_key("no-such-key") is None
+    assert work_state("no-such-key") is None
 
 
 def test_work_state_takes_the_earliest_active_assignment_of_the_batch_only(started):
