@@ -329,6 +329,10 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
         if records:
             t1 = min(t1, max(start + s for _, start, s, _ in records))
         views, saves = summarize(records, "view", t0, t1), summarize(records, "save", t0, t1)
+        # how evenly the server shares itself: saves of each annotator in the measured window
+        # (a keep-alive connection stays with the worker process that accepted it)
+        per_annotator = sorted(sum(1 for k, start, _, _ in a.records if k == "save" and t0 <= start < t1)
+                               for a in crowd)
         errors: Counter = Counter()
         for a in crowd:
             errors.update(a.errors)
@@ -350,6 +354,7 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
             "saves": saves,
             "saves_per_s": saves["per_s"],
             "items_completed": sum(a.finished_items for a in crowd),
+            "saves_per_annotator": per_annotator,
             "errors": dict(errors),
             "error_samples": [s for a in crowd for s in a.error_samples][:5],
             "errors_total": errors_total,
@@ -448,6 +453,7 @@ def main() -> None:
           f"cpu server {result['cpu_s']['server']:.1f} s, load generator {result['cpu_s']['load_generator']:.1f} s, "
           f"postgres {result['cpu_s']['postgres_backends']:.1f} s, "
           f"other processes {result['cpu_s']['other_processes']:.1f} s of {result['cpu_s']['wall'] * os.cpu_count():.0f} s")
+    print(f"  saves per annotator: {result['saves_per_annotator']}")
     print(f"  server CPU per request: {result['server_cpu_ms_per_request']:.2f} ms "
           f"(2 cores fully used by the server alone: about {2000 / result['server_cpu_ms_per_request']:.0f} requests/s)")
     print(f"  meets: {result['meets']}")

@@ -1,6 +1,6 @@
 """Start and stop a gunicorn serving the app against a benchmark database.
 
-It uses deploy/gunicorn.conf.py (gthread workers) as deployed, overriding only the bind address,
+It uses deploy/gunicorn.conf.py (gthread-based workers) as deployed, overriding only the bind address,
 the log level and, when asked, the number of workers and threads.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ class Gunicorn:
     def config(self) -> dict:
         return {
             "conf": str(DEPLOY_CONF.relative_to(common.ROOT)) if DEPLOY_CONF.exists() else "bench defaults",
-            "worker_class": os.environ.get("GUNICORN_WORKER_CLASS", "gthread"),
+            "worker_class": os.environ.get("GUNICORN_WORKER_CLASS", "deploy/gunicorn.conf.py default"),
             "workers": self.workers,
             "threads": self.threads,
             "max_requests": self.max_requests,

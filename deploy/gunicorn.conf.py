@@ -7,6 +7,8 @@ WEB_CONCURRENCY                    worker processes; default 2 x cores, at least
 GUNICORN_THREADS                   threads per worker (gthread); default 4
 GUNICORN_TIMEOUT                   seconds before a silent worker is restarted; default 60
 GUNICORN_MAX_REQUESTS              recycle a worker after this many requests; default 20000 (0: never)
+GUNICORN_WORKER_CLASS              default config.gunicorn_workers.BalancedThreadWorker (gthread that
+                                   hands a kept-alive connection on when its threads are all busy)
 GUNICORN_LOG_LEVEL                 default info
 GUNICORN_CONTROL_SOCKET            path of gunicorn's control socket (gunicornc); default: none
 """
@@ -26,7 +28,10 @@ bind = [os.environ.get("GUNICORN_BIND") or f"{_host}:{_port}"]
 # Threads share a worker's memory and suit a web tier that mostly waits on the database;
 # 2 processes per core keeps a slow request from holding up the rest (2 cores: 4 x 4 threads).
 workers = _int("WEB_CONCURRENCY", max(2, min(8, 2 * multiprocessing.cpu_count())))
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
+# gthread, except that a worker whose threads are all busy answers "Connection: close", so that
+# kept-alive connections (browsers, nginx's upstream keepalive) spread over the workers instead of
+# staying where they first landed (config/gunicorn_workers.py has the measurement)
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "config.gunicorn_workers.BalancedThreadWorker")
 threads = _int("GUNICORN_THREADS", 4)
 
 timeout = _int("GUNICORN_TIMEOUT", 60)
