@@ -6,13 +6,14 @@ import secrets
 from datetime import timedelta
 from typing import Sequence
 
-from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.kinds import get_kind
 from annotation.models import Annotator, Assignment, Batch, InviteLink, Item, Response, Unit, UnitItem
+from annotation.unit_reads import annotator_assignments, next_unit_id, slots_taken
 
 
 class NoWorkLeft(Exception):
@@ -63,7 +64,8 @@ def assignments_release_abandoned(*, batch: Batch | None = None, now=None) -> in
 
 def _seen(annotator: Annotator, exclusive_groups: bool) -> Exists:
     """A unit holds an item this annotator has had (in any batch), or, for kinds whose groups
-    are exclusive, an item of a group they have had (the other context of a CoSimLex pair)."""
+    are exclusive, an item of a group they have had (the other context of a CoSimLex pair).
+    (`unit_reads.next_unit_id` applies the same rule in one pass over a batch.)"""
     had = Q(item_id__in=UnitItem.objects.filter(unit__assignments__annotator=annotator).values("item_id"))
     if exclusive_groups:
         groups = (
@@ -75,109 +77,79 @@ def _seen(annotator: Annotator, exclusive_groups: bool) -> Exists:
     return Exists(UnitItem.objects.filter(had, unit=OuterRef("pk")))
 
 
-def _open_units(batch: Batch, annotator: Annotator):
-    holds = Count("assignments", filter=Q(assignments__status__in=Assignment.HOLDING))
-    return (
-        Unit.objects.filter(batch=batch, every_annotator=False)
-        .annotate(holds=holds)
-        .filter(holds__lt=batch.assignments_per_unit)
-        .annotate(seen=_seen(annotator, get_kind(annotator.project.kind).exclusive_groups))
-        .filter(seen=False)
-        .order_by("holds", "position")
-    )
-
-
-def _consistency_unit(batch: Batch, annotator: Annotator) -> Unit | None:
-    """The batch's every-annotator unit, if this annotator has not had it (nor its items)."""
-    return (
-        Unit.objects.filter(batch=batch, every_annotator=True)
-        .exclude(assignments__annotator=annotator)
-        .annotate(seen=_seen(annotator, exclusive_groups=False))
-        .filter(seen=False)
-        .order_by("position")
-        .first()
-    )
-
-
 def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
     """The annotator's current assignment in this batch, or a new one on a unit with a free slot.
 
     Raises NoWorkLeft when every unit is full or holds an item this annotator has seen.
     """
-    current = _current(annotator, batch)
+    mine = annotator_assignments(annotator.pk)
+    current = mine.current(batch.pk)
     if current is not None:
         return current
     if batch.status != Batch.Status.OPEN:
         raise NoWorkLeft(_("This batch is closed."))
     assignments_release_abandoned(batch=batch)
-    unfinished = (
-        Assignment.objects.filter(annotator=annotator, unit__batch=batch, status=Assignment.Status.RELEASED)
-        .filter(responses__completed_at__isnull=True)
-        .distinct()
-        .first()
-    )
+    unfinished = mine.unfinished_released(batch.pk)
     if unfinished is not None and assignment_reclaim(assignment=unfinished):
         return unfinished
     # Choose the unit before taking the lock (the choice is the costly part), then check in the
     # lock that it still has a free slot and that this annotator took nothing meanwhile: on
     # SQLite every other writer waits while the lock is held.
-    mine = Assignment.objects.filter(annotator=annotator).count()
-    unit = _consistency_unit(batch, annotator) or _open_units(batch, annotator).first()
-    if unit is None:
+    unit_id = _next_unit_id(batch, annotator)
+    if unit_id is None:
         raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
-    items = _unit_items(unit)
+    items = _unit_items(unit_id)
     with transaction.atomic():
         _lock_batch(batch)
-        if _still_free(unit, batch, annotator, mine):
-            return _assign(unit, annotator, items=items)
+        if _still_free(unit_id, batch, annotator, len(mine)):
+            return _assign(unit_id, annotator, items=items)
     with transaction.atomic():  # somebody took the slot first: choose again, in the lock
         _lock_batch(batch)
-        current = _current(annotator, batch)  # or this annotator's other request got one
+        current = annotator_assignments(annotator.pk).current(batch.pk)  # or their other request got one
         if current is not None:
             return current
-        unit = _consistency_unit(batch, annotator) or _open_units(batch, annotator).first()
-        if unit is None:
+        unit_id = _next_unit_id(batch, annotator)
+        if unit_id is None:
             raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
-        return _assign(unit, annotator)
+        return _assign(unit_id, annotator)
 
 
-def _current(annotator: Annotator, batch: Batch) -> Assignment | None:
-    return (
-        Assignment.objects.filter(annotator=annotator, unit__batch=batch, status=Assignment.Status.ACTIVE)
-        .order_by("id")
-        .first()
+def _next_unit_id(batch: Batch, annotator: Annotator) -> int | None:
+    return next_unit_id(
+        batch_id=batch.pk, annotator_id=annotator.pk, project_id=annotator.project_id,
+        slots=batch.assignments_per_unit, exclusive_groups=get_kind(annotator.project.kind).exclusive_groups,
     )
 
 
 def _lock_batch(batch: Batch) -> None:
     """Concurrent annotators take slots one at a time (PostgreSQL); on SQLite the IMMEDIATE
-    transaction already serializes writers."""
-    Batch.objects.select_for_update().filter(pk=batch.pk).first()
+    transaction already serializes writers, and there is no row lock to take."""
+    if connection.features.has_select_for_update:
+        Batch.objects.select_for_update().filter(pk=batch.pk).first()
 
 
-def _still_free(unit: Unit, batch: Batch, annotator: Annotator, mine: int) -> bool:
+def _still_free(unit_id: int, batch: Batch, annotator: Annotator, mine: int) -> bool:
     """The unit chosen outside the lock can still be given: a slot is free and the annotator
     has no assignment they did not have then (which could make an item of it seen)."""
-    if Assignment.objects.filter(annotator=annotator).count() != mine:
+    holds, annotators_assignments, every_annotator = slots_taken(unit_id=unit_id, annotator_id=annotator.pk)
+    if annotators_assignments != mine:
         return False
-    if unit.every_annotator:
-        return True
-    holds = Assignment.objects.filter(unit=unit, status__in=Assignment.HOLDING).count()
-    return holds < batch.assignments_per_unit
+    return every_annotator or holds < batch.assignments_per_unit
 
 
-def _unit_items(unit: Unit) -> list[tuple[int, int]]:
-    return list(UnitItem.objects.filter(unit=unit).order_by("position").values_list("item_id", "position"))
+def _unit_items(unit_id: int) -> list[tuple[int, int]]:
+    return list(UnitItem.objects.filter(unit_id=unit_id).order_by("position").values_list("item_id", "position"))
 
 
-def _assign(unit: Unit, annotator: Annotator, lead: Sequence[int] = (),
+def _assign(unit: Unit | int, annotator: Annotator, lead: Sequence[int] = (),
             items: list[tuple[int, int]] | None = None) -> Assignment:
-    """A new assignment of the unit; ``lead`` items (ids) come first, before the unit's own
-    (``items``: the unit's (item id, position), if read already)."""
-    items = _unit_items(unit) if items is None else items
+    """A new assignment of the unit (an instance or an id); ``lead`` items (ids) come first,
+    before the unit's own (``items``: the unit's (item id, position), if read already)."""
+    unit_id = unit if isinstance(unit, int) else unit.pk
+    items = _unit_items(unit_id) if items is None else items
     try:
         with transaction.atomic():
-            assignment = Assignment.objects.create(unit=unit, annotator=annotator)
+            assignment = Assignment.objects.create(unit_id=unit_id, annotator=annotator)
     except IntegrityError:
         raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!")) from None
     Response.objects.bulk_create(

@@ -155,11 +155,11 @@ def test_a_slot_taken_between_choice_and_lock_goes_to_the_next_unit(monkeypatch)
     real = service._unit_items
     raced = []
 
-    def unit_items_then_race(unit):
+    def unit_items_then_race(unit_id):
         if not raced:  # between the choice and the lock, `other` takes that very unit
-            raced.append(unit.pk)
-            service._assign(unit, other)
-        return real(unit)
+            raced.append(unit_id)
+            service._assign(unit_id, other)
+        return real(unit_id)
 
     monkeypatch.setattr(service, "_unit_items", unit_items_then_race)
     got = assignment_next(annotator=first, batch=batch)
@@ -179,11 +179,11 @@ def test_a_parallel_assignment_of_the_same_annotator_is_seen_in_the_lock(monkeyp
     real = service._unit_items
     raced = []
 
-    def unit_items_then_race(unit):
+    def unit_items_then_race(unit_id):
         if not raced:  # the same person's other request gets that unit first
-            raced.append(unit.pk)
-            service._assign(unit, annotator, items=real(unit))
-        return real(unit)
+            raced.append(unit_id)
+            service._assign(unit_id, annotator, items=real(unit_id))
+        return real(unit_id)
 
     monkeypatch.setattr(service, "_unit_items", unit_items_then_race)
     got = assignment_next(annotator=annotator, batch=batch)
