@@ -40,13 +40,34 @@ TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
-        "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # Django's default loaders (APP_DIRS), except that templates/surveys/** are left to
+            # the Jinja2 engine below
+            "loaders": [
+                (
+                    "django.template.loaders.cached.Loader",
+                    ["config.jinja2.DjangoTemplatesLoader", "django.template.loaders.app_directories.Loader"],
+                ),
+            ],
+        },
+    },
+    # The annotator pages (templates/surveys/**) only: the surveys views render them with
+    # using="jinja2" (config/jinja2.py says why). Second, so every other lookup stays DTL.
+    {
+        "NAME": "jinja2",
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": False,
+        "OPTIONS": {
+            "environment": "config.jinja2.environment",
+            "autoescape": True,
+            # the only context processor the pages use; request and csrf_input come with the backend
+            "context_processors": ["django.contrib.messages.context_processors.messages"],
         },
     },
 ]

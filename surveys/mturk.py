@@ -30,9 +30,10 @@ from annotation.models import Assignment, Response, Unit
 from annotation.mturk.tokens import COMPLETION_FIELD, completion_token, work_token, work_token_data
 from annotation.selectors import unit_state
 from annotation.services.assignments import EntryRefused, annotator_for_channel, assignment_open_for_channel
+from annotation.services.responses import assignment_submit_if_complete
 
 from . import flow
-from .views import _instructions, render_step, save_page
+from .views import ENGINE, _instructions, render_step, save_page
 
 PREVIEW_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
 #: where MTurk frames worker pages and where a finished HIT is posted back
@@ -64,7 +65,8 @@ def in_mturk_frame(view: Callable) -> Callable:
 
 
 def _refuse(request: HttpRequest, reason: str, *, project=None, status: int = 400) -> HttpResponse:
-    return render(request, "surveys/closed.html", {"project": project, "reason": reason}, status=status)
+    context = {"project": project, "reason": reason}
+    return render(request, "surveys/closed.html", context, status=status, using=ENGINE)
 
 
 @in_mturk_frame
@@ -101,7 +103,7 @@ def _preview(request: HttpRequest, unit: Unit) -> HttpResponse:
         step = flow.step_for(Response(item=item, answers={}), project.kind)
         example = {"step": step, "page": flow.page_context(step), "form": flow.build_form(step.page, step.response)}
     context = {"project": project, "instructions": _instructions(project), "example": example, "items": unit.items.count()}
-    return render(request, "surveys/mturk_preview.html", context)
+    return render(request, "surveys/mturk_preview.html", context, using=ENGINE)
 
 
 @csrf_exempt  # see the module docstring: the signed URL is the only credential, not a cookie
@@ -138,6 +140,8 @@ def _frame_page(request: HttpRequest, assignment: Assignment, submit_to: str) ->
         return _refuse(request, _("This task can no longer be changed."), project=project, status=410)
     response, done, total = unit_state(assignment)
     if response is None:
+        if assignment.status == Assignment.Status.ACTIVE:  # a save that died before submitting it
+            assignment_submit_if_complete(assignment.pk)
         return render(request, "surveys/mturk_submit.html", {
             "project": project,
             "submit_url": submit_to + "/mturk/externalSubmit",
@@ -145,5 +149,5 @@ def _frame_page(request: HttpRequest, assignment: Assignment, submit_to: str) ->
             "completion_field": COMPLETION_FIELD,
             "completion_token": completion_token(assignment.channel_assignment_id),
             "items": total,
-        })
+        }, using=ENGINE)
     return render_step(request, project, flow.step_for(response, project.kind), done, total, extra={"in_frame": True})

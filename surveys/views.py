@@ -16,11 +16,13 @@ from annotation.kinds import get_kind
 from annotation.models import Annotator, Batch, InviteLink, Response
 from annotation.selectors import annotator_with_response, response_of_annotator, unit_state, work_state
 from annotation.services.assignments import InviteClosed, NoWorkLeft, annotator_join_via_invite, assignment_next
-from annotation.services.responses import ProtocolError, response_save_page
+from annotation.services.responses import ProtocolError, assignment_submit_if_complete, response_save_page
 
 from . import flow
 
 SESSION_KEY = "annotator:{project}"
+#: the template engine of templates/surveys/** (Jinja2, see config/jinja2.py)
+ENGINE = "jinja2"
 #: sent by static/surveys/annotate.js: answer a saved page with the next one, not a redirect
 SWAP_HEADER = "X-Page-Swap"
 
@@ -40,7 +42,9 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
         try:
             annotator = annotator_join_via_invite(invite=link, known_key=request.session.get(session_key))
         except InviteClosed as exc:
-            return render(request, "surveys/closed.html", {"project": project, "reason": str(exc)}, status=410)
+            return render(
+                request, "surveys/closed.html", {"project": project, "reason": str(exc)}, status=410, using=ENGINE
+            )
         request.session[session_key] = annotator.access_key
         return redirect("surveys:work", key=annotator.access_key)
     closed = not link.active or link.batch.status != Batch.Status.OPEN
@@ -48,6 +52,7 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
         request,
         "surveys/invite.html",
         {"project": project, "link": link, "instructions": _instructions(project), "closed": closed},
+        using=ENGINE,
     )
 
 
@@ -73,16 +78,20 @@ def _work_page(request: HttpRequest, key: str) -> HttpResponse:
     project = annotator.project
     translation.activate(project.language)
     if annotator.batch is None:
-        return render(request, "surveys/done.html", {"project": project, "reason": ""})
-    if state.assignment is not None:  # the common case: no query beyond work_state's
+        return render(request, "surveys/done.html", {"project": project, "reason": ""}, using=ENGINE)
+    assignment = state.assignment
+    if assignment is not None:  # the common case: no query beyond work_state's
         response, done, total = state.unit_state()
     else:
         try:
             assignment = assignment_next(annotator=annotator, batch=annotator.batch)
         except NoWorkLeft as exc:
-            return render(request, "surveys/done.html", {"project": project, "reason": str(exc)})
+            return render(request, "surveys/done.html", {"project": project, "reason": str(exc)}, using=ENGINE)
         response, done, total = unit_state(assignment)
-    if response is None:  # every item answered; the next GET hands out a new unit
+    if response is None:
+        # every item answered, the assignment still active: a save that died between its answer
+        # and the assignment (two statements) is finished here; the next GET hands out a new unit
+        assignment_submit_if_complete(assignment.pk)
         return redirect("surveys:work", key=key)
     return render_step(request, project, flow.step_for(response, project.kind), done, total)
 
@@ -100,7 +109,7 @@ def render_step(request, project, step: flow.Step, done: int, total: int, form=N
         "page": flow.page_context(step),
         **(extra or {}),
     }
-    return render(request, "surveys/annotate.html", context, status=status)
+    return render(request, "surveys/annotate.html", context, status=status, using=ENGINE)
 
 
 def _response_id(request: HttpRequest) -> int | None:

@@ -12,7 +12,12 @@ from annotation.kinds import get_kind
 from annotation.models import Assignment, Response
 from annotation.services.assignments import assignment_next
 from annotation.services.batches import batch_create
-from annotation.services.responses import ACTIVITY_RESOLUTION, ProtocolError, response_save_page
+from annotation.services.responses import (
+    ACTIVITY_RESOLUTION,
+    ProtocolError,
+    assignment_submit_if_complete,
+    response_save_page,
+)
 from annotation.sqlrows import update_row
 from tests.factories import RECAM_PAYLOAD, AnnotatorFactory, ItemFactory, ProjectFactory
 
@@ -51,7 +56,8 @@ def statements(queries):
         if words[0] == "PREPARE":
             kinds.append(words[3])
         elif words[0] == "EXECUTE":
-            kinds.append("UPDATE" if words[1].startswith("sqlrows_upd") else "SELECT")
+            updates = words[1].startswith(("sqlrows_upd", "sqlrows_submit"))
+            kinds.append("UPDATE" if updates else "SELECT")
         else:
             kinds.append(words[0])
     return kinds
@@ -76,7 +82,7 @@ def test_the_assignments_activity_is_stored_once_it_is_older_than_the_resolution
     seen = seen_now(annotator, response)
     with CaptureQueriesContext(connection) as queries:
         save(annotator, response, "pre", PRE, seen)
-    assert [s for s in statements(queries) if s not in ("SAVEPOINT", "RELEASE")] == ["UPDATE", "UPDATE"]
+    assert statements(queries) == ["UPDATE", "UPDATE"]  # each its own transaction
     touched = Assignment.objects.get(pk=assignment.pk).last_activity_at
     assert touched > long_ago
     save(annotator, response, "post", PRE, seen_now(annotator, response))  # recent: not again
@@ -143,3 +149,54 @@ def test_the_last_page_of_the_unit_submits_the_assignment(work):
             assert result.changed
     assert result.item_completed and result.assignment_submitted
     assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.SUBMITTED
+
+
+ANSWERS = {"pre": PRE, "post": PRE, "second": {"choice": None}, "relation": {"relation": "summarize"},
+           "difficulty": {"difficulty": "easy"}, "support_span": {"text": "The cat", "start": 0, "end": 7},
+           "summary_span": {"text": "The cat", "start": 0, "end": 7}}
+
+
+def test_completing_an_item_and_the_unit_takes_two_statements_and_no_transaction(work):
+    annotator, assignment, response = work
+    pages = [p.slug for p in get_kind("recam").pages(RECAM_PAYLOAD)]
+    second = Response.objects.filter(assignment=assignment).order_by("position").last()
+    for current in (response, second):
+        for page in pages[:-1]:
+            save(annotator, current, page, ANSWERS[page], seen_now(annotator, current))
+        seen = seen_now(annotator, current)
+        with CaptureQueriesContext(connection) as queries:
+            result = save(annotator, current, pages[-1], ANSWERS[pages[-1]], seen)
+        # the answer, then the assignment (activity, and submitted if that was the last item):
+        # SQLite never holds its write lock between two statements
+        assert statements(queries) == ["UPDATE", "UPDATE"]
+        assert result.item_completed
+    assert result.assignment_submitted
+    fresh = Assignment.objects.get(pk=assignment.pk)
+    assert fresh.status == Assignment.Status.SUBMITTED and fresh.submitted_at is not None
+
+
+def test_submit_if_complete_submits_only_an_active_assignment_with_every_item_complete(work):
+    annotator, assignment, response = work
+    responses = Response.objects.filter(assignment=assignment)
+    assert assignment_submit_if_complete(assignment.pk) is False  # nothing answered yet
+    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.ACTIVE
+    responses.filter(pk=response.pk).update(completed_at=timezone.now())
+    assert assignment_submit_if_complete(assignment.pk) is False  # one item left
+    responses.update(completed_at=timezone.now())  # as if a save died before its second statement
+    now = timezone.now()
+    assert assignment_submit_if_complete(assignment.pk, now=now) is True
+    fresh = Assignment.objects.get(pk=assignment.pk)
+    assert (fresh.status, fresh.submitted_at, fresh.last_activity_at) == (Assignment.Status.SUBMITTED, now, now)
+    later = now + timedelta(minutes=5)
+    assert assignment_submit_if_complete(assignment.pk, now=later) is True  # again: no change but the activity
+    assert Assignment.objects.get(pk=assignment.pk).submitted_at == now
+
+
+@pytest.mark.parametrize("status", [Assignment.Status.RELEASED, Assignment.Status.APPROVED, Assignment.Status.REJECTED])
+def test_submit_if_complete_leaves_other_statuses(work, status):
+    annotator, assignment, response = work
+    Response.objects.filter(assignment=assignment).update(completed_at=timezone.now())
+    update_row(Assignment, assignment.pk, {"status": status})
+    assert assignment_submit_if_complete(assignment.pk) is False
+    fresh = Assignment.objects.get(pk=assignment.pk)
+    assert fresh.status == status and fresh.submitted_at is None

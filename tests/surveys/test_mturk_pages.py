@@ -103,6 +103,19 @@ def test_accepted_assignment_is_done_without_cookies_and_submits_the_completion_
     assert Assignment.objects.get().status == Assignment.Status.SUBMITTED
 
 
+
+def test_a_save_that_died_before_submitting_is_finished_when_the_frame_shows_the_submit_page():
+    mturk_batch()
+    browser = Client(enforce_csrf_checks=True)
+    work = browser.get(entry_url("HIT0", "ASSIGN-1", "WORKER-1"))["Location"]
+    assignment = Assignment.objects.get()
+    # every item complete, the assignment still active (the save's second statement never ran)
+    Response.objects.filter(assignment=assignment).update(answers={"pre": {"choice": 0}}, completed_at=assignment.started_at)
+    final = browser.get(work).content.decode()
+    assert 'id="mturk-submit"' in final
+    assert Assignment.objects.get().status == Assignment.Status.SUBMITTED
+
+
 @pytest.mark.parametrize(
     "params, status",
     [

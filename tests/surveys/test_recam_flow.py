@@ -102,3 +102,24 @@ def test_wrong_span_gets_clear_message(client, invite):
     page = client.post(url, {**fields, "text": "words that are not in the passage at all"})
     assert page.status_code == 400
     assert "does not occur in the passage" in page.content.decode()
+
+
+def test_a_save_that_died_before_submitting_the_assignment_is_finished_by_the_next_view(client, invite):
+    """A save writes the answer and then the assignment (two statements, no transaction): if the
+    process dies between them, the unit's items are all complete but the assignment is still
+    active. The next page view submits it and hands out the next unit, instead of looping."""
+    url = join(client, invite)
+    client.get(url)  # the first view hands out the first unit
+    first = Assignment.objects.get()
+    now = first.started_at
+    for response in first.responses.select_related("item"):  # every answer saved, nothing else
+        answers = {page: answer_for(page, response.item) for page in
+                   ("pre", "post", "second", "support_span", "relation", "summary_span", "difficulty")}
+        Response.objects.filter(pk=response.pk).update(answers=answers, completed_at=now)
+    assert Assignment.objects.get(pk=first.pk).status == Assignment.Status.ACTIVE
+    page = client.get(url, follow=True)
+    assert page.status_code == 200 and len(page.redirect_chain) == 1
+    fresh = Assignment.objects.get(pk=first.pk)
+    assert fresh.status == Assignment.Status.SUBMITTED and fresh.submitted_at is not None
+    second = Assignment.objects.exclude(pk=first.pk).get()
+    assert form_fields(page.content.decode())["response"] in {str(r.pk) for r in second.responses.all()}
