@@ -16,6 +16,16 @@ loop, no think time; bounded by a duration and a request cap. The first seconds 
 not counted. Latencies are measured by the client (what an annotator waits) and read from
 gunicorn's access log (time inside the server).
 
+A closed loop saturates the machine, so its latency is set by its throughput (Little's law:
+16 annotators at 500 requests/s wait 32 ms on average, whatever the code does). `--rate R`
+measures latency at a given load instead: the annotators together send R saves a second, each
+save at its scheduled time (annotator n sends at t0 + n/R + k*16/R), as wrk2 does; a save's
+latency is counted from its scheduled time, so a server that falls behind is charged for the
+wait it causes (no coordinated omission). Page views (every `--view-every` saves) follow their
+save at once.
+
+    python bench/bench_annotate.py --db postgres --rate 400     # latency at the target load
+
     python bench/bench_annotate.py --db sqlite
     python bench/bench_annotate.py --db postgres --annotators 16 --duration 30
 """
@@ -52,10 +62,12 @@ class VirtualAnnotator(threading.Thread):
     """One person in a browser: own connection (keep-alive) and own cookies."""
 
     def __init__(self, n: int, port: int, token: str, deadline: float, budget: "Budget", *,
-                 mode: str = "swap", view_every: int = 7):
+                 mode: str = "swap", view_every: int = 7, interval: float = 0.0, first_at: float = 0.0):
         super().__init__(name=f"annotator-{n}", daemon=True)
         self.port, self.token, self.deadline, self.budget = port, token, deadline, budget
         self.mode, self.view_every = mode, view_every
+        # paced (--rate): this annotator's saves are due every `interval` seconds from `first_at`
+        self.interval, self.next_at = interval, first_at
         self.cookies: dict[str, str] = {}
         self.records: list[tuple[str, float, float, int]] = []  # (kind, start, seconds, status)
         self.errors: Counter = Counter()
@@ -66,7 +78,8 @@ class VirtualAnnotator(threading.Thread):
 
     # --- HTTP ---------------------------------------------------------------------
     def request(self, kind: str, method: str, path: str, form: dict | None = None,
-                extra_headers: dict | None = None) -> tuple[int, dict, str]:
+                extra_headers: dict | None = None, due: float | None = None) -> tuple[int, dict, str]:
+        """One request; with `due` (its scheduled time), its latency counts from then."""
         if time.monotonic() >= self.deadline:
             raise Stop("time cap")
         if not self.budget.take():
@@ -96,7 +109,7 @@ class VirtualAnnotator(threading.Thread):
                     self.errors[f"{kind}: {type(exc).__name__}"] += 1
                     raise
                 continue
-            seconds = time.monotonic() - start
+            seconds = time.monotonic() - (start if due is None else min(due, start))
             break
         for value in resp.headers.get_all("Set-Cookie") or []:
             name, _, rest = value.partition("=")
@@ -149,12 +162,17 @@ class VirtualAnnotator(threading.Thread):
                 raise Stop("no more work")
             form = {k: html.unescape(v) for k, v in fields.items()}
             form.update(self.answer(fields["page"], page))
+            due = None
+            if self.interval:  # paced: wait for this save's scheduled time (never make up by skipping)
+                due, self.next_at = self.next_at, self.next_at + self.interval
+                if due > time.monotonic():
+                    time.sleep(due - time.monotonic())
             if self.mode == "swap":  # what annotate.js does: the answer to the save is the next page
-                status, _, page = self.request("save", "POST", work, form, SWAP)
+                status, _, page = self.request("save", "POST", work, form, SWAP, due=due)
                 if status != 200:
                     self.fail(f"save {status}", page)
             else:  # POST/Redirect/GET, as without the page script
-                status, _, body = self.request("save", "POST", work, form)
+                status, _, body = self.request("save", "POST", work, form, due=due)
                 if status != 302:
                     self.fail(f"save {status}", body)
             saved += 1
@@ -278,7 +296,8 @@ def summarize(records, kind, t0, t1):
 
 def run(db: str, *, annotators: int, duration: float, warmup: float, max_requests: int, items: int,
         items_per_unit: int, annotators_per_item: int, port: int, workers: int | None, threads: int | None,
-        max_requests_per_worker: int | None, keep: bool, mode: str = "swap", view_every: int = 7) -> dict:
+        max_requests_per_worker: int | None, keep: bool, mode: str = "swap", view_every: int = 7,
+        rate: float | None = None) -> dict:
     name = f"annotate_{os.getpid()}"
     url = common.database_create(db, name)
     log = common.RESULTS / f"gunicorn-annotate-{db}-{os.getpid()}.log"
@@ -304,7 +323,10 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
             started = time.monotonic()
             deadline = started + warmup + duration
             budget = Budget(max_requests)
-            crowd = [VirtualAnnotator(n, port, invite.token, deadline, budget, mode=mode, view_every=view_every)
+            interval = annotators / rate if rate else 0.0
+            # a little after the start (joining takes two requests), annotators evenly out of phase
+            crowd = [VirtualAnnotator(n, port, invite.token, deadline, budget, mode=mode, view_every=view_every,
+                                      interval=interval, first_at=started + 0.2 + n * interval / annotators)
                      for n in range(annotators)]
             for a in crowd:
                 a.start()
@@ -346,6 +368,7 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
             "annotators": annotators,
             "mode": mode,
             "view_every": view_every if mode == "swap" else 1,
+            "rate": rate,  # saves/s scheduled (None: closed loop)
             "measured_s": measured_s,
             "warmup_s": warmup,
             "requests_total": len(records),
@@ -425,6 +448,9 @@ def main() -> None:
                              "prg: POST, redirect, GET (no script)")
     parser.add_argument("--view-every", type=int, default=7,
                         help="swap mode: also GET the page after every N saves (a reload per item), 0: never")
+    parser.add_argument("--rate", type=float, default=None,
+                        help="saves per second, all annotators together, each at its scheduled time "
+                             "(latency counted from then); default: closed loop, as fast as the server answers")
     parser.add_argument("--quick", action="store_true", help="5 s, 300 items")
     parser.add_argument("--keep", action="store_true", help="keep the benchmark database")
     args = parser.parse_args()
@@ -435,12 +461,14 @@ def main() -> None:
         max_requests=args.max_requests, items=args.items, items_per_unit=args.items_per_unit,
         annotators_per_item=args.annotators_per_item, port=args.port, workers=args.workers,
         threads=args.threads, max_requests_per_worker=args.worker_max_requests, keep=args.keep,
-        mode=args.mode, view_every=args.view_every,
+        mode=args.mode, view_every=args.view_every, rate=args.rate,
     )
     result["machine"] = common.machine()
     v, s = result["views"], result["saves"]
     fmt = lambda x: "-" if x is None else f"{x:.1f}"  # noqa: E731
-    print(f"annotate on {args.db} ({args.mode}), {args.annotators} annotators, {result['measured_s']:.1f} s measured:")
+    load = f"paced at {args.rate:g} saves/s" if args.rate else "closed loop"
+    print(f"annotate on {args.db} ({args.mode}, {load}), {args.annotators} annotators, "
+          f"{result['measured_s']:.1f} s measured:")
     print(f"  views: {v['per_s']:.0f}/s  p50 {fmt(v['p50_ms'])} p95 {fmt(v['p95_ms'])} p99 {fmt(v['p99_ms'])} ms")
     print(f"  saves: {s['per_s']:.0f}/s  p50 {fmt(s['p50_ms'])} p95 {fmt(s['p95_ms'])} p99 {fmt(s['p99_ms'])} ms")
     srv = result["server"]["latency_ms"]
