@@ -50,9 +50,11 @@ class Gunicorn:
             conf = self.log.with_suffix(".conf.py")
             conf.write_text(
                 f"exec(compile(open({str(DEPLOY_CONF)!r}).read(), {str(DEPLOY_CONF)!r}, 'exec'))\n"
+                f"_deployed_post_worker_init = globals().get('post_worker_init')\n"
                 f"def post_worker_init(worker):\n"
                 f"    import sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(patch))!r})\n"
                 f"    __import__({os.path.splitext(os.path.basename(patch))[0]!r})\n"
+                f"    if _deployed_post_worker_init: _deployed_post_worker_init(worker)\n"
             )
             cmd += ["--config", str(conf)]
         elif DEPLOY_CONF.exists():

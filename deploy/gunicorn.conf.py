@@ -56,3 +56,13 @@ control_socket_disable = not control_socket
 
 # Workers load the app after forking, so each opens its own database connections.
 preload_app = False
+
+
+def post_worker_init(worker) -> None:
+    """The app is loaded (modules, URL patterns, settings): objects that live as long as the
+    worker. gc.freeze() puts them out of the cyclic collector's reach, so its full collections
+    scan only what requests made since; with 16 annotators a full collection stopped a worker's
+    threads for 218 ms at the median, 78 ms frozen (bench/README.md)."""
+    import gc
+
+    gc.freeze()
