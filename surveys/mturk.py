@@ -18,7 +18,6 @@ from django.conf import settings
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -119,7 +118,7 @@ def work(request: HttpRequest, token: str) -> HttpResponse:
     translation.activate(project.language)
     if request.method == "POST":
         return save_page(
-            request, assignment.annotator, back=reverse("surveys:mturk-work", args=[token]),
+            request, assignment.annotator, back=request.path,
             next_page=lambda: _frame_page(request, _assignment(assignment_pk), submit_to),
             assignment_id=assignment.pk, extra={"in_frame": True},
         )

@@ -6,7 +6,6 @@ from typing import Callable
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -64,8 +63,9 @@ def work(request: HttpRequest, key: str) -> HttpResponse:
         if annotator is None:
             raise Http404(_("Unknown link"))
         translation.activate(annotator.project.language)
-        back = reverse("surveys:work", args=[annotator.access_key])
-        return save_page(request, annotator, back=back, next_page=lambda: _work_page(request, key), response=response)
+        # back to this very page (its address is the annotator's)
+        return save_page(request, annotator, back=request.path, next_page=lambda: _work_page(request, key),
+                         response=response)
     return _work_page(request, key)
 
 
