@@ -35,8 +35,11 @@ class WorkState:
 
 def annotator_with_response(key: str, response_id: int | None) -> tuple[Annotator | None, Response | None]:
     """The annotator behind an access key (with project and batch) and `response_of_annotator`
-    (without the item's project) in one query: what a save reads before it validates the answer."""
-    rows = fetch_all(_annotator_with_response_sql(connection.vendor), [response_id, key], name="annotator_response")
+    (without the item's project) in one query: what a save reads before it validates the answer.
+
+    The response also carries `unit_progress`, (items done, items) of its unit as read, so that
+    the page after a save that completes no item needs no second read (`WorkState`'s counts)."""
+    rows = fetch_all(_annotator_with_response_sql(connection.vendor), [response_id, key], name="annotator_progress")
     if not rows:
         return None, None
     row = rows[0]
@@ -51,6 +54,7 @@ def annotator_with_response(key: str, response_id: int | None) -> tuple[Annotato
         assignment = _S.build(row, start + _R.width + _I.width)
         attach(assignment, "annotator", annotator)
         attach(response, "assignment", assignment)
+        response.unit_progress = (row[-2], row[-1])
     return annotator, response
 
 
@@ -172,8 +176,13 @@ def _work_state_sql(vendor: str) -> str:
 @lru_cache(maxsize=None)
 def _annotator_with_response_sql(vendor: str) -> str:
     r, i, s = _R, _I, _S
+    r3 = Columns(Response, "r3")
     return _annotator_sql(
-        extra_columns=f", {r.sql()}, {i.sql()}, {s.sql()}",
+        extra_columns=(
+            f", {r.sql()}, {i.sql()}, {s.sql()}"
+            f", (SELECT COUNT({r3.column('completed_at')}) FROM {r3.table} r3 WHERE {r3.column('assignment')} = {s.pk}),"
+            f" (SELECT COUNT(*) FROM {r3.table} r3 WHERE {r3.column('assignment')} = {s.pk})"
+        ),
         extra_joins=(
             f" LEFT OUTER JOIN ({r.table} r INNER JOIN {i.table} i ON {i.pk} = {r.column('item')}"
             f" INNER JOIN {s.table} s ON {s.pk} = {r.column('assignment')})"

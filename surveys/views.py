@@ -125,9 +125,18 @@ def save_page(request: HttpRequest, annotator: Annotator, *, back: str, next_pag
     the page's script (`SWAP_HEADER`) with `next_page()` itself: one request per saved page.
     A form error on the current page is shown in place. `assignment_id` narrows which
     responses qualify; `response` is the posted response if the caller read it already
-    (`annotator_with_response`)."""
-    def then() -> HttpResponse:
-        return next_page() if request.headers.get(SWAP_HEADER) == "1" else redirect(back)
+    (`annotator_with_response`, which also says how far its unit is: `unit_progress`)."""
+    def then(saved: Response | None = None) -> HttpResponse:
+        if request.headers.get(SWAP_HEADER) != "1":
+            return redirect(back)
+        progress = getattr(saved, "unit_progress", None)
+        if saved is not None and progress is not None:
+            # the save completed no item: the next page is the next step of the same item, and
+            # the unit's progress is as read before the save (what `next_page()` would read again)
+            step = flow.step_for(saved, annotator.project.kind)
+            if step is not None:
+                return render_step(request, annotator.project, step, *progress, extra=extra)
+        return next_page()
 
     response_id = _response_id(request)
     if response_id is None:
@@ -150,7 +159,7 @@ def save_page(request: HttpRequest, annotator: Annotator, *, back: str, next_pag
             errors = "; ".join(e for errs in form.errors.values() for e in errs)
             messages.error(request, _("That answer was not saved: %(errors)s") % {"errors": errors})
             return then()
-        done, total = unit_state(response.assignment)[1:]
+        done, total = getattr(response, "unit_progress", None) or unit_state(response.assignment)[1:]
         return render_step(request, annotator.project, current, done, total, form=form, status=400, extra=extra)
     try:
         result = response_save_page(
@@ -166,4 +175,6 @@ def save_page(request: HttpRequest, annotator: Annotator, *, back: str, next_pag
     else:
         if result.changed and result.assignment_submitted:
             messages.success(request, _("Thank you! That set of items is saved."))
+        elif result.changed and not result.item_completed:
+            return then(result.response)
     return then()

@@ -33,6 +33,8 @@ class SaveResult:
     changed: bool
     item_completed: bool
     assignment_submitted: bool
+    #: the response as written (answers, timings, completed_at), when this save wrote it
+    response: Response | None = None
 
 
 def next_page_slug(kind_slug: str, payload: dict[str, Any], answers: dict[str, Any]) -> str | None:
@@ -97,7 +99,7 @@ def response_save_page(
         fields = _apply(response, page_slug, answer, shown_at, now)
         _response_update(response, fields)
         submitted = _touch_assignment(assignment, now, item_completed=response.completed_at is not None)
-    return SaveResult(True, response.completed_at is not None, submitted)
+    return SaveResult(True, response.completed_at is not None, submitted, response)
 
 
 def _apply(response: Response, page_slug: str, answer: dict[str, Any], shown_at: datetime | None,
@@ -141,9 +143,9 @@ def _save_if_unchanged(seen: Response, page_slug: str, answer: dict[str, Any], s
     if not write():
         return None
     if not item_completed and now - assignment.last_activity_at < ACTIVITY_RESOLUTION:
-        return SaveResult(True, False, False)
+        return SaveResult(True, False, False, response)
     submitted = _touch_assignment(assignment, now, item_completed=item_completed)
-    return SaveResult(True, item_completed, submitted)
+    return SaveResult(True, item_completed, submitted, response)
 
 
 def _timing(previous: dict[str, Any] | None, shown_at: datetime | None, now: datetime) -> dict[str, Any]:

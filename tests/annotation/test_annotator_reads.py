@@ -117,6 +117,7 @@ def test_annotator_with_response_reads_both_in_one_query(started):
     assert values(found) == values(annotator) and found.project.language == "hr"
     assert values(mine) == values(response) and values(mine.item) == values(response.item)
     assert mine.assignment.annotator is found and values(mine.assignment) == values(assignment)
+    assert mine.unit_progress == unit_state(assignment)[1:] == (1, 3)  # one of three items done
     stranger = AnnotatorFactory(project=annotator.project)
     assert annotator_with_response(stranger.access_key, response.pk)[0].pk == stranger.pk
     assert annotator_with_response(stranger.access_key, response.pk)[1] is None  # not theirs
