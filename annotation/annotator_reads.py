@@ -141,11 +141,18 @@ def _annotator_sql(extra_columns: str, extra_joins: str) -> str:
     )
 
 
+def _unit_progress_columns(assignment_pk: str) -> str:
+    """Two last columns: the assignment's items done, and its items (`unit_state`'s counts)."""
+    r = Columns(Response, "r3")
+    of_unit = f"FROM {r.table} r3 WHERE {r.column('assignment')} = {assignment_pk}"
+    return f", (SELECT COUNT({r.column('completed_at')}) {of_unit}), (SELECT COUNT(*) {of_unit})"
+
+
 @lru_cache(maxsize=None)
 def _work_state_sql(vendor: str) -> str:
     a, s, r, i = _A, _S, _R, _I
     s2, u = Columns(Assignment, "s2"), Columns(Unit, "u")
-    r2, r3 = Columns(Response, "r2"), Columns(Response, "r3")
+    r2 = Columns(Response, "r2")
     active = (
         f"(SELECT MIN({s2.pk}) FROM {s2.table} s2 INNER JOIN {u.table} u ON {u.pk} = {s2.column('unit')}"
         f" WHERE {s2.column('annotator')} = {a.pk} AND {u.column('batch')} = {a.column('batch')}"
@@ -156,12 +163,8 @@ def _work_state_sql(vendor: str) -> str:
         f"(SELECT {r2.pk} FROM {r2.table} r2 WHERE {r2.column('assignment')} = {s.pk}"
         f" AND {r2.column('completed_at')} IS NULL ORDER BY {r2.column('position')}, {r2.pk} LIMIT 1)"
     )
-    counts = (
-        f", (SELECT COUNT({r3.column('completed_at')}) FROM {r3.table} r3 WHERE {r3.column('assignment')} = {s.pk}),"
-        f" (SELECT COUNT(*) FROM {r3.table} r3 WHERE {r3.column('assignment')} = {s.pk})"
-    )
     return _annotator_sql(
-        extra_columns=f", {s.sql()}, {r.sql()}, {i.sql()}{counts}",
+        extra_columns=f", {s.sql()}, {r.sql()}, {i.sql()}{_unit_progress_columns(s.pk)}",
         extra_joins=(
             # `s.annotator_id = a.id` first lets the database reach s through that index (the
             # subquery alone in the join made PostgreSQL hash the whole assignment table)
@@ -176,13 +179,8 @@ def _work_state_sql(vendor: str) -> str:
 @lru_cache(maxsize=None)
 def _annotator_with_response_sql(vendor: str) -> str:
     r, i, s = _R, _I, _S
-    r3 = Columns(Response, "r3")
     return _annotator_sql(
-        extra_columns=(
-            f", {r.sql()}, {i.sql()}, {s.sql()}"
-            f", (SELECT COUNT({r3.column('completed_at')}) FROM {r3.table} r3 WHERE {r3.column('assignment')} = {s.pk}),"
-            f" (SELECT COUNT(*) FROM {r3.table} r3 WHERE {r3.column('assignment')} = {s.pk})"
-        ),
+        extra_columns=f", {r.sql()}, {i.sql()}, {s.sql()}{_unit_progress_columns(s.pk)}",
         extra_joins=(
             f" LEFT OUTER JOIN ({r.table} r INNER JOIN {i.table} i ON {i.pk} = {r.column('item')}"
             f" INNER JOIN {s.table} s ON {s.pk} = {r.column('assignment')})"
