@@ -4,7 +4,9 @@ annotators, against gunicorn (deploy/gunicorn.conf.py, gthread, DEBUG off).
 Targets (issue 2, item 11): p95 <= 50 ms for views and for saves, >= 400 saves/s, no errors
 (in particular no "database is locked" on SQLite).
 
-Each virtual annotator is a thread with its own keep-alive connection and cookie jar. It opens
+Each virtual annotator has its own connection (kept alive while the server allows) and cookie
+jar; one thread drives them all through epoll (http_driver.py), so that the load generator takes
+as little as it can of the CPU it shares with the server. It opens
 the invite link (GET, then POST with the CSRF token: a new annotator), then walks the ReCAM
 pages as a browser does: GET the page, parse the hidden fields (response, page, shown,
 csrfmiddlewaretoken), POST a valid answer. In the default mode (`--mode swap`, what the page
@@ -33,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import html
-import http.client
 import os
 import re
 import threading
@@ -42,6 +43,7 @@ import urllib.parse
 from collections import Counter, defaultdict
 
 import common
+from http_driver import Driver, Request
 from server import Gunicorn, free_port, loadavg
 
 TARGET_P95_MS = 50.0
@@ -58,12 +60,14 @@ class Stop(Exception):
     pass
 
 
-class VirtualAnnotator(threading.Thread):
-    """One person in a browser: own connection (keep-alive) and own cookies."""
+class VirtualAnnotator:
+    """One person in a browser: own connection (kept alive while the server allows) and own
+    cookies. `main()` is the client that http_driver.Driver runs: it yields requests and is sent
+    their replies."""
 
     def __init__(self, n: int, port: int, token: str, deadline: float, budget: "Budget", *,
                  mode: str = "swap", view_every: int = 7, interval: float = 0.0, first_at: float = 0.0):
-        super().__init__(name=f"annotator-{n}", daemon=True)
+        self.name = f"annotator-{n}"
         self.port, self.token, self.deadline, self.budget = port, token, deadline, budget
         self.mode, self.view_every = mode, view_every
         # paced (--rate): this annotator's saves are due every `interval` seconds from `first_at`
@@ -72,53 +76,37 @@ class VirtualAnnotator(threading.Thread):
         self.records: list[tuple[str, float, float, int]] = []  # (kind, start, seconds, status)
         self.errors: Counter = Counter()
         self.error_samples: list[str] = []
-        self.conn = None
         self.finished_items = 0
         self.done_reason = ""
 
     # --- HTTP ---------------------------------------------------------------------
     def request(self, kind: str, method: str, path: str, form: dict | None = None,
-                extra_headers: dict | None = None, due: float | None = None) -> tuple[int, dict, str]:
-        """One request; with `due` (its scheduled time), its latency counts from then."""
+                extra_headers: dict | None = None, due: float | None = None):
+        """One request (a generator: `status, headers, page = yield from self.request(...)`);
+        with `due` (its scheduled time) it is sent then, and its latency counts from then."""
         if time.monotonic() >= self.deadline:
             raise Stop("time cap")
         if not self.budget.take():
             raise Stop("request cap")
-        headers = {"Host": f"127.0.0.1:{self.port}", "User-Agent": "bench-annotator", "Accept": "text/html",
-                   **(extra_headers or {})}
+        headers = {"User-Agent": "bench-annotator", "Accept": "text/html", **(extra_headers or {})}
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        body = None
+        body = b""
         if form is not None:
             body = urllib.parse.urlencode(form).encode()
             headers["Content-Type"] = "application/x-www-form-urlencoded"
-        for attempt in (1, 2):
-            if self.conn is None:
-                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-            start = time.monotonic()
-            try:
-                self.conn.request(method, path, body=body, headers=headers)
-                resp = self.conn.getresponse()
-                data = resp.read()
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as exc:
-                # a keep-alive connection the server closed between requests (worker recycled,
-                # keep-alive timeout): reconnect once, as a browser does; a second failure counts
-                self.conn.close()
-                self.conn = None
-                if attempt == 2:
-                    self.errors[f"{kind}: {type(exc).__name__}"] += 1
-                    raise
-                continue
-            seconds = time.monotonic() - (start if due is None else min(due, start))
-            break
-        for value in resp.headers.get_all("Set-Cookie") or []:
+        try:
+            reply = yield Request(method, path, headers, body, due)
+        except (OSError, TimeoutError) as exc:  # refused, reset twice, no answer in time
+            self.errors[f"{kind}: {type(exc).__name__}"] += 1
+            raise
+        start = reply.started
+        seconds = reply.finished - (start if due is None else min(due, start))
+        for value in reply.headers_all("Set-Cookie"):
             name, _, rest = value.partition("=")
             self.cookies[name.strip()] = rest.split(";", 1)[0]
-        if resp.getheader("Connection", "").lower() == "close":
-            self.conn.close()
-            self.conn = None
-        self.records.append((kind, start, seconds, resp.status))
-        return resp.status, dict(resp.getheaders()), data.decode("utf-8", "replace")
+        self.records.append((kind, start, seconds, reply.status))
+        return reply.status, {k: v for k, v in reply.headers}, reply.body.decode("utf-8", "replace")
 
     def fail(self, what: str, detail: str = "") -> None:
         self.errors[what] += 1
@@ -126,34 +114,31 @@ class VirtualAnnotator(threading.Thread):
             self.error_samples.append(f"{what}: {detail[:300]}")
 
     # --- the walk -------------------------------------------------------------------
-    def run(self) -> None:
+    def main(self):
         try:
-            self.walk()
+            yield from self.walk()
         except Stop as stop:
             self.done_reason = str(stop)
         except Exception as exc:  # noqa: BLE001 - every failure is counted, none stops the others
             self.fail(f"exception {type(exc).__name__}", repr(exc))
             self.done_reason = f"error: {exc!r}"
-        finally:
-            if self.conn is not None:
-                self.conn.close()
 
-    def walk(self) -> None:
+    def walk(self):
         invite = f"/i/{self.token}/"
-        status, _, page = self.request("join", "GET", invite)
+        status, _, page = yield from self.request("join", "GET", invite)
         if status != 200:
             return self.fail(f"join GET {status}", page)
         token = FIELD["csrfmiddlewaretoken"].search(page).group(1)
-        status, headers, page = self.request("join", "POST", invite, {"csrfmiddlewaretoken": token})
+        status, headers, page = yield from self.request("join", "POST", invite, {"csrfmiddlewaretoken": token})
         if status != 302:
             return self.fail(f"join POST {status}", page)
         work = urllib.parse.urlsplit(headers["Location"]).path
-        status, _, page = self.request("view", "GET", work)
+        status, _, page = yield from self.request("view", "GET", work)
         saved = 0
         while True:
             if status not in (200, 400):
                 self.fail(f"page {status}", page)
-                status, _, page = self.request("view", "GET", work)
+                status, _, page = yield from self.request("view", "GET", work)
                 continue
             if ERROR_MSG.search(page):  # a save that the server refused, shown as a message
                 self.fail("save refused (message on next page)", page[page.find('class="msg error"'):][:300])
@@ -163,23 +148,21 @@ class VirtualAnnotator(threading.Thread):
             form = {k: html.unescape(v) for k, v in fields.items()}
             form.update(self.answer(fields["page"], page))
             due = None
-            if self.interval:  # paced: wait for this save's scheduled time (never make up by skipping)
+            if self.interval:  # paced: sent at its scheduled time (never made up by skipping)
                 due, self.next_at = self.next_at, self.next_at + self.interval
-                if due > time.monotonic():
-                    time.sleep(due - time.monotonic())
             if self.mode == "swap":  # what annotate.js does: the answer to the save is the next page
-                status, _, page = self.request("save", "POST", work, form, SWAP, due=due)
+                status, _, page = yield from self.request("save", "POST", work, form, SWAP, due=due)
                 if status != 200:
                     self.fail(f"save {status}", page)
             else:  # POST/Redirect/GET, as without the page script
-                status, _, body = self.request("save", "POST", work, form, due=due)
+                status, _, body = yield from self.request("save", "POST", work, form, due=due)
                 if status != 302:
                     self.fail(f"save {status}", body)
             saved += 1
             if status in (200, 302) and fields["page"] == "difficulty":
                 self.finished_items += 1
             if self.mode != "swap" or (self.view_every and saved % self.view_every == 0):
-                status, _, page = self.request("view", "GET", work)
+                status, _, page = yield from self.request("view", "GET", work)
 
     @staticmethod
     def answer(page_slug: str, page: str) -> dict[str, str]:
@@ -230,18 +213,16 @@ class BackendCpu(threading.Thread):
 
 
 class Budget:
-    """A shared cap on the number of requests."""
+    """A shared cap on the number of requests (the annotators share one thread)."""
 
     def __init__(self, limit: int):
         self.left = limit
-        self.lock = threading.Lock()
 
     def take(self) -> bool:
-        with self.lock:
-            if self.left <= 0:
-                return False
-            self.left -= 1
-            return True
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
 
 
 ACCESS = re.compile(r'"(GET|POST) (/[^ ]*) HTTP/[0-9.]+" (\d{3}) \S+ (\d+)ms')
@@ -328,10 +309,8 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
             crowd = [VirtualAnnotator(n, port, invite.token, deadline, budget, mode=mode, view_every=view_every,
                                       interval=interval, first_at=started + 0.2 + n * interval / annotators)
                      for n in range(annotators)]
-            for a in crowd:
-                a.start()
-            for a in crowd:
-                a.join(timeout=warmup + duration + 120)
+            hung_at = Driver("127.0.0.1", port).run([a.main() for a in crowd],
+                                                    until=deadline + 120)
             ended = time.monotonic()
             live = server.workers_pids()
             # a recycled worker's whole life is in the master's reaped-children time: less its
@@ -343,7 +322,7 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
             busy = common.system_busy_seconds() - busy0
             db_cpu = backends.stop() if backends else 0.0
             load1 = loadavg()
-        hung = [a.name for a in crowd if a.is_alive()]
+        hung = [crowd[i].name for i in hung_at]
 
         records = [r for a in crowd for r in a.records]
         t0 = started + warmup

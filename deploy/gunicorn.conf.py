@@ -3,12 +3,14 @@
     gunicorn --config deploy/gunicorn.conf.py config.wsgi:application
 
 GUNICORN_BIND (or HOST and PORT)   where to listen; default 127.0.0.1:8000
-WEB_CONCURRENCY                    worker processes; default 2 x cores, at least 2, at most 8
-GUNICORN_THREADS                   threads per worker (gthread); default 4
+WEB_CONCURRENCY                    worker processes; default: one per core, at least 2
+GUNICORN_THREADS                   threads per worker, for the thread workers (gthread,
+                                   config.gunicorn_workers.BalancedThreadWorker); default 1
 GUNICORN_TIMEOUT                   seconds before a silent worker is restarted; default 60
 GUNICORN_MAX_REQUESTS              recycle a worker after this many requests; default 20000 (0: never)
-GUNICORN_WORKER_CLASS              default config.gunicorn_workers.BalancedThreadWorker (gthread that
-                                   hands a kept-alive connection on when its threads are all busy)
+GUNICORN_WORKER_CLASS              default config.gunicorn_workers.StreamingSyncWorker (gunicorn's
+                                   sync worker, alive through long streamed exports); behind no
+                                   buffering proxy (slow clients), BalancedThreadWorker with threads
 GUNICORN_LOG_LEVEL                 default info
 GUNICORN_CONTROL_SOCKET            path of gunicorn's control socket (gunicornc); default: none
 """
@@ -25,14 +27,16 @@ _host = os.environ.get("HOST", "127.0.0.1")
 _port = os.environ.get("PORT", "8000")
 bind = [os.environ.get("GUNICORN_BIND") or f"{_host}:{_port}"]
 
-# Threads share a worker's memory and suit a web tier that mostly waits on the database;
-# 2 processes per core keeps a slow request from holding up the rest (2 cores: 4 x 4 threads).
-workers = _int("WEB_CONCURRENCY", max(2, min(8, 2 * multiprocessing.cpu_count())))
-# gthread, except that a worker whose threads are all busy answers "Connection: close", so that
-# kept-alive connections (browsers, nginx's upstream keepalive) spread over the workers instead of
-# staying where they first landed (config/gunicorn_workers.py has the measurement)
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "config.gunicorn_workers.BalancedThreadWorker")
-threads = _int("GUNICORN_THREADS", 4)
+# The app is CPU-bound (about 2 ms of Python a page, 0-2 short queries): one request at a time per
+# process and one process per core. Requests wait in the kernel's accept queue and go to the first
+# free worker. Measured with 16 closed-loop annotators on 2 cores: 2 sync workers 561-595 saves/s at
+# p95 30-34 ms (SQLite), 4 gthread workers x 4 threads 439-482 at p95 58-66 ms; a third process
+# made PostgreSQL slower (config/gunicorn_workers.py, bench/README.md). The sync worker needs a
+# buffering proxy in front of slow clients (deploy/nginx.conf); this one stays alive through long
+# streamed exports.
+workers = _int("WEB_CONCURRENCY", max(2, multiprocessing.cpu_count()))
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "config.gunicorn_workers.StreamingSyncWorker")
+threads = _int("GUNICORN_THREADS", 1)
 
 timeout = _int("GUNICORN_TIMEOUT", 60)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)

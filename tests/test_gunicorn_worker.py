@@ -1,7 +1,13 @@
-"""config.gunicorn_workers.BalancedThreadWorker, in a real gunicorn: a worker with a request waiting
-for a thread answers ``Connection: close`` so the client's next request can go to another worker;
-a worker that keeps up keeps its connections alive. gunicorn's own gthread worker, run the same
-way, keeps the connection (so the test can tell the two apart). The deployed config uses it.
+"""config.gunicorn_workers, in a real gunicorn.
+
+StreamingSyncWorker (the deployed default): a streamed response that lasts longer than the worker
+timeout is delivered whole, where gunicorn's own sync worker is restarted in the middle of it; a
+request that stays silent beyond the timeout is still stopped.
+
+BalancedThreadWorker: a worker with a request waiting for a thread answers ``Connection: close`` so
+the client's next request can go to another worker; a worker that keeps up keeps its connections
+alive. gunicorn's own gthread worker, run the same way, keeps the connection (so the test can tell
+the two apart).
 """
 from __future__ import annotations
 
@@ -18,6 +24,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BALANCED = "config.gunicorn_workers.BalancedThreadWorker"
+STREAMING_SYNC = "config.gunicorn_workers.StreamingSyncWorker"
 
 
 def _free_port() -> int:
@@ -31,11 +38,11 @@ def serve():
     """Start gunicorn (one worker, one thread) on tests.gunicorn_app with a worker class."""
     procs: list[subprocess.Popen] = []
 
-    def start(worker_class: str) -> int:
+    def start(worker_class: str, timeout: int = 30) -> int:
         port = _free_port()
         proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "--worker-class", worker_class, "--workers", "1", "--threads", "1",
-             "--keep-alive", "5", "--bind", f"127.0.0.1:{port}", "tests.gunicorn_app:app"],
+             "--keep-alive", "5", "--timeout", str(timeout), "--bind", f"127.0.0.1:{port}", "tests.gunicorn_app:app"],
             cwd=ROOT, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
@@ -120,11 +127,57 @@ def test_a_worker_that_keeps_up_keeps_connections_alive(serve):
     assert len(pids) == 1
 
 
-def test_the_deployed_config_uses_it(monkeypatch):
+def _stream(port: int, lines: int, every: float) -> tuple[list[bytes], str]:
+    """The lines of a streamed answer, and how it ended ("complete" or the error)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    conn.request("GET", f"/?stream={lines}&every={every}")
+    response = conn.getresponse()
+    received: list[bytes] = []
+    try:
+        while line := response.readline():
+            received.append(line)
+        ended = "complete"
+    except (http.client.IncompleteRead, OSError) as exc:
+        ended = type(exc).__name__
+    conn.close()
+    return received, ended
+
+
+def test_a_streamed_answer_longer_than_the_timeout_is_delivered_whole(serve):
+    port = serve(STREAMING_SYNC, timeout=2)
+    lines, ended = _stream(port, lines=9, every=0.5)  # 4 s of streaming, timeout 2 s
+    assert ended == "complete"
+    assert [line.split(b" ", 1)[1] for line in lines] == [f"line {n}\n".encode() for n in range(9)]
+    assert len({line.split(b" ", 1)[0] for line in lines}) == 1  # one worker, never restarted
+
+
+def test_gunicorns_own_sync_worker_cuts_it_off(serve):
+    port = serve("sync", timeout=2)
+    lines, _ = _stream(port, lines=9, every=0.5)
+    assert 0 < len(lines) < 9  # the arbiter stopped the silent worker; its answer ends early
+
+
+def test_a_request_silent_beyond_the_timeout_is_still_stopped(serve):
+    port = serve(STREAMING_SYNC, timeout=2)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    conn.request("GET", "/?sleep=5")  # no chunk at all for 5 s
+    try:
+        response = conn.getresponse()
+        status = response.status
+        response.read()
+    except (http.client.RemoteDisconnected, ConnectionError):
+        status = None  # dropped
+    conn.close()
+    assert status is None or status >= 500  # stopped: an error, never the app's answer
+
+
+def test_the_deployed_config_uses_the_streaming_sync_worker(monkeypatch):
     monkeypatch.delenv("GUNICORN_WORKER_CLASS", raising=False)
+    monkeypatch.delenv("WEB_CONCURRENCY", raising=False)
     settings: dict = {}
     exec(compile((ROOT / "deploy" / "gunicorn.conf.py").read_text(), "gunicorn.conf.py", "exec"), settings)
-    assert settings["worker_class"] == BALANCED
+    assert settings["worker_class"] == STREAMING_SYNC
+    assert settings["workers"] == max(2, os.cpu_count())  # one request at a time per core
     worker_class = settings["worker_class"]
     module, _, name = worker_class.rpartition(".")
     assert getattr(__import__(module, fromlist=[name]), name).__name__ == name
