@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import islice
 from operator import itemgetter, methodcaller
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import orjson
 from django.conf import settings
 from django.core.exceptions import EmptyResultSet
 from django.db import connection, connections, transaction
-from django.db.models import Count, F, Func, IntegerField, Q, QuerySet, Subquery, TextField
+from django.db.models import Count, F, Func, IntegerField, Max, Min, Q, QuerySet, Subquery, TextField
 from django.db.models.functions import Cast
 from django.urls import reverse
 from django.utils.dateparse import parse_datetime
@@ -78,16 +78,8 @@ def annotation_value_chunks(
     through `annotation_rows` itself.
     """
     reader = _ResponseReader(project, response_ids)
-    own_columns = reader.kind.annotation_columns()
-    columns = BASE_ANNOTATION_COLUMNS + own_columns
-    pick = itemgetter(*columns)
-    width = len(own_columns)
-    if (
-        not reader.fast
-        or width < 2
-        or len(set(own_columns)) != width
-        or not set(own_columns).isdisjoint(BASE_ANNOTATION_COLUMNS)
-    ):
+    if not _value_path(reader):
+        pick = itemgetter(*BASE_ANNOTATION_COLUMNS, *reader.kind.annotation_columns())
         rows = annotation_rows(project, response_ids=response_ids, chunk_size=chunk_size)
         while chunk := list(islice(rows, chunk_size)):
             yield list(map(pick, chunk))
@@ -96,6 +88,54 @@ def annotation_value_chunks(
         items = reader.items()
         for chunk in reader.chunks(chunk_size):
             yield _value_rows(reader, items, chunk)
+
+
+def _value_path(reader: "_ResponseReader") -> bool:
+    """Whether the kind's cells can be picked straight from the driver's rows (`_value_rows`)."""
+    own_columns = reader.kind.annotation_columns()
+    width = len(own_columns)
+    return (reader.fast and width >= 2 and len(set(own_columns)) == width
+            and set(own_columns).isdisjoint(BASE_ANNOTATION_COLUMNS))
+
+
+def annotation_id_bounds(project: Project, *, response_ids: QuerySet | None = None) -> tuple[int, int] | None:
+    """(lowest, highest + 1) of the ids `annotation_value_spans` would read, or None when it
+    cannot read this project's rows span by span (or there are none)."""
+    reader = _ResponseReader(project, response_ids)
+    if not _value_path(reader):
+        return None
+    if response_ids is None and reader.vendor == "sqlite" and _holds_most_items(project):
+        # the project's rows are most of the table (as `_ResponseReader.items` decides): the
+        # table's ends bound them, read from the primary key at once, where a MIN/MAX over the
+        # project's rows reads all of them (0.9 s at 1M)
+        queryset = Response.objects.all()
+    else:
+        queryset = reader.queryset()
+    try:
+        bounds = queryset.order_by().aggregate(low=Min("id"), high=Max("id"))
+    except EmptyResultSet:
+        return None
+    return None if bounds["low"] is None else (bounds["low"], bounds["high"] + 1)
+
+
+def _holds_most_items(project: Project) -> bool:
+    shares = Item.objects.aggregate(mine=Count("id", filter=Q(project=project)), all=Count("id"))
+    return shares["mine"] >= _SCAN_SHARE * shares["all"]
+
+
+def annotation_value_spans(
+    project: Project, spans: Sequence[tuple[int, int]], *, response_ids: QuerySet | None = None,
+    chunk_size: int = 2000,
+) -> Iterator[tuple[int, list[tuple[Any, ...]]]]:
+    """`annotation_value_chunks` of the responses with low <= id < high, span by span, as
+    (span's index, chunk) pairs; the items are read once for all spans. Only where
+    `annotation_id_bounds` gave bounds; the caller reads in one transaction if the spans must
+    share a snapshot (each span is one statement)."""
+    reader = _ResponseReader(project, response_ids)
+    items = reader.items()
+    for index, span in enumerate(spans):
+        for chunk in reader.chunks(chunk_size, span):
+            yield index, _value_rows(reader, items, chunk)
 
 
 def _value_rows(
@@ -177,7 +217,7 @@ class _ResponseReader:
         self.scan = sqlite and len(items) >= _SCAN_SHARE * items.in_database
         return items
 
-    def queryset(self) -> QuerySet:
+    def queryset(self, span: tuple[int, int] | None = None) -> QuerySet:
         item_ids = Item.objects.filter(project=self.project).values("id")
         if self.scan:  # `+item_id IN (...)`: SQLite uses no index for it
             queryset = Response.objects.alias(
@@ -187,6 +227,8 @@ class _ResponseReader:
             queryset = Response.objects.filter(item_id__in=item_ids)
         if self.response_ids is not None:
             queryset = queryset.filter(pk__in=self.response_ids)
+        if span is not None:
+            queryset = queryset.filter(pk__gte=span[0], pk__lt=span[1])
         if self.vendor == "sqlite":
             # Cast, or sqlite3 itself would parse the column declared datetime (slowly).
             done, answers, timings = Cast("completed_at", TextField()), F("answers"), F("timings")
@@ -203,10 +245,11 @@ class _ResponseReader:
             "assignment_id", "assignment__status", "_done", "_answers", "_timings",
         )
 
-    def chunks(self, chunk_size: int) -> Iterator[list[tuple[Any, ...]]]:
-        """The rows as the driver returns them, up to chunk_size at a time (call items() first)."""
+    def chunks(self, chunk_size: int, span: tuple[int, int] | None = None) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows as the driver returns them, up to chunk_size at a time (call items() first);
+        `span`: only ids low <= id < high."""
         try:
-            sql, params = self.queryset().query.get_compiler(connection=self.connection).as_sql()
+            sql, params = self.queryset(span).query.get_compiler(connection=self.connection).as_sql()
         except EmptyResultSet:  # e.g. response_ids=[]
             return
         server_side = not self.connection.settings_dict.get("DISABLE_SERVER_SIDE_CURSORS")

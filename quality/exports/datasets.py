@@ -14,7 +14,9 @@ from django.db.models import F, FilteredRelation, JSONField, Q, Value
 from annotation import export_sql
 from annotation.kinds import get_kind
 from annotation.models import Item, Project
-from annotation.selectors import annotation_columns, annotation_rows, annotation_value_chunks
+from annotation.selectors import (
+    annotation_columns, annotation_id_bounds, annotation_rows, annotation_value_chunks, annotation_value_spans,
+)
 from quality.models import QualityRun
 from quality.selectors import (
     annotator_decisions,
@@ -42,6 +44,10 @@ class Dataset:
     lists of up to `size` rows, for the delimited writers (no dict per row); JSONL, which
     writes keys, always reads `rows`.
 
+    `id_bounds()` and `value_spans(spans, size)`, where a dataset has them: the bounds of its
+    rows' ids (None: not readable span by span) and its value chunks span by span, as (span's
+    index, chunk) pairs, so that two processes can write one export (quality/exports/forked.py).
+
     `text_chunks(delimiter, terminator, quoting, render)`, where a dataset has it: the same
     rows already written as lines (no header, UTF-8 bytes) by the database
     (`annotation.export_sql`), or None where that path does not apply to this project,
@@ -54,6 +60,8 @@ class Dataset:
     sparse: bool = False
     value_chunks: Callable[[int], Iterator[list[Sequence[Any]]]] | None = None
     text_chunks: Callable[..., Iterator[bytes] | None] | None = None
+    id_bounds: Callable[[], tuple[int, int] | None] | None = None
+    value_spans: Callable[[Sequence[tuple[int, int]], int], Iterator[tuple[int, list[Sequence[Any]]]]] | None = None
 
 
 def _require_run(project: Project, dataset: str) -> QualityRun:
@@ -71,6 +79,8 @@ def raw(project: Project) -> Dataset:
         lambda: annotation_rows(project, chunk_size=CHUNK_SIZE),
         value_chunks=lambda size: annotation_value_chunks(project, chunk_size=size),
         text_chunks=_sql_lines(project, None),
+        id_bounds=lambda: annotation_id_bounds(project),
+        value_spans=lambda spans, size: annotation_value_spans(project, spans, chunk_size=size),
     )
 
 
@@ -118,6 +128,9 @@ def clean(project: Project) -> Dataset:
     return Dataset(
         "clean", lambda: annotation_columns(project) + extra, rows, value_chunks=None if shadows else value_chunks,
         text_chunks=None if extra else _sql_lines(project, kept),
+        id_bounds=None if extra else lambda: annotation_id_bounds(project, response_ids=kept),
+        value_spans=None if extra else lambda spans, size: annotation_value_spans(
+            project, spans, response_ids=kept, chunk_size=size),
     )
 
 

@@ -12,6 +12,9 @@ from itertools import islice
 from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from django.db import DEFAULT_DB_ALIAS
+
+from . import forked
 from .datasets import Dataset
 
 ROWS_PER_CHUNK = 1000
@@ -42,6 +45,11 @@ def _delimited_chunks(dataset: Dataset, writer_options: dict[str, Any], rows_per
         if head:
             yield head
         return
+    forked_lines = _forked_lines(dataset, lines, rows_per_chunk)
+    if forked_lines is not None:  # two processes, every other span of ids each
+        yield lines.render([columns]).encode("utf-8")
+        yield from forked_lines
+        return
     if dataset.value_chunks is not None:  # cells already in column order, a chunk at a time
         batches: Iterable[Iterable[Sequence[Any]]] = dataset.value_chunks(rows_per_chunk)
     else:
@@ -53,6 +61,18 @@ def _delimited_chunks(dataset: Dataset, writer_options: dict[str, Any], rows_per
         head = ""
     if head:
         yield head.encode("utf-8")
+
+
+def _forked_lines(dataset: Dataset, lines: _DelimitedLines, rows_per_chunk: int) -> Iterator[bytes] | None:
+    """The dataset's lines written by this process and a forked one, where that applies."""
+    if dataset.value_spans is None or dataset.id_bounds is None or dataset.value_chunks is None:
+        return None
+    if not forked.possible(DEFAULT_DB_ALIAS):  # asked first: the bounds cost two queries
+        return None
+    bounds = dataset.id_bounds()
+    if not forked.applies(DEFAULT_DB_ALIAS, bounds):
+        return None
+    return forked.lines(DEFAULT_DB_ALIAS, bounds, dataset.value_spans, lines.render, rows_per_chunk)
 
 
 def _database_lines(dataset: Dataset, lines: _DelimitedLines) -> Iterator[bytes] | None:

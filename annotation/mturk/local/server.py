@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import threading
 import time
 import uuid
@@ -140,6 +141,40 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+class _Server(ThreadingHTTPServer):
+    """ThreadingHTTPServer that ends its connections' threads when it stops: boto3 keeps its
+    connections alive, and each one's thread would wait for a next request forever (a process
+    that later forks, such as an export, must have no stray threads)."""
+
+    daemon_threads = False
+    block_on_close = True  # server_close() joins the connections' threads
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
+
+    def process_request(self, request, client_address) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request) -> None:
+        with self._open_lock:
+            self._open.discard(request)
+        super().shutdown_request(request)
+
+    def server_close(self) -> None:
+        with self._open_lock:
+            connections = list(self._open)
+        for sock in connections:  # a thread waiting for its next request reads the end
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        super().server_close()
+
+
 class LocalMTurkServer:
     """The endpoint on ``host:port`` (port 0 picks a free one), in a background thread.
 
@@ -152,8 +187,7 @@ class LocalMTurkServer:
                  require_https: bool = False) -> None:
         self.store = Store(db, balance=balance, require_https=require_https)
         handler = type("Handler", (_Handler,), {})
-        self.httpd = ThreadingHTTPServer((host, port), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Server((host, port), handler)
         bound_host, bound_port = self.httpd.server_address[:2]
         self.url = public_url.rstrip("/") if public_url else f"http://{bound_host}:{bound_port}"
         self.app = handler.app = LocalMTurk(self.store, public_url=self.url)
