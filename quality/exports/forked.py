@@ -51,9 +51,14 @@ def possible(alias: str) -> bool:
     )
 
 
+def worth(bounds: tuple[int, int] | None) -> bool:
+    """Whether rows within these id bounds are enough to pay for a second process."""
+    return bounds is not None and bounds[1] - bounds[0] >= MIN_IDS
+
+
 def applies(alias: str, bounds: tuple[int, int] | None) -> bool:
     """Whether `lines` will use two processes for these bounds on this database."""
-    return bounds is not None and bounds[1] - bounds[0] >= MIN_IDS and possible(alias)
+    return worth(bounds) and possible(alias)
 
 
 def split(bounds: tuple[int, int], parts: int) -> list[tuple[int, int]]:

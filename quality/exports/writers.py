@@ -70,7 +70,7 @@ def _forked_lines(dataset: Dataset, lines: _DelimitedLines, rows_per_chunk: int)
     if not forked.possible(DEFAULT_DB_ALIAS):  # asked first: the bounds cost two queries
         return None
     bounds = dataset.id_bounds()
-    if not forked.applies(DEFAULT_DB_ALIAS, bounds):
+    if not forked.worth(bounds):
         return None
     return forked.lines(DEFAULT_DB_ALIAS, bounds, dataset.value_spans, lines.render, rows_per_chunk)
 
