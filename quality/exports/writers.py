@@ -65,7 +65,7 @@ def _delimited_chunks(dataset: Dataset, writer_options: dict[str, Any], rows_per
 
 def _forked_lines(dataset: Dataset, lines: _DelimitedLines, rows_per_chunk: int) -> Iterator[bytes] | None:
     """The dataset's lines written by this process and a forked one, where that applies."""
-    if dataset.value_spans is None or dataset.id_bounds is None or dataset.value_chunks is None:
+    if dataset.value_spans is None or dataset.id_bounds is None:
         return None
     if not forked.possible(DEFAULT_DB_ALIAS):  # asked first: the bounds cost two queries
         return None
