@@ -11,7 +11,7 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from annotation.models import Annotator, Assignment, Batch, Item, Response, Unit
-from annotation.mturk.tokens import completion_token
+from annotation.mturk.tokens import completion_token, work_token_data
 from annotation.services.batches import batch_create
 from annotation.services.imports import items_import
 from tests.conftest import data_file
@@ -82,7 +82,10 @@ def test_accepted_assignment_is_done_without_cookies_and_submits_the_completion_
     opened = browser.get(entry_url("HIT0", "ASSIGN-1", "WORKER-1"))
     assert opened.status_code == 302
     work = opened["Location"]
-    assert browser.get(entry_url("HIT0", "ASSIGN-1", "WORKER-1"))["Location"] == work  # a reload: same work
+    again = browser.get(entry_url("HIT0", "ASSIGN-1", "WORKER-1"))["Location"]
+    # a reload: the same work (the token is signed with a timestamp: its text changes each second)
+    assert work_token_data(again.rstrip("/").rsplit("/", 1)[1]) == work_token_data(work.rstrip("/").rsplit("/", 1)[1])
+    assert work_token_data(work.rstrip("/").rsplit("/", 1)[1])[0] == Assignment.objects.get().pk
     assignment = Assignment.objects.get()
     assert assignment.channel_assignment_id == "ASSIGN-1" and assignment.unit.channel_ref == "HIT0"
     assert assignment.annotator.channel == "mturk" and assignment.annotator.external_id == "WORKER-1"
