@@ -196,3 +196,92 @@ def test_the_deployed_config_freezes_what_the_app_loaded():
         assert gc.get_freeze_count() > 1000  # this process's objects: out of the collector's way
     finally:
         gc.unfreeze()
+
+
+# --- closing a connection: at once when nothing is left to read, gracefully otherwise ----------
+def _serve_debug(worker_class: str):
+    """gunicorn with one worker and a debug log, for the close tests: (port, proc)."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--worker-class", worker_class, "--workers", "1",
+         "--log-level", "debug", "--bind", f"127.0.0.1:{port}", "tests.gunicorn_app:app"],
+        cwd=ROOT, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assert proc.poll() is None
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return port, proc
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("gunicorn did not start")
+
+
+def _exchange(port: int, raw: bytes) -> bytes:
+    """Send `raw`, read until the server's end of stream: everything the server sent."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(raw)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    return received
+
+
+def _stop(proc: subprocess.Popen) -> str:
+    proc.terminate()
+    return proc.communicate(timeout=30)[1]
+
+
+def test_a_request_read_whole_is_closed_at_once_and_its_answer_arrives_whole():
+    port, proc = _serve_debug(STREAMING_SYNC)
+    try:
+        get = _exchange(port, b"GET /?sleep=0 HTTP/1.1\r\nHost: x\r\n\r\n")
+        post = _exchange(port, b"POST /?sleep=0 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+    finally:
+        log = _stop(proc)
+    for answer in (get, post):  # the body is the worker's pid, whole
+        assert answer.startswith(b"HTTP/1.1 200 OK") and answer.split(b"\r\n\r\n", 1)[1].isdigit()
+    assert log.count("Closed at once: nothing left to read") == 2
+
+
+def test_a_body_left_unread_or_a_request_behind_keeps_gunicorns_graceful_close():
+    port, proc = _serve_debug(STREAMING_SYNC)
+    body = b"x" * 200_000  # the app never reads it: the kernel holds the rest
+    try:
+        unread = _exchange(port, b"POST /?sleep=0 HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+        pipelined = _exchange(port, b"GET /?sleep=0 HTTP/1.1\r\nHost: x\r\n\r\nGET /?sleep=0 HTTP/1.1\r\nHost: x\r\n\r\n")
+    finally:
+        log = _stop(proc)
+    for answer in (unread, pipelined):  # answered whole, no reset
+        assert answer.startswith(b"HTTP/1.1 200 OK") and answer.split(b"\r\n\r\n", 1)[1].isdigit()
+    assert "Closed at once" not in log
+
+
+def test_request_read_whole_asks_the_body_the_buffer_and_the_socket():
+    import io
+
+    from gunicorn.http.body import Body, ChunkedReader, LengthReader
+
+    from config.gunicorn_workers import request_read_whole
+
+    class Req:
+        def __init__(self, reader, buffered=b""):
+            self.unreader = type("U", (), {"buf": io.BytesIO(buffered)})()
+            self.body = Body(reader)
+
+    server, client = socket.socketpair()
+    try:
+        server.setblocking(False)
+        assert request_read_whole(Req(LengthReader(None, 0)), server)
+        assert not request_read_whole(Req(LengthReader(None, 10)), server)  # body not read to its end
+        assert not request_read_whole(Req(LengthReader(None, 0), b"GET"), server)  # read ahead
+        assert not request_read_whole(Req(ChunkedReader(None, None)), server)  # length unknown
+        client.sendall(b"G")
+        assert not request_read_whole(Req(LengthReader(None, 0)), server)  # a byte waits
+        assert server.recv(1) == b"G"
+        client.close()
+        assert not request_read_whole(Req(LengthReader(None, 0)), server)  # the peer closed: gunicorn's way
+    finally:
+        server.close()
