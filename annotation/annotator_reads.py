@@ -8,10 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from django.db import connection
 
 from annotation.models import Annotator, Assignment, Batch, Item, Project, Response, Unit
-from annotation.sqlrows import Columns, attach, fetch_all
+from annotation.sqlrows import Columns, attach, db_connection, fetch_all
 
 _A, _P, _B = Columns(Annotator, "a"), Columns(Project, "p"), Columns(Batch, "b")
 _S, _R, _I = Columns(Assignment, "s"), Columns(Response, "r"), Columns(Item, "i")
@@ -39,19 +38,20 @@ def annotator_with_response(key: str, response_id: int | None) -> tuple[Annotato
 
     The response also carries `unit_progress`, (items done, items) of its unit as read, so that
     the page after a save that completes no item needs no second read (`WorkState`'s counts)."""
-    rows = fetch_all(_annotator_with_response_sql(connection.vendor), [response_id, key], name="annotator_progress")
+    db = db_connection()
+    rows = fetch_all(_annotator_with_response_sql(db.vendor), [response_id, key], name="annotator_progress", db=db)
     if not rows:
         return None, None
     row = rows[0]
-    annotator = _annotator_from_row(row)
+    annotator = _annotator_from_row(row, db)
     start = _A.width + _P.width + _B.width
-    response = _R.build(row, start)
+    response = _R.build(row, start, db)
     if response is not None:
-        item = _I.build(row, start + _R.width)
+        item = _I.build(row, start + _R.width, db)
         if item.project_id == annotator.project_id:
             attach(item, "project", annotator.project)
         attach(response, "item", item)
-        assignment = _S.build(row, start + _R.width + _I.width)
+        assignment = _S.build(row, start + _R.width + _I.width, db)
         attach(assignment, "annotator", annotator)
         attach(response, "assignment", assignment)
         response.unit_progress = (row[-2], row[-1])
@@ -63,20 +63,21 @@ def work_state(key: str) -> WorkState | None:
     and one row: the current response and its item come whole, the unit's others only counted
     (sending every item's passage cost PostgreSQL more than the rest of the query)."""
     active = Assignment.Status.ACTIVE
-    rows = fetch_all(_work_state_sql(connection.vendor), [active, active, key], name="work_state_one")
+    db = db_connection()
+    rows = fetch_all(_work_state_sql(db.vendor), [active, active, key], name="work_state_one", db=db)
     if not rows:
         return None
     row = rows[0]
-    annotator = _annotator_from_row(row)
+    annotator = _annotator_from_row(row, db)
     start = _A.width + _P.width + _B.width
-    assignment = _S.build(row, start)
+    assignment = _S.build(row, start, db)
     if assignment is None:
         return WorkState(annotator, None, None, 0, 0)
     attach(assignment, "annotator", annotator)
     response_start = start + _S.width
-    current = _R.build(row, response_start)
+    current = _R.build(row, response_start, db)
     if current is not None:
-        attach(current, "item", _I.build(row, response_start + _R.width))
+        attach(current, "item", _I.build(row, response_start + _R.width, db))
         attach(current, "assignment", assignment)
     done, total = row[-2], row[-1]
     return WorkState(annotator, assignment, current, done, total)
@@ -85,7 +86,7 @@ def work_state(key: str) -> WorkState | None:
 def unit_state(assignment: Assignment) -> tuple[Response | None, int, int]:
     """The first item not completed yet (with its item), and how many of the unit's are done."""
     responses = []
-    for row in fetch_all(_unit_sql(connection.vendor), [assignment.pk], name="unit"):
+    for row in fetch_all(_unit_sql(db_connection().vendor), [assignment.pk], name="unit"):
         response = _R.build(row, 0)
         attach(response, "item", _I.build(row, _R.width))
         attach(response, "assignment", assignment)
@@ -102,7 +103,7 @@ def response_of_annotator(response_id: int, annotator: Annotator | int, *, for_u
     caller's transaction.
     """
     annotator_id = annotator if isinstance(annotator, int) else annotator.pk
-    rows = fetch_all(_response_sql(connection.vendor, for_update), [response_id, annotator_id],
+    rows = fetch_all(_response_sql(db_connection().vendor, for_update), [response_id, annotator_id],
                      name="response_locked" if for_update else "response")
     if not rows:
         return None
@@ -123,10 +124,10 @@ def _unit_state(responses: list[Response]) -> tuple[Response | None, int, int]:
     return current, done, len(responses)
 
 
-def _annotator_from_row(row) -> Annotator:
-    annotator = _A.build(row, 0)
-    attach(annotator, "project", _P.build(row, _A.width))
-    attach(annotator, "batch", _B.build(row, _A.width + _P.width))
+def _annotator_from_row(row, db=None) -> Annotator:
+    annotator = _A.build(row, 0, db)
+    attach(annotator, "project", _P.build(row, _A.width, db))
+    attach(annotator, "batch", _B.build(row, _A.width + _P.width, db))
     return annotator
 
 
@@ -201,7 +202,7 @@ def _unit_sql(vendor: str) -> str:
 @lru_cache(maxsize=None)
 def _response_sql(vendor: str, for_update: bool) -> str:
     r, i, p, s = _R, _I, _P, _S
-    lock = " FOR UPDATE OF r" if for_update and connection.features.has_select_for_update_of else ""
+    lock = " FOR UPDATE OF r" if for_update and db_connection().features.has_select_for_update_of else ""
     return (
         f"SELECT {r.sql()}, {i.sql()}, {p.sql()}, {s.sql()} FROM {r.table} r"
         f" INNER JOIN {i.table} i ON {i.pk} = {r.column('item')}"

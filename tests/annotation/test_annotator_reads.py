@@ -177,3 +177,45 @@ def test_update_row_compares_and_sets(started):
                       where_related=(Assignment, assignment.pk, {"status": Assignment.Status.ACTIVE,
                                                                  "submitted_at": None})) == 1
     assert Response.objects.get(pk=response.pk).timings == {"x": 4}
+
+
+def _instance_state(instance):
+    return {**instance.__dict__, "_state": (instance._state.adding, instance._state.db, instance._state.fields_cache)}
+
+
+@pytest.mark.parametrize("model_name", ["Annotator", "Project", "Batch", "Assignment", "Response", "Item"])
+def test_a_row_becomes_the_instance_from_db_makes(started, model_name):
+    """Columns.build makes its instances without Model.__init__: the same attributes and state."""
+    from annotation import models
+    from annotation.sqlrows import Columns, fetch_all
+
+    model = getattr(models, model_name)
+    columns = Columns(model, "t")
+    pk = model.objects.order_by("pk").values_list("pk", flat=True).last()
+    row = fetch_all(f"SELECT {columns.sql()} FROM {columns.table} t WHERE {columns.pk} = %s", [pk])[0]
+    built = columns.build(row, 0)
+    assert columns._plain  # the fast way was taken
+    expected = model.objects.get(pk=pk)
+    assert type(built) is model and _instance_state(built) == _instance_state(expected)
+    built.save()  # an UPDATE, as for a read instance, not an INSERT
+    assert model.objects.count() == model.objects.filter(pk__lte=pk).count()
+
+
+def test_a_model_with_init_signal_receivers_is_built_through_init(started):
+    from django.db.models.signals import post_init
+
+    from annotation.sqlrows import Columns, fetch_all
+
+    columns = Columns(Assignment, "s")
+    row = fetch_all(f"SELECT {columns.sql()} FROM {columns.table} s", [])[0]
+    seen = []
+
+    def receiver(sender, instance, **kwargs):
+        seen.append(instance)
+
+    post_init.connect(receiver, sender=Assignment)
+    try:
+        built = columns.build(row, 0)
+    finally:
+        post_init.disconnect(receiver, sender=Assignment)
+    assert seen == [built] and not built._state.adding

@@ -136,3 +136,29 @@ def test_a_message_shows_once_and_the_pages_render_no_dtl_template(client, recam
     again = client.get(url).content.decode()
     assert '<ul class="messages">' not in again and "final and cannot be changed" not in again
     assert client.get(reverse("surveys:invite", args=[invite_link_create(batch=batch).token])).templates == []
+
+
+def test_static_urls_follow_the_settings(settings):
+    from django.templatetags.static import static
+
+    page = jinja().from_string('{{ static("surveys/app.css") }}')
+    assert page.render() == escape(static("surveys/app.css"))
+    settings.STATIC_URL = "/elsewhere/"  # the cached URL is forgotten
+    assert page.render() == escape(static("surveys/app.css")) and page.render().startswith("/elsewhere/")
+
+
+def test_interface_strings_follow_the_active_language_at_every_render():
+    page = jinja().from_string('{{ _("Save and continue") }}')
+    seen = set()
+    for language in ["en", "hr", "en", "sl", "fi", "zh-hans", "hr", "en"]:
+        with translation.override(language):
+            assert page.render() == escape(translation.gettext("Save and continue"))
+            seen.add(page.render())
+    assert len(seen) == 5  # five different translations, none left over from another language
+
+
+@pytest.mark.parametrize("text", [TRICKY + "\nline two\r\nthree", mark_safe("<b>a</b>\nb"), None, ""])
+def test_line_breaks_render_as_in_dtl_every_time(text):
+    dtl = engines["django"].from_string("{{ t|linebreaksbr }}").render({"t": text})
+    page = jinja().from_string("{{ t|linebreaksbr }}")
+    assert page.render(t=text) == dtl and page.render(t=text) == dtl
