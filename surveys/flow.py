@@ -4,18 +4,22 @@ It knows nothing of any kind's rules; the kind says the pages and what each reve
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone as dt_timezone
 from typing import Any
 
-from django.core import signing
+from django.conf import settings
+from django.utils.crypto import constant_time_compare, salted_hmac
 
 from annotation.kinds import Page, PageForm, TaskKind, get_kind
 from annotation.models import Response
 from annotation.services.responses import next_page_slug
 
 SHOWN_SALT = "surveys.page-shown"
+#: how long a rendered page's note of its time stays good (a page left open over a weekend)
+SHOWN_MAX_AGE = 7 * 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -47,15 +51,29 @@ def page_context(step: Step) -> dict[str, Any]:
 
 
 def shown_token(response_id: int, page_slug: str) -> str:
-    """A signed note of when the page was rendered, so time per page needs no write on GET."""
-    return signing.dumps({"r": response_id, "p": page_slug, "t": time.time()}, salt=SHOWN_SALT, compress=False)
+    """A signed note of when the page was rendered, so time per page needs no write on GET:
+    `<unix time>:<HMAC-SHA256 of response, page and time>`, keyed with SECRET_KEY and a salt of
+    its own. (django.core.signing made the same promise with JSON, base64 and a second timestamp:
+    130,000 instructions a page against 25,000.)"""
+    stamp = f"{time.time():.3f}"
+    return f"{stamp}:{_shown_mac(response_id, page_slug, stamp, settings.SECRET_KEY)}"
 
 
 def shown_at(token: str, response_id: int, page_slug: str) -> datetime | None:
+    """When the page that posted `token` was rendered; None for a token of another response or
+    page, a forged or altered one, or one older than SHOWN_MAX_AGE (the time is then unknown)."""
+    stamp, _, mac = token.partition(":")
+    if not any(constant_time_compare(mac, _shown_mac(response_id, page_slug, stamp, secret))
+               for secret in [settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS]):
+        return None
     try:
-        data = signing.loads(token, salt=SHOWN_SALT, max_age=7 * 24 * 3600)
-    except signing.BadSignature:
+        shown = float(stamp)
+    except ValueError:
         return None
-    if data.get("r") != response_id or data.get("p") != page_slug:
+    if not math.isfinite(shown) or time.time() - shown > SHOWN_MAX_AGE:
         return None
-    return datetime.fromtimestamp(data["t"], tz=dt_timezone.utc)
+    return datetime.fromtimestamp(shown, tz=dt_timezone.utc)
+
+
+def _shown_mac(response_id: int, page_slug: str, stamp: str, secret: str) -> str:
+    return salted_hmac(SHOWN_SALT, f"{response_id}:{page_slug}:{stamp}", secret=secret, algorithm="sha256").hexdigest()
