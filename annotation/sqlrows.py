@@ -164,14 +164,14 @@ def _numbered(sql: str) -> str:
 
 
 def update_row(model: type[Model], pk: Any, values: dict[str, Any], *, unless_changed: dict[str, Any] | None = None,
-               where_related: tuple[type[Model], Any, dict[str, Any]] | None = None, db: Any = None) -> int:
+               where_related: tuple[type[Model], Any, dict[str, Any]] | None = None) -> int:
     """`Model.objects.filter(pk=pk).update(**values)` as fixed SQL, values prepared as the ORM
     prepares them (JSON, datetimes); returns the rows changed (0 or 1).
 
     Compare-and-set: `unless_changed` ({field: value read earlier}) and `where_related`
     ((model, pk, {field: value})) make it write only if those still hold.
     """
-    db = db or db_connection()
+    db = db_connection()
     unless = unless_changed or {}
     other, other_pk, conditions = where_related or (None, None, {})
     sql, name = _update_sql(
