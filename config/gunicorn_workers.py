@@ -40,6 +40,7 @@ servers that face slow clients without a buffering proxy, which a sync worker mu
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from typing import Any, Callable, Iterable, Iterator
 
@@ -122,17 +123,24 @@ class BalancedThreadWorker(ThreadWorker):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        # requests handed to the thread pool and not yet finished; only the main thread
-        # (enqueue_req, finish_request) changes it, pool threads only read it
+        # requests handed to the thread pool and not yet handled: counted up by the main thread
+        # (enqueue_req) and down by the pool thread that handled the request, as it finishes.
+        # Not in finish_request: gunicorn runs that later, on the main thread, and the pool
+        # thread may meanwhile start the next request and still count the finished one
         self.in_flight = 0
+        self._counting = threading.Lock()
 
     def enqueue_req(self, conn) -> None:
-        self.in_flight += 1
+        with self._counting:
+            self.in_flight += 1
         super().enqueue_req(conn)
 
-    def finish_request(self, conn, fs) -> None:
-        self.in_flight -= 1
-        super().finish_request(conn, fs)
+    def handle(self, conn):
+        try:
+            return super().handle(conn)
+        finally:
+            with self._counting:
+                self.in_flight -= 1
 
     def load_wsgi(self) -> None:
         super().load_wsgi()
