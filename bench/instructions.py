@@ -29,6 +29,7 @@ import tempfile
 import urllib.parse
 
 import common
+from bench_annotate import FIELD, SWAP, VirtualAnnotator, setup_data
 
 UNDER_VALGRIND = "BENCH_UNDER_CALLGRIND"
 
@@ -79,26 +80,19 @@ def walk(args: argparse.Namespace) -> None:
         from django.core.handlers.wsgi import WSGIHandler
         from django.db import connections
 
-        from bench_annotate import FIELD, SWAP, VirtualAnnotator, setup_data
-
         _, _, invite = setup_data(600, 5, 3)
         app = WSGIHandler()
         crowd = [_Browser(app) for _ in range(16)]
         for browser in crowd:
             browser.join(invite.token)
-        count = 0
 
         def saves(n: int) -> int:
-            done = 0
-            for i in range(n):
-                done += crowd[i % len(crowd)].save(FIELD, SWAP, VirtualAnnotator.answer)
-            return done
+            return sum(crowd[i % len(crowd)].save() for i in range(n))
 
         saves(args.warmup)
-        control = ["callgrind_control"]
-        subprocess.run([*control, "--zero", str(os.getpid())], check=True, capture_output=True)
+        subprocess.run(["callgrind_control", "--zero", str(os.getpid())], check=True, capture_output=True)
         count = saves(args.requests)
-        subprocess.run([*control, "--dump", str(os.getpid())], check=True, capture_output=True)
+        subprocess.run(["callgrind_control", "--dump", str(os.getpid())], check=True, capture_output=True)
         print(f"COUNTED {count}", flush=True)
         connections.close_all()
     finally:
@@ -138,8 +132,6 @@ class _Browser:
         return answer["status"], dict(answer["headers"]), text
 
     def join(self, token: str) -> None:
-        from bench_annotate import FIELD
-
         invite = f"/i/{token}/"
         _, _, page = self.call("GET", invite)
         csrf = FIELD["csrfmiddlewaretoken"].search(page).group(1)
@@ -148,13 +140,13 @@ class _Browser:
         self.work = urllib.parse.urlsplit(headers["Location"]).path
         _, _, self.page = self.call("GET", self.work)
 
-    def save(self, fields_rx, swap: dict, answer) -> int:
+    def save(self) -> int:
         """POST the current page's answer (the next page comes back); a reload every 7 saves.
         The requests made."""
-        fields = {n: (m.group(1) if (m := rx.search(self.page)) else None) for n, rx in fields_rx.items()}
+        fields = {n: (m.group(1) if (m := rx.search(self.page)) else None) for n, rx in FIELD.items()}
         form = {k: html.unescape(v) for k, v in fields.items()}
-        form.update(answer(fields["page"], self.page))
-        status, _, self.page = self.call("POST", self.work, form, swap)
+        form.update(VirtualAnnotator.answer(fields["page"], self.page))
+        status, _, self.page = self.call("POST", self.work, form, SWAP)
         assert status == 200 and 'class="msg error"' not in self.page, self.page[:500]
         self.saved += 1
         if self.saved % 7:
