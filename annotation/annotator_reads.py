@@ -142,7 +142,7 @@ def _annotator_sql(extra_columns: str, extra_joins: str) -> str:
     )
 
 
-def _unit_progress_columns(assignment_pk: str) -> str:
+def unit_progress_columns(assignment_pk: str) -> str:
     """Two last columns: the assignment's items done, and its items (`unit_state`'s counts)."""
     r = Columns(Response, "r3")
     of_unit = f"FROM {r.table} r3 WHERE {r.column('assignment')} = {assignment_pk}"
@@ -165,7 +165,7 @@ def _work_state_sql(vendor: str) -> str:
         f" AND {r2.column('completed_at')} IS NULL ORDER BY {r2.column('position')}, {r2.pk} LIMIT 1)"
     )
     return _annotator_sql(
-        extra_columns=f", {s.sql()}, {r.sql()}, {i.sql()}{_unit_progress_columns(s.pk)}",
+        extra_columns=f", {s.sql()}, {r.sql()}, {i.sql()}{unit_progress_columns(s.pk)}",
         extra_joins=(
             # `s.annotator_id = a.id` first lets the database reach s through that index (the
             # subquery alone in the join made PostgreSQL hash the whole assignment table)
@@ -181,7 +181,7 @@ def _work_state_sql(vendor: str) -> str:
 def _annotator_with_response_sql(vendor: str) -> str:
     r, i, s = _R, _I, _S
     return _annotator_sql(
-        extra_columns=f", {r.sql()}, {i.sql()}, {s.sql()}{_unit_progress_columns(s.pk)}",
+        extra_columns=f", {r.sql()}, {i.sql()}, {s.sql()}{unit_progress_columns(s.pk)}",
         extra_joins=(
             f" LEFT OUTER JOIN ({r.table} r INNER JOIN {i.table} i ON {i.pk} = {r.column('item')}"
             f" INNER JOIN {s.table} s ON {s.pk} = {r.column('assignment')})"

@@ -76,9 +76,9 @@ class Columns:
             for function in functions:
                 value = function(value, expression, db)
             values[index] = value
-        return self._instance(db.alias, values)
+        return self.instance(db.alias, values)
 
-    def _instance(self, alias: str, values: list[Any]) -> Model:
+    def instance(self, alias: str, values: list[Any]) -> Model:
         """`Model.from_db(alias, None, values)`: the same instance, made without `Model.__init__`
         when nothing could tell (no init signal receivers, only plain field descriptors). A page
         builds six of these per read, and `__init__` cost about 80,000 instructions each: 6 % of

@@ -50,6 +50,8 @@ TARGET_P95_MS = 50.0
 TARGET_SAVES_PER_S = 400.0
 
 FIELD = {name: re.compile(rf'name="{name}" value="([^"]*)"') for name in ("response", "page", "shown", "csrfmiddlewaretoken")}
+#: every hidden field of the page's form, posted back as a browser posts them
+HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)"')
 PASSAGE = re.compile(r'<div class="passage-text" data-span-source="1">(.*?)</div>', re.S)
 CHOICE = re.compile(r'<input type="radio" name="choice" value="([^"]+)"')
 ERROR_MSG = re.compile(r'class="msg error"')
@@ -142,11 +144,10 @@ class VirtualAnnotator:
                 continue
             if ERROR_MSG.search(page):  # a save that the server refused, shown as a message
                 self.fail("save refused (message on next page)", page[page.find('class="msg error"'):][:300])
-            fields = {name: (m.group(1) if (m := rx.search(page)) else None) for name, rx in FIELD.items()}
-            if fields["page"] is None:
+            form = hidden_fields(page)
+            if "page" not in form:
                 raise Stop("no more work")
-            form = {k: html.unescape(v) for k, v in fields.items()}
-            form.update(self.answer(fields["page"], page))
+            form.update(self.answer(form["page"], page))
             due = None
             if self.interval:  # paced: sent at its scheduled time (never made up by skipping)
                 due, self.next_at = self.next_at, self.next_at + self.interval
@@ -159,13 +160,14 @@ class VirtualAnnotator:
                 if status != 302:
                     self.fail(f"save {status}", body)
             saved += 1
-            if status in (200, 302) and fields["page"] == "difficulty":
+            if status in (200, 302) and form["page"] == "difficulty":
                 self.finished_items += 1
             if self.mode != "swap" or (self.view_every and saved % self.view_every == 0):
                 status, _, page = yield from self.request("view", "GET", work)
 
     @staticmethod
     def answer(page_slug: str, page: str) -> dict[str, str]:
+        """A valid answer to the page (a choice, "No Other Answer", a span of the passage...)."""
         if page_slug in ("pre", "post"):
             choices = CHOICE.findall(page)
             return {"choice": choices[hash(page_slug) % len(choices)] if choices else "0"}
@@ -261,6 +263,11 @@ def setup_data(items: int, items_per_unit: int, annotators_per_item: int):
     batch = batch_create(project=project, name="bench", items_per_unit=items_per_unit,
                          assignments_per_unit=annotators_per_item)
     return project, batch, invite_link_create(batch=batch)
+
+
+def hidden_fields(page: str) -> dict[str, str]:
+    """The hidden fields of a page's form, unescaped, as a browser posts them."""
+    return {name: html.unescape(value) for name, value in HIDDEN.findall(page)}
 
 
 def summarize(records, kind, t0, t1):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import glob
-import html
 import io
 import os
 import shutil
@@ -29,7 +28,7 @@ import tempfile
 import urllib.parse
 
 import common
-from bench_annotate import FIELD, SWAP, VirtualAnnotator, setup_data
+from bench_annotate import FIELD, SWAP, VirtualAnnotator, hidden_fields, setup_data
 
 UNDER_VALGRIND = "BENCH_UNDER_CALLGRIND"
 
@@ -143,9 +142,8 @@ class _Browser:
     def save(self) -> int:
         """POST the current page's answer (the next page comes back); a reload every 7 saves.
         The requests made."""
-        fields = {n: (m.group(1) if (m := rx.search(self.page)) else None) for n, rx in FIELD.items()}
-        form = {k: html.unescape(v) for k, v in fields.items()}
-        form.update(VirtualAnnotator.answer(fields["page"], self.page))
+        form = hidden_fields(self.page)
+        form.update(VirtualAnnotator.answer(form["page"], self.page))
         status, _, self.page = self.call("POST", self.work, form, SWAP)
         assert status == 200 and 'class="msg error"' not in self.page, self.page[:500]
         self.saved += 1

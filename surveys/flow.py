@@ -4,12 +4,14 @@ It knows nothing of any kind's rules; the kind says the pages and what each reve
 """
 from __future__ import annotations
 
+import base64
 import math
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone as dt_timezone
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.utils.crypto import constant_time_compare, salted_hmac
 
@@ -43,7 +45,48 @@ def step_for(response: Response, project_kind: str) -> Step | None:
 
 
 def build_form(page: Page, response: Response, data: Any = None) -> PageForm:
-    return page.form_class(data, payload=response.item.payload, answers=response.answers)
+    return page_form(page, response.item.payload, response.answers, data)
+
+
+def page_form(page: Page, payload: dict[str, Any], answers: dict[str, Any], data: Any = None) -> PageForm:
+    return page.form_class(data, payload=payload, answers=answers)
+
+
+@dataclass(frozen=True)
+class PageState:
+    """What a page was rendered from, as the page posts it back: its response, item, kind and
+    the answers before it. A claim, not a proof: `response_save_next_page` writes only if the
+    database still agrees with all of it, and the usual save takes any page whose claim fails."""
+
+    response_id: int
+    item_id: int
+    kind: str
+    answers: dict[str, Any]
+
+
+def page_state_token(step: Step) -> str:
+    """The page's `PageState` for a hidden field: compact JSON in URL-safe base64 (nothing in it
+    needs escaping in the page, nor unescaping by whoever reads the page)."""
+    response = step.response
+    data = orjson.dumps(
+        {"r": response.pk, "i": response.item_id, "k": step.kind.slug, "a": response.answers},
+        option=orjson.OPT_SORT_KEYS,  # the same text whichever order the answers' keys came in
+    )
+    return base64.urlsafe_b64encode(data).decode("ascii")
+
+
+def page_state(token: str, response_id: int | None) -> PageState | None:
+    """The state a page posted for `response_id`; None when missing, malformed or another's."""
+    if not token or response_id is None:
+        return None
+    try:
+        data = orjson.loads(base64.urlsafe_b64decode(token))
+        state = PageState(data["r"], data["i"], data["k"], data["a"])
+    except (ValueError, KeyError, TypeError):  # binascii.Error and orjson.JSONDecodeError are ValueErrors
+        return None
+    valid = (type(state.response_id) is int and type(state.item_id) is int and isinstance(state.kind, str)
+             and isinstance(state.answers, dict))
+    return state if valid and state.response_id == response_id else None
 
 
 def page_context(step: Step) -> dict[str, Any]:

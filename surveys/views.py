@@ -11,10 +11,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from annotation.kinds import get_kind
+from annotation import item_cache
+from annotation.kinds import UnknownKind, get_kind
 from annotation.models import Annotator, Batch, InviteLink, Response
 from annotation.selectors import annotator_with_response, response_of_annotator, unit_state, work_state
 from annotation.services.assignments import InviteClosed, NoWorkLeft, annotator_join_via_invite, assignment_next
+from annotation.services.next_page import can_save_in_one_statement, response_save_next_page
 from annotation.services.responses import ProtocolError, assignment_submit_if_complete, response_save_page
 
 from . import flow
@@ -59,6 +61,9 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def work(request: HttpRequest, key: str) -> HttpResponse:
     if request.method == "POST":
+        saved = _save_next_page(request, key)
+        if saved is not None:
+            return saved
         annotator, response = annotator_with_response(key, _response_id(request))
         if annotator is None:
             raise Http404(_("Unknown link"))
@@ -98,18 +103,54 @@ def _work_page(request: HttpRequest, key: str) -> HttpResponse:
 
 def render_step(request, project, step: flow.Step, done: int, total: int, form=None, status: int = 200, extra=None):
     """The page of the current step; `extra` adds to the context (the MTurk frame's settings)."""
+    item_cache.remember(step.response.item)  # its save can then skip reading it
     context = {
         "project": project,
         "instructions": _instructions(project),
         "step": step,
         "form": form or flow.build_form(step.page, step.response),
         "shown": flow.shown_token(step.response.pk, step.page.slug),
+        "state": flow.page_state_token(step),
         "item_number": done + 1,
         "item_count": total,
         "page": flow.page_context(step),
         **(extra or {}),
     }
     return render(request, "surveys/annotate.html", context, status=status, using=ENGINE)
+
+
+def _save_next_page(request: HttpRequest, key: str) -> HttpResponse | None:
+    """The common save, an item's next page that does not complete it, validated against what
+    the page was rendered from and written in one statement (`response_save_next_page`). None
+    when the usual save must take it: any other case, an invalid answer (shown with the usual
+    save's page), an item this process has not rendered lately, or a claim the database denies."""
+    if not can_save_in_one_statement():
+        return None
+    response_id = _response_id(request)
+    state = flow.page_state(request.POST.get("state", ""), response_id)
+    item = state and item_cache.recall(state.item_id)
+    if item is None:
+        return None
+    page_slug = request.POST.get("page", "")
+    try:
+        page = get_kind(state.kind).page(item.payload, page_slug)
+    except (UnknownKind, KeyError):
+        return None
+    form = flow.page_form(page, item.payload, state.answers, request.POST)
+    if not form.is_valid():
+        return None
+    saved = response_save_next_page(
+        access_key=key, response_id=response_id, item=item, kind_slug=state.kind, answers_before=state.answers,
+        page_slug=page_slug, answer=form.answer(), shown_at=flow.shown_at(request.POST.get("shown", ""), response_id, page_slug),
+    )
+    if saved is None:
+        return None
+    project = saved.annotator.project
+    translation.activate(project.language)
+    step = flow.step_for(saved.response, project.kind)
+    if request.headers.get(SWAP_HEADER) != "1" or step is None:
+        return redirect(request.path)
+    return render_step(request, project, step, saved.done, saved.total)
 
 
 def _response_id(request: HttpRequest) -> int | None:

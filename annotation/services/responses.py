@@ -106,7 +106,7 @@ def _apply(response: Response, page_slug: str, answer: dict[str, Any], shown_at:
            now: datetime) -> list[str]:
     """Put the answer and its timing on `response`; the fields that changed."""
     response.answers[page_slug] = answer
-    response.timings[page_slug] = _timing(response.timings.get(page_slug), shown_at, now)
+    response.timings[page_slug] = timing_of_page(response.timings.get(page_slug), shown_at, now)
     fields = ["answers", "timings"]
     if next_page_slug(response.item.project.kind, response.item.payload, response.answers) is None:
         response.completed_at = now
@@ -148,7 +148,9 @@ def _save_if_unchanged(seen: Response, page_slug: str, answer: dict[str, Any], s
     return SaveResult(True, item_completed, submitted, response)
 
 
-def _timing(previous: dict[str, Any] | None, shown_at: datetime | None, now: datetime) -> dict[str, Any]:
+def timing_of_page(previous: dict[str, Any] | None, shown_at: datetime | None, now: datetime) -> dict[str, Any]:
+    """A page's stored timing: when it was shown and saved, and the seconds spent on it (added to
+    `previous` seconds when an earlier page is answered again)."""
     seconds = max(0.0, (now - shown_at).total_seconds()) if shown_at else None
     earlier = (previous or {}).get("seconds") or 0.0
     return {

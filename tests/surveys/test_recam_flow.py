@@ -1,5 +1,6 @@
 """The ReCAM pages through Django's test client: protocol enforced on the server."""
 import re
+from html import unescape
 
 import pytest
 from django.urls import reverse
@@ -10,6 +11,8 @@ from annotation.services.imports import items_import
 from tests.factories import ProjectFactory
 
 pytestmark = pytest.mark.django_db
+
+HIDDEN_INPUT = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)"')
 
 
 @pytest.fixture
@@ -27,11 +30,11 @@ def join(client, invite):
 
 
 def form_fields(html: str) -> dict:
-    return {
-        "response": re.search(r'name="response" value="(\d+)"', html).group(1),
-        "page": re.search(r'name="page" value="([a-z_]+)"', html).group(1),
-        "shown": re.search(r'name="shown" value="([^"]+)"', html).group(1),
-    }
+    """The hidden fields of the page's form, as a browser posts them back (the CSRF token aside:
+    the test client does not check it)."""
+    fields = {name: unescape(value) for name, value in HIDDEN_INPUT.findall(html) if name != "csrfmiddlewaretoken"}
+    assert {"response", "page", "shown", "state"} <= set(fields), fields
+    return fields
 
 
 def answer_for(page: str, item) -> dict:
