@@ -19,6 +19,7 @@ from quality.stats import cosimlex as cosimlex_stats
 
 from .base import (
     AnswerValue,
+    FixedChoices,
     ColumnSource,
     ImportProblem,
     ItemExport,
@@ -83,7 +84,7 @@ class RatingForm(PageForm):
         coerce=int,
         widget=forms.RadioSelect,
         label="",
-        choices=[(n, str(n)) for n in RATING_SCALE],
+        choices=FixedChoices([(n, str(n)) for n in RATING_SCALE]),
     )
 
 

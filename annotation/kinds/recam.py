@@ -18,6 +18,7 @@ from .base import (
     ColumnSource,
     ImportProblem,
     ItemValue,
+    FixedChoices,
     Page,
     PageForm,
     ParsedItem,
@@ -31,8 +32,8 @@ from .spans import find_span
 OPTION_KEYS = [f"option_{i}" for i in range(5)]
 PLACEHOLDER = "@placeholder"
 NO_OTHER_ANSWER = "none"
-RELATIONS = [("summarize", _("Summarize")), ("paraphrase", _("Paraphrase")), ("other", _("Others"))]
-DIFFICULTIES = [("easy", _("Easy")), ("medium", _("Medium")), ("difficult", _("Difficult"))]
+RELATIONS = FixedChoices([("summarize", _("Summarize")), ("paraphrase", _("Paraphrase")), ("other", _("Others"))])
+DIFFICULTIES = FixedChoices([("easy", _("Easy")), ("medium", _("Medium")), ("difficult", _("Difficult"))])
 
 
 def _option_choices(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -44,7 +45,7 @@ class ChoiceForm(PageForm):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.fields["choice"].choices = _option_choices(self.payload)
+        self.fields["choice"].choices = FixedChoices(_option_choices(self.payload))
 
 
 class SecondChoiceForm(PageForm):
@@ -52,7 +53,7 @@ class SecondChoiceForm(PageForm):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.fields["choice"].choices = _option_choices(self.payload) + [(NO_OTHER_ANSWER, _("No Other Answer"))]
+        self.fields["choice"].choices = FixedChoices(_option_choices(self.payload) + [(NO_OTHER_ANSWER, _("No Other Answer"))])
 
     def clean_choice(self) -> str:
         choice = self.cleaned_data["choice"]
