@@ -20,7 +20,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.views.decorators.cache import never_cache
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
@@ -32,6 +31,7 @@ from annotation.services.assignments import EntryRefused, annotator_for_channel,
 from annotation.services.responses import assignment_submit_if_complete
 
 from . import flow
+from .cache_headers import never_cache
 from .views import ENGINE, _instructions, render_step, save_page
 
 PREVIEW_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"

@@ -8,7 +8,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from annotation import item_cache
@@ -20,6 +19,7 @@ from annotation.services.next_page import can_save_in_one_statement, response_sa
 from annotation.services.responses import ProtocolError, assignment_submit_if_complete, response_save_page
 
 from . import flow
+from .cache_headers import never_cache
 
 SESSION_KEY = "annotator:{project}"
 #: the template engine of templates/surveys/** (Jinja2, see config/jinja2.py)

@@ -8,11 +8,46 @@ from django.middleware import csrf
 from django.test import Client, RequestFactory
 from scipy.stats import chisquare
 
+from surveys import csrf_masks
 from surveys.csrf_masks import new_csrf_string
 
 
-def test_django_draws_its_csrf_strings_here():
+def test_django_draws_its_csrf_strings_here_and_masks_with_them():
     assert csrf._get_new_csrf_string is new_csrf_string
+    assert csrf._mask_cipher_secret is csrf_masks.mask_cipher_secret
+    assert csrf._unmask_cipher_token is csrf_masks.unmask_cipher_token
+
+
+def _djangos_mask(secret: str, mask: str) -> str:
+    """django.middleware.csrf._mask_cipher_secret (Django 5.2) with a given mask."""
+    chars = csrf.CSRF_ALLOWED_CHARS
+    pairs = zip((chars.index(x) for x in secret), (chars.index(x) for x in mask))
+    return mask + "".join(chars[(x + y) % len(chars)] for x, y in pairs)
+
+
+def test_masks_and_unmasks_as_django_does_character_for_character(monkeypatch):
+    strings = iter([new_csrf_string() for _ in range(2000)])
+    for _ in range(1000):
+        secret, mask = next(strings), next(strings)
+        monkeypatch.setattr(csrf, "_get_new_csrf_string", lambda: mask)
+        token = csrf_masks.mask_cipher_secret(secret)
+        assert token == _djangos_mask(secret, mask)
+        assert csrf_masks.unmask_cipher_token(token) == csrf_masks._django_unmask(token) == secret
+    # every pair of characters, both ways
+    chars = csrf.CSRF_ALLOWED_CHARS
+    for m in chars:
+        mask = m * csrf.CSRF_SECRET_LENGTH
+        monkeypatch.setattr(csrf, "_get_new_csrf_string", lambda: mask)
+        secret = (chars * 2)[: csrf.CSRF_SECRET_LENGTH * 2]
+        for part in (secret[:32], secret[32:64]):
+            token = csrf_masks.mask_cipher_secret(part)
+            assert token == _djangos_mask(part, mask) and csrf_masks.unmask_cipher_token(token) == part
+
+
+def test_a_token_outside_the_alphabet_unmasks_as_django_would():
+    odd = "é" + "a" * 63
+    with pytest.raises(ValueError):  # Django's own: str.index finds no "é"
+        csrf_masks.unmask_cipher_token(odd)
 
 
 def test_a_string_has_djangos_length_and_alphabet():
