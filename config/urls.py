@@ -3,10 +3,12 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 urlpatterns = [
+    # the annotator's pages first: hundreds of requests a second are matched against them (their
+    # prefixes i/, a/ and mturk/ overlap none of the others, so the order changes no match)
+    path("", include("surveys.urls")),
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
     path("admin/", admin.site.urls),
     path("api/", include("annotation.api.urls")),
     path("api/", include("quality.api.urls")),
     path("quality/", include("quality.urls")),
-    path("", include("surveys.urls")),
 ]

@@ -57,7 +57,7 @@ class Page:
 class FixedChoices(BaseChoiceIterator):
     """Choices already in Django's canonical form, `[(value, label), ...]`, that nothing changes:
     a choice field and its widget take them as they are (Django passes its choice iterators
-    through `normalize_choices`), and copying a form's fields shares them. On a plain list
+    through `normalize_choices`), and copying a form's fields (or a widget) shares them. On a plain list
     both normalized it again, and copied its lazy labels one by one: a third of the cost of
     building a page's form."""
 
@@ -69,6 +69,9 @@ class FixedChoices(BaseChoiceIterator):
 
     def __len__(self) -> int:
         return len(self.choices)
+
+    def __copy__(self) -> "FixedChoices":
+        return self
 
     def __deepcopy__(self, memo: dict) -> "FixedChoices":
         return self

@@ -36,7 +36,7 @@ def test_fixed_choices_validate_as_a_plain_list_does():
 
 def test_fixed_choices_are_shared_not_copied_and_read_like_a_list():
     choices = FixedChoices(PAIRS)
-    assert copy.deepcopy(choices) is choices
+    assert copy.deepcopy(choices) is choices and copy.copy(choices) is choices
     assert Fixed().fields["choice"].choices is Fixed.base_fields["choice"].choices
     assert len(choices) == 3 and choices[1] == PAIRS[1] and list(choices) == PAIRS and choices == PAIRS
     with pytest.raises(IndexError):
