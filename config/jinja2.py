@@ -19,6 +19,7 @@ from django.template import Origin
 from django.template.defaultfilters import linebreaksbr
 from django.template.loaders import filesystem
 from django.templatetags.static import static
+from django.utils.functional import Promise
 from django.utils.translation import get_language, gettext, ngettext
 from markupsafe import Markup
 
@@ -61,6 +62,10 @@ def _linebreaksbr_text(text: str) -> str:
 
 
 def linebreaksbr_text(value: Any) -> str:
+    """`linebreaksbr`, remembered for plain text, and for a kind's lazily translated default
+    instructions once they are read in the active language."""
+    if isinstance(value, Promise):
+        value = str(value)
     return _linebreaksbr_text(value) if type(value) is str else linebreaksbr(value)
 
 

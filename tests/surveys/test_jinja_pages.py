@@ -162,3 +162,23 @@ def test_line_breaks_render_as_in_dtl_every_time(text):
     dtl = engines["django"].from_string("{{ t|linebreaksbr }}").render({"t": text})
     page = jinja().from_string("{{ t|linebreaksbr }}")
     assert page.render(t=text) == dtl and page.render(t=text) == dtl
+
+
+def test_lazy_instructions_break_lines_in_the_active_language_every_time():
+    """A kind's default instructions are a lazy translation: each render reads them in the
+    language active then, and writes them as DTL's linebreaksbr does."""
+    from django.utils import translation
+    from django.utils.translation import gettext_lazy
+
+    from annotation.kinds import get_kind
+
+    texts = [get_kind("recam").default_instructions, gettext_lazy("Instructions"), gettext_lazy("Line one\n<two>")]
+    page = jinja().from_string("{{ t|linebreaksbr }}")
+    seen = set()
+    for language in ["en", "hr", "sl", "fi", "en", "hr"]:
+        with translation.override(language):
+            for text in texts:
+                dtl = engines["django"].from_string("{{ t|linebreaksbr }}").render({"t": text})
+                assert page.render(t=text) == dtl
+                seen.add(dtl)
+    assert len(seen) > len(texts)  # the translations differ from the English text
