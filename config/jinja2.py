@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any, Iterator
 
 import jinja2
+import jinja2.runtime
 from django.core.signals import setting_changed
 from django.template import Origin
 from django.template.defaultfilters import linebreaksbr
@@ -27,6 +28,8 @@ from surveys.page_inputs import escape_html, field_input, option_input
 
 #: the templates of this environment, under the templates/ directory both engines read
 JINJA2_TEMPLATES = "surveys/"
+#: a page's context key for the language the view activated (its translations are read in it)
+LANGUAGE = "LANGUAGE"
 
 
 class DjangoTemplatesLoader(filesystem.Loader):
@@ -39,12 +42,16 @@ class DjangoTemplatesLoader(filesystem.Loader):
             yield from super().get_template_sources(template_name)
 
 
-def escape_like_django(value: Any) -> Markup:
+@jinja2.pass_context
+def escape_like_django(context: jinja2.runtime.Context, value: Any) -> Markup:
     """Every `{{ value }}` as DTL writes it: escaped as Django's conditional_escape does (safe
     values, such as `linebreaksbr`'s output or an ErrorList, pass unchanged); Jinja's own escape,
-    which runs on what `finalize` returns, then keeps the Markup as it is."""
+    which runs on what `finalize` returns, then keeps the Markup as it is. A lazy translation
+    (a page's title, a field's label) is read once per language (`lazy_text`)."""
     if type(value) is str:  # most values: Django's escape without the checks for safe and lazy ones
         return Markup(html.escape(value))
+    if isinstance(value, Promise):
+        value = lazy_text(context.get(LANGUAGE) or get_language(), value)
     return Markup(escape_html(value))
 
 
@@ -74,9 +81,32 @@ def _translated(language: str | None, message: str) -> str:
     return gettext(message)
 
 
-def gettext_in_language(message: str) -> str:
-    """`gettext`, remembered per active language."""
-    return _translated(get_language(), message)
+@jinja2.pass_context
+def gettext_in_language(context: jinja2.runtime.Context, message: str) -> str:
+    """`gettext`, remembered per language: the one the view rendered the page in (`LANGUAGE` in
+    the context), else the active one. Asking Django for the active language goes through
+    asgiref's Local each time, which cost more than the lookup of the translation itself."""
+    return _translated(context.get(LANGUAGE) or get_language(), message)
+
+
+#: (language, id of a lazy translation) -> (the lazy object, its text in that language); holding
+#: the object keeps its id from being reused by another while its entry lives
+_lazy_texts: dict[tuple[str | None, int], tuple[Any, str]] = {}
+MAX_LAZY_TEXTS = 4096
+
+
+def lazy_text(language: str | None, value: Promise) -> str:
+    """`str(value)` of a lazy translation, remembered per language. `language` must be the active
+    one (`LANGUAGE` is set from it by the views that render pages)."""
+    key = (language, id(value))
+    known = _lazy_texts.get(key)
+    if known is not None and known[0] is value:
+        return known[1]
+    text = str(value)
+    if len(_lazy_texts) >= MAX_LAZY_TEXTS:
+        _lazy_texts.clear()
+    _lazy_texts[key] = (value, text)
+    return text
 
 
 _CACHED = (static_url, _linebreaksbr_text, _translated)
@@ -89,6 +119,7 @@ def _forget(*, setting: str, **kwargs: Any) -> None:
     if setting in _CACHED_SETTINGS:
         for function in _CACHED:
             function.cache_clear()
+        _lazy_texts.clear()
 
 
 setting_changed.connect(_forget, dispatch_uid="config.jinja2._forget")

@@ -18,6 +18,8 @@ from annotation.services.assignments import InviteClosed, NoWorkLeft, annotator_
 from annotation.services.next_page import can_save_in_one_statement, response_save_next_page
 from annotation.services.responses import ProtocolError, assignment_submit_if_complete, response_save_page
 
+from config.jinja2 import LANGUAGE
+
 from . import flow
 from .cache_headers import never_cache
 
@@ -114,6 +116,7 @@ def render_step(request, project, step: flow.Step, done: int, total: int, form=N
         "item_number": done + 1,
         "item_count": total,
         "page": flow.page_context(step),
+        LANGUAGE: translation.get_language(),  # its texts are translated into it (config/jinja2.py)
         **(extra or {}),
     }
     return render(request, "surveys/annotate.html", context, status=status, using=ENGINE)

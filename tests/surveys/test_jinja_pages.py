@@ -157,6 +157,53 @@ def test_interface_strings_follow_the_active_language_at_every_render():
     assert len(seen) == 5  # five different translations, none left over from another language
 
 
+def test_interface_strings_and_lazy_texts_follow_the_pages_language_at_every_render():
+    """With the view's language in the context (`LANGUAGE`) and without it (the active one), `_()`
+    and lazy translations (page titles, labels) come out in that language every time."""
+    from django.utils.translation import gettext_lazy
+
+    from annotation.kinds.recam import PAGES
+    from config.jinja2 import LANGUAGE
+
+    title = PAGES[0].title
+    page = jinja().from_string('{{ _("Save and continue") }}|{{ t }}|{{ label }}')
+    seen = set()
+    for language in ["en", "hr", "en", "sl", "fi", "zh-hans", "hr", "en"]:
+        with translation.override(language):
+            expected = "|".join(escape(str(x)) for x in (translation.gettext("Save and continue"), title, "A & <b>"))
+            label = gettext_lazy("A & <b>")  # a new lazy object each time
+            assert page.render(t=title, label=label) == expected
+            assert page.render(t=title, label=label, **{LANGUAGE: translation.get_language()}) == expected
+            seen.add(expected)
+    assert len(seen) == 5
+
+
+def test_a_lazy_text_is_remembered_for_its_own_object_only():
+    from django.utils.translation import gettext_lazy
+
+    from config import jinja2 as engine
+
+    first = gettext_lazy("Save and continue")
+    with translation.override("hr"):
+        assert engine.lazy_text("hr", first) == translation.gettext("Save and continue")
+        other = gettext_lazy("Instructions")
+        # an entry under the same key that holds another object is not taken for this one
+        engine._lazy_texts[("hr", id(other))] = (first, "stale")
+        assert engine.lazy_text("hr", other) == translation.gettext("Instructions")
+
+
+def test_the_lazy_texts_stay_bounded(monkeypatch):
+    from django.utils.translation import gettext_lazy
+
+    from config import jinja2 as engine
+
+    monkeypatch.setattr(engine, "MAX_LAZY_TEXTS", 10)
+    engine._lazy_texts.clear()
+    for n in range(25):
+        engine.lazy_text("en", gettext_lazy(f"text {n}"))
+        assert len(engine._lazy_texts) <= 10
+
+
 @pytest.mark.parametrize("text", [TRICKY + "\nline two\r\nthree", mark_safe("<b>a</b>\nb"), None, ""])
 def test_line_breaks_render_as_in_dtl_every_time(text):
     dtl = engines["django"].from_string("{{ t|linebreaksbr }}").render({"t": text})
