@@ -45,3 +45,13 @@ def test_a_token_older_than_the_limit_says_nothing(monkeypatch):
     later = time.time() + flow.SHOWN_MAX_AGE + 60
     monkeypatch.setattr(flow.time, "time", lambda: later)
     assert flow.shown_at(token, 7, "pre") is None
+
+
+def test_the_mac_is_djangos_salted_hmac_for_any_key(settings):
+    from django.utils.crypto import salted_hmac
+
+    for secret in ["k" * 50, "another-" + "x" * 50, "ünïcode-" + "y" * 40]:
+        for response_id, page, stamp in [(1, "pre", "1790000000.000"), (987654, "summary_span", "12.5")]:
+            expected = salted_hmac(flow.SHOWN_SALT, f"{response_id}:{page}:{stamp}", secret=secret,
+                                   algorithm="sha256").hexdigest()
+            assert flow._shown_mac(response_id, page, stamp, secret) == expected
