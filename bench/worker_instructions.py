@@ -1,0 +1,161 @@
+"""Benchmark 5: CPU instructions a real gunicorn worker spends on an annotator request (callgrind).
+
+`instructions.py` counts the app alone, through Django's WSGI handler in one process. This
+counts what a production worker does for the same walk: gunicorn (deploy/gunicorn.conf.py, one
+sync worker) runs under valgrind's callgrind, annotators join by invite link and answer pages
+over HTTP (`X-Page-Swap`, a reload every 7 saves), and the worker's instructions are counted for
+the measured requests only (`callgrind_control --zero` after the warm-up, `--dump` after): the
+app plus gunicorn's HTTP parsing, access log and response writing. The database server's work
+is not counted. `--root` points the server at another checkout (an A/B of two versions of the
+app with the same client).
+
+    python bench/worker_instructions.py                      # about 3 minutes
+    python bench/worker_instructions.py --root ../other-checkout
+
+Needs valgrind (Debian: apt-get install valgrind) and PostgreSQL.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import http.client
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+import common
+from bench_annotate import SWAP, VirtualAnnotator, hidden_fields, setup_data
+from instructions import _total
+from server import free_port
+
+
+class HttpAnnotator:
+    """One annotator's cookies and current page, over HTTP (one connection a request, as the sync
+    worker closes each)."""
+
+    def __init__(self, port: int):
+        self.port, self.cookies, self.page, self.work, self.saved = port, {}, "", "", 0
+
+    def call(self, method: str, path: str, form: dict | None = None, headers: dict | None = None):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)
+        sent = dict(headers or {})
+        if form:
+            sent["Content-Type"] = "application/x-www-form-urlencoded"
+        if self.cookies:
+            sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        connection.request(method, path, body=urllib.parse.urlencode(form) if form else None, headers=sent)
+        answer = connection.getresponse()
+        text = answer.read().decode()
+        for key, value in answer.getheaders():
+            if key.lower() == "set-cookie":
+                cookie, _, rest = value.partition("=")
+                self.cookies[cookie.strip()] = rest.split(";", 1)[0]
+        connection.close()
+        return answer.status, dict(answer.getheaders()), text
+
+    def join(self, token: str) -> None:
+        invite = f"/i/{token}/"
+        _, _, page = self.call("GET", invite)
+        csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]*)"', page).group(1)
+        status, headers, _ = self.call("POST", invite, {"csrfmiddlewaretoken": csrf})
+        assert status == 302, status
+        self.work = urllib.parse.urlsplit(headers["Location"]).path
+        _, _, self.page = self.call("GET", self.work)
+
+    def save(self) -> int:
+        """POST the current page's answer (the next page comes back); a reload every 7 saves."""
+        form = hidden_fields(self.page)
+        form.update(VirtualAnnotator.answer(form["page"], self.page))
+        status, _, self.page = self.call("POST", self.work, form, SWAP)
+        assert status == 200 and 'class="msg error"' not in self.page, self.page[:500]
+        self.saved += 1
+        if self.saved % 7:
+            return 1
+        _, _, self.page = self.call("GET", self.work)
+        return 2
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=140, help="saves counted (plus the reloads among them)")
+    parser.add_argument("--warmup", type=int, default=150, help="saves before counting starts")
+    parser.add_argument("--root", default=str(common.ROOT), help="the checkout whose app the server runs")
+    args = parser.parse_args()
+    if not subprocess.run(["which", "valgrind"], capture_output=True).returncode == 0:
+        sys.exit("valgrind is not installed (apt-get install valgrind)")
+    root = os.path.abspath(args.root)
+    name = f"worker_instructions_{os.getpid()}"
+    url = common.database_create("postgres", name)
+    server = None
+    with tempfile.TemporaryDirectory(prefix="bench-worker-callgrind-") as tmp:
+        try:
+            common.django_setup(url)
+            from django.db import connections
+
+            _, _, invite = setup_data(600, 5, 3)
+            connections.close_all()
+            port = free_port(8799)
+            env = common.server_env(url, WEB_CONCURRENCY="1", GUNICORN_MAX_REQUESTS="0", PYTHONHASHSEED="0",
+                                    GUNICORN_WORKER_CLASS="config.gunicorn_workers.StreamingSyncWorker")
+            with open(os.path.join(tmp, "server.log"), "w") as log:
+                server = subprocess.Popen(
+                    ["valgrind", "--tool=callgrind", "--trace-children=yes", f"--callgrind-out-file={tmp}/callgrind.%p.out",
+                     sys.executable, "-m", "gunicorn", "--config", os.path.join(root, "deploy", "gunicorn.conf.py"),
+                     "--bind", f"127.0.0.1:{port}", "config.wsgi:application"],
+                    cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+            _wait_until_up(port)
+            crowd = [HttpAnnotator(port) for _ in range(4)]
+            for annotator in crowd:
+                annotator.join(invite.token)
+
+            def saves(n: int) -> int:
+                return sum(crowd[i % len(crowd)].save() for i in range(n))
+
+            saves(args.warmup)
+            worker = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()[0]
+            subprocess.run(["callgrind_control", "--zero", worker], check=True, capture_output=True)
+            requests = saves(args.requests)
+            subprocess.run(["callgrind_control", "--dump", worker], check=True, capture_output=True)
+            time.sleep(1)
+            dumps = sorted(glob.glob(os.path.join(tmp, f"callgrind.{worker}.out.*")), key=os.path.getmtime)
+            total = _total(dumps[-1])
+        finally:
+            if server is not None:
+                server.terminate()
+                try:
+                    server.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+            from django.db import connections
+
+            connections.close_all()
+            common.database_drop("postgres", name)
+    result = {"benchmark": "worker_instructions", "db": "postgres", "root": root, "requests": requests,
+              "instructions": total, "instructions_per_request": total / requests, "machine": common.machine()}
+    print(f"gunicorn worker instructions: {total / requests:,.0f} a request ({requests} requests, a reload every 7 "
+          f"saves; app of {root}; database server not counted)")
+    common.save_result("worker_instructions", result)
+    common.emit(result)
+
+
+def _wait_until_up(port: int, timeout: float = 600) -> None:
+    """valgrind starts Python 30-50 times slower: wait for the login page."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            connection.request("GET", "/admin/login/")
+            connection.getresponse().read()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
+
+
+if __name__ == "__main__":
+    main()
