@@ -20,7 +20,6 @@ import argparse
 import glob
 import http.client
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -28,17 +27,18 @@ import time
 import urllib.parse
 
 import common
-from bench_annotate import SWAP, VirtualAnnotator, hidden_fields, setup_data
-from instructions import _total
+from bench_annotate import setup_data
+from instructions import _Browser, _total
 from server import free_port
 
 
-class HttpAnnotator:
-    """One annotator's cookies and current page, over HTTP (one connection a request, as the sync
-    worker closes each)."""
+class HttpAnnotator(_Browser):
+    """`instructions._Browser`'s walk (join by the invite link, answer, a reload every 7 saves)
+    over HTTP: one connection a request, as the sync worker closes each."""
 
     def __init__(self, port: int):
-        self.port, self.cookies, self.page, self.work, self.saved = port, {}, "", "", 0
+        super().__init__(app=None)
+        self.port = port
 
     def call(self, method: str, path: str, form: dict | None = None, headers: dict | None = None):
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)
@@ -56,27 +56,6 @@ class HttpAnnotator:
                 self.cookies[cookie.strip()] = rest.split(";", 1)[0]
         connection.close()
         return answer.status, dict(answer.getheaders()), text
-
-    def join(self, token: str) -> None:
-        invite = f"/i/{token}/"
-        _, _, page = self.call("GET", invite)
-        csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]*)"', page).group(1)
-        status, headers, _ = self.call("POST", invite, {"csrfmiddlewaretoken": csrf})
-        assert status == 302, status
-        self.work = urllib.parse.urlsplit(headers["Location"]).path
-        _, _, self.page = self.call("GET", self.work)
-
-    def save(self) -> int:
-        """POST the current page's answer (the next page comes back); a reload every 7 saves."""
-        form = hidden_fields(self.page)
-        form.update(VirtualAnnotator.answer(form["page"], self.page))
-        status, _, self.page = self.call("POST", self.work, form, SWAP)
-        assert status == 200 and 'class="msg error"' not in self.page, self.page[:500]
-        self.saved += 1
-        if self.saved % 7:
-            return 1
-        _, _, self.page = self.call("GET", self.work)
-        return 2
 
 
 def main() -> None:
