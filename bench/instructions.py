@@ -81,21 +81,29 @@ def walk(args: argparse.Namespace) -> None:
 
         _, _, invite = setup_data(600, 5, 3)
         app = WSGIHandler()
-        crowd = [_Browser(app) for _ in range(16)]
-        for browser in crowd:
-            browser.join(invite.token)
-
-        def saves(n: int) -> int:
-            return sum(crowd[i % len(crowd)].save() for i in range(n))
-
-        saves(args.warmup)
-        subprocess.run(["callgrind_control", "--zero", str(os.getpid())], check=True, capture_output=True)
-        count = saves(args.requests)
-        subprocess.run(["callgrind_control", "--dump", str(os.getpid())], check=True, capture_output=True)
+        count = counted_walk([_Browser(app) for _ in range(16)], invite.token, warmup=args.warmup,
+                             requests=args.requests, pid=os.getpid())
         print(f"COUNTED {count}", flush=True)
         connections.close_all()
     finally:
         common.database_drop(args.db, name)
+
+
+def counted_walk(crowd: list["_Browser"], token: str, *, warmup: int, requests: int, pid: int) -> int:
+    """The crowd joins by the invite link and saves in turn: `warmup` saves, then `requests`
+    saves counted by the callgrind of process `pid` (zeroed before, dumped after). The requests
+    counted (saves and the reloads among them)."""
+    for browser in crowd:
+        browser.join(token)
+
+    def saves(n: int) -> int:
+        return sum(crowd[i % len(crowd)].save() for i in range(n))
+
+    saves(warmup)
+    subprocess.run(["callgrind_control", "--zero", str(pid)], check=True, capture_output=True)
+    count = saves(requests)
+    subprocess.run(["callgrind_control", "--dump", str(pid)], check=True, capture_output=True)
+    return count
 
 
 class _Browser:

@@ -28,7 +28,7 @@ import urllib.parse
 
 import common
 from bench_annotate import setup_data
-from instructions import _Browser, _total
+from instructions import _Browser, _total, counted_walk
 from server import free_port
 
 
@@ -87,18 +87,9 @@ def main() -> None:
                      "--bind", f"127.0.0.1:{port}", "config.wsgi:application"],
                     cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
             _wait_until_up(port)
-            crowd = [HttpAnnotator(port) for _ in range(4)]
-            for annotator in crowd:
-                annotator.join(invite.token)
-
-            def saves(n: int) -> int:
-                return sum(crowd[i % len(crowd)].save() for i in range(n))
-
-            saves(args.warmup)
             worker = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()[0]
-            subprocess.run(["callgrind_control", "--zero", worker], check=True, capture_output=True)
-            requests = saves(args.requests)
-            subprocess.run(["callgrind_control", "--dump", worker], check=True, capture_output=True)
+            requests = counted_walk([HttpAnnotator(port) for _ in range(4)], invite.token, warmup=args.warmup,
+                                    requests=args.requests, pid=int(worker))
             time.sleep(1)
             dumps = sorted(glob.glob(os.path.join(tmp, f"callgrind.{worker}.out.*")), key=os.path.getmtime)
             total = _total(dumps[-1])
