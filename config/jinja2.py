@@ -21,7 +21,7 @@ from django.template.defaultfilters import linebreaksbr
 from django.template.loaders import filesystem
 from django.templatetags.static import static
 from django.utils.functional import Promise
-from django.utils.translation import get_language, gettext, ngettext
+from django.utils.translation import get_language, gettext, gettext_lazy, ngettext, pgettext_lazy
 from markupsafe import Markup
 
 from surveys.page_inputs import escape_html, field_input, option_input
@@ -93,11 +93,18 @@ def gettext_in_language(context: jinja2.runtime.Context, message: str) -> str:
 #: the object keeps its id from being reused by another while its entry lives
 _lazy_texts: dict[tuple[str | None, int], tuple[Any, str]] = {}
 MAX_LAZY_TEXTS = 4096
+#: the lazy values worth remembering: translations, which hold nothing but their message. Other
+#: lazy values are made for one request and hold it (the backend's `csrf_input` holds the request,
+#: its session and messages): 4,096 of them kept alive made each full garbage collection of a
+#: worker scan 200,000 objects more and stop it for up to 390 ms (bench/README.md, round 6).
+TRANSLATION_LAZIES = (type(gettext_lazy("")), type(pgettext_lazy("", "")))
 
 
 def lazy_text(language: str | None, value: Promise) -> str:
-    """`str(value)` of a lazy translation, remembered per language. `language` must be the active
-    one (`LANGUAGE` is set from it by the views that render pages)."""
+    """`str(value)` of a lazy value; a lazy translation's is remembered per language. `language`
+    must be the active one (`LANGUAGE` is set from it by the views that render pages)."""
+    if type(value) not in TRANSLATION_LAZIES:
+        return str(value)
     key = (language, id(value))
     known = _lazy_texts.get(key)
     if known is not None and known[0] is value:

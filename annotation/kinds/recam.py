@@ -32,6 +32,7 @@ from .spans import find_span
 OPTION_KEYS = [f"option_{i}" for i in range(5)]
 PLACEHOLDER = "@placeholder"
 NO_OTHER_ANSWER = "none"
+NO_OTHER_ANSWER_LABEL = _("No Other Answer")
 RELATIONS = FixedChoices([("summarize", _("Summarize")), ("paraphrase", _("Paraphrase")), ("other", _("Others"))])
 DIFFICULTIES = FixedChoices([("easy", _("Easy")), ("medium", _("Medium")), ("difficult", _("Difficult"))])
 
@@ -53,7 +54,7 @@ class SecondChoiceForm(PageForm):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.fields["choice"].choices = FixedChoices(_option_choices(self.payload) + [(NO_OTHER_ANSWER, _("No Other Answer"))])
+        self.fields["choice"].choices = FixedChoices(_option_choices(self.payload) + [(NO_OTHER_ANSWER, NO_OTHER_ANSWER_LABEL)])
 
     def clean_choice(self) -> str:
         choice = self.cleaned_data["choice"]
