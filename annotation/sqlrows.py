@@ -122,6 +122,15 @@ def fetch_all(sql: str, params: Sequence[Any], *, name: str | None = None, db: A
         return cursor.fetchall()
 
 
+def execute(sql: str, params: Sequence[Any], *, name: str | None = None, db: Any = None) -> int:
+    """Run one statement that returns no rows (prepared with a `name`, as `fetch_all`); the
+    rows it changed."""
+    db = db or db_connection()
+    with db.cursor() as cursor:
+        _execute(db, cursor, sql, params, name)
+        return cursor.rowcount
+
+
 def _execute(db: Any, cursor: Any, sql: str, params: Sequence[Any], name: str | None) -> None:
     if name is None or not _can_prepare(db):
         cursor.execute(sql, params)

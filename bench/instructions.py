@@ -10,8 +10,8 @@ measured requests only (the set-up, imports and warm-up are not counted: the cou
 before and dumped after, with callgrind_control). The database server's own work is not counted
 (PostgreSQL runs in its own processes); SQLite's is, as it runs in this process.
 
-    python bench/instructions.py --db postgres            # about 2 minutes: valgrind runs it 30-50x slower
-    python bench/instructions.py --db sqlite --requests 400
+    python bench/instructions.py --db postgres            # about 3 minutes: valgrind runs it 30-50x slower
+    python bench/instructions.py --db sqlite --requests 1120
 
 Needs valgrind (Debian: apt-get install valgrind).
 """
@@ -31,12 +31,17 @@ import common
 from bench_annotate import FIELD, SWAP, VirtualAnnotator, hidden_fields, setup_data
 
 UNDER_VALGRIND = "BENCH_UNDER_CALLGRIND"
+#: saves counted by default: a unit (5 items x 7 pages) for each of the 16 annotators, so the
+#: requests come in their real shares, a unit's hand-out to each annotator included (200 saves
+#: after 300 of warm-up held no hand-out, and missed the costliest save)
+ONE_UNIT_EACH = 16 * 5 * 7
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", choices=["sqlite", "postgres"], default="postgres")
-    parser.add_argument("--requests", type=int, default=200, help="saves counted (plus the reloads among them)")
+    parser.add_argument("--requests", type=int, default=ONE_UNIT_EACH,
+                        help="saves counted (plus the reloads among them); default: a unit for each annotator")
     parser.add_argument("--warmup", type=int, default=300, help="saves before counting starts")
     args = parser.parse_args()
     if os.environ.get(UNDER_VALGRIND):

@@ -9,7 +9,7 @@ app plus gunicorn's HTTP parsing, access log and response writing. The database 
 is not counted. `--root` points the server at another checkout (an A/B of two versions of the
 app with the same client).
 
-    python bench/worker_instructions.py                      # about 3 minutes
+    python bench/worker_instructions.py                      # about 6 minutes
     python bench/worker_instructions.py --root ../other-checkout
 
 Needs valgrind (Debian: apt-get install valgrind) and PostgreSQL.
@@ -28,7 +28,7 @@ import urllib.parse
 
 import common
 from bench_annotate import setup_data
-from instructions import _Browser, _total, counted_walk
+from instructions import ONE_UNIT_EACH, _Browser, _total, counted_walk
 from server import free_port
 
 
@@ -60,7 +60,8 @@ class HttpAnnotator(_Browser):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=140, help="saves counted (plus the reloads among them)")
+    parser.add_argument("--requests", type=int, default=ONE_UNIT_EACH,
+                        help="saves counted (plus the reloads among them); default: a unit for each annotator")
     parser.add_argument("--warmup", type=int, default=150, help="saves before counting starts")
     parser.add_argument("--root", default=str(common.ROOT), help="the checkout whose app the server runs")
     args = parser.parse_args()

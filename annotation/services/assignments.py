@@ -6,7 +6,7 @@ import secrets
 from datetime import timedelta
 from typing import Sequence
 
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -14,6 +14,8 @@ from django.utils.translation import gettext as _
 from annotation.kinds import get_kind
 from annotation.models import Annotator, Assignment, Batch, InviteLink, Item, Response, Unit, UnitItem
 from annotation.unit_reads import annotator_assignments, next_unit_id, slots_taken
+
+from . import assignment_rows
 
 
 class NoWorkLeft(Exception):
@@ -53,13 +55,8 @@ def assignments_release_abandoned(*, batch: Batch | None = None, now=None) -> in
     """Release active assignments idle longer than their batch allows; their slots reopen."""
     now = now or timezone.now()
     batches = [batch] if batch is not None else Batch.objects.filter(status=Batch.Status.OPEN)
-    released = 0
-    for b in batches:
-        cutoff = now - timedelta(minutes=b.release_after_minutes)
-        released += Assignment.objects.filter(
-            unit__batch=b, status=Assignment.Status.ACTIVE, last_activity_at__lt=cutoff
-        ).update(status=Assignment.Status.RELEASED)
-    return released
+    return sum(assignment_rows.release_idle(batch_id=b.pk, idle_since=now - timedelta(minutes=b.release_after_minutes))
+               for b in batches)
 
 
 def _seen(annotator: Annotator, exclusive_groups: bool) -> Exists:
@@ -98,7 +95,7 @@ def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
     unit_id = _next_unit_id(batch, annotator)
     if unit_id is None:
         raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
-    items = _unit_items(unit_id)
+    items = assignment_rows.unit_items(unit_id)
     with transaction.atomic():
         _lock_batch(batch)
         if _still_free(unit_id, batch, annotator, len(mine)):
@@ -125,7 +122,7 @@ def _lock_batch(batch: Batch) -> None:
     """Concurrent annotators take slots one at a time (PostgreSQL); on SQLite the IMMEDIATE
     transaction already serializes writers, and there is no row lock to take."""
     if connection.features.has_select_for_update:
-        Batch.objects.select_for_update().filter(pk=batch.pk).first()
+        assignment_rows.lock_batch(batch.pk)
 
 
 def _still_free(unit_id: int, batch: Batch, annotator: Annotator, mine: int) -> bool:
@@ -137,25 +134,18 @@ def _still_free(unit_id: int, batch: Batch, annotator: Annotator, mine: int) -> 
     return every_annotator or holds < batch.assignments_per_unit
 
 
-def _unit_items(unit_id: int) -> list[tuple[int, int]]:
-    return list(UnitItem.objects.filter(unit_id=unit_id).order_by("position").values_list("item_id", "position"))
-
-
 def _assign(unit: Unit | int, annotator: Annotator, lead: Sequence[int] = (),
             items: list[tuple[int, int]] | None = None) -> Assignment:
     """A new assignment of the unit (an instance or an id); ``lead`` items (ids) come first,
     before the unit's own (``items``: the unit's (item id, position), if read already)."""
     unit_id = unit if isinstance(unit, int) else unit.pk
-    items = _unit_items(unit_id) if items is None else items
-    try:
-        with transaction.atomic():
-            assignment = Assignment.objects.create(unit_id=unit_id, annotator=annotator)
-    except IntegrityError:
-        raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!")) from None
-    Response.objects.bulk_create(
-        [Response(assignment=assignment, item_id=item_id, position=n) for n, item_id in enumerate(lead)]
-        + [Response(assignment=assignment, item_id=item_id, position=len(lead) + pos) for item_id, pos in items]
-    )
+    items = assignment_rows.unit_items(unit_id) if items is None else items
+    assignment = assignment_rows.insert_assignment(unit_id=unit_id, annotator_id=annotator.pk, now=timezone.now())
+    if assignment is None:  # they hold this unit already
+        raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
+    assignment.annotator = annotator
+    rows = [(item_id, n) for n, item_id in enumerate(lead)] + [(item_id, len(lead) + pos) for item_id, pos in items]
+    assignment_rows.insert_responses(assignment.pk, rows)
     return assignment
 
 

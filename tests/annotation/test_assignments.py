@@ -152,7 +152,7 @@ def test_a_slot_taken_between_choice_and_lock_goes_to_the_next_unit(monkeypatch)
     ItemFactory.create_batch(4, project=project)
     batch = batch_create(project=project, name="b", items_per_unit=2, assignments_per_unit=1)
     first, other = AnnotatorFactory(project=project), AnnotatorFactory(project=project)
-    real = service._unit_items
+    real = service.assignment_rows.unit_items
     raced = []
 
     def unit_items_then_race(unit_id):
@@ -161,7 +161,7 @@ def test_a_slot_taken_between_choice_and_lock_goes_to_the_next_unit(monkeypatch)
             service._assign(unit_id, other)
         return real(unit_id)
 
-    monkeypatch.setattr(service, "_unit_items", unit_items_then_race)
+    monkeypatch.setattr(service.assignment_rows, "unit_items", unit_items_then_race)
     got = assignment_next(annotator=first, batch=batch)
     assert raced and got.unit_id != raced[0]
     holds = Counter(Assignment.objects.values_list("unit_id", flat=True))
@@ -176,7 +176,7 @@ def test_a_parallel_assignment_of_the_same_annotator_is_seen_in_the_lock(monkeyp
     ItemFactory.create_batch(4, project=project)
     batch = batch_create(project=project, name="b", items_per_unit=2, assignments_per_unit=2)
     annotator = AnnotatorFactory(project=project)
-    real = service._unit_items
+    real = service.assignment_rows.unit_items
     raced = []
 
     def unit_items_then_race(unit_id):
@@ -185,7 +185,7 @@ def test_a_parallel_assignment_of_the_same_annotator_is_seen_in_the_lock(monkeyp
             service._assign(unit_id, annotator, items=real(unit_id))
         return real(unit_id)
 
-    monkeypatch.setattr(service, "_unit_items", unit_items_then_race)
+    monkeypatch.setattr(service.assignment_rows, "unit_items", unit_items_then_race)
     got = assignment_next(annotator=annotator, batch=batch)
     assert got.unit_id == raced[0]  # the assignment the other request made, not a second one
     assert Assignment.objects.filter(annotator=annotator).count() == 1
