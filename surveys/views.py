@@ -15,7 +15,7 @@ from annotation.kinds import UnknownKind, get_kind
 from annotation.models import Annotator, Batch, InviteLink, Response
 from annotation.selectors import annotator_with_response, response_of_annotator, unit_state, work_state
 from annotation.services.assignments import InviteClosed, NoWorkLeft, annotator_join_via_invite, assignment_next
-from annotation.services.next_page import can_save_in_one_statement, response_save_next_page
+from annotation.services.next_page import can_save_in_one_statement, is_next_page, response_save_next_page
 from annotation.services.responses import ProtocolError, assignment_submit_if_complete, response_save_page
 
 from config.jinja2 import LANGUAGE
@@ -123,10 +123,10 @@ def render_step(request, project, step: flow.Step, done: int, total: int, form=N
 
 
 def _save_next_page(request: HttpRequest, key: str) -> HttpResponse | None:
-    """The common save, an item's next page that does not complete it, validated against what
-    the page was rendered from and written in one statement (`response_save_next_page`). None
-    when the usual save must take it: any other case, an invalid answer (shown with the usual
-    save's page), an item this process has not rendered lately, or a claim the database denies."""
+    """The common save, an item's next page, validated against what the page was rendered from
+    and written in one statement (`response_save_next_page`). None when the usual save must take
+    it: any other case, an invalid answer (shown with the usual save's page), an item this
+    process has not rendered lately, or a claim the database denies."""
     if not can_save_in_one_statement():
         return None
     response_id = _response_id(request)
@@ -139,6 +139,8 @@ def _save_next_page(request: HttpRequest, key: str) -> HttpResponse | None:
         page = get_kind(state.kind).page(item.payload, page_slug)
     except (UnknownKind, KeyError):
         return None
+    if not is_next_page(state.kind, item.payload, state.answers, page_slug):
+        return None
     form = flow.page_form(page, item.payload, state.answers, request.POST)
     if not form.is_valid():
         return None
@@ -150,8 +152,13 @@ def _save_next_page(request: HttpRequest, key: str) -> HttpResponse | None:
         return None
     project = saved.annotator.project
     translation.activate(project.language)
-    step = flow.step_for(saved.response, project.kind)
-    if request.headers.get(SWAP_HEADER) != "1" or step is None:
+    swap = request.headers.get(SWAP_HEADER) == "1"
+    if saved.item_completed and saved.next_response is None:  # the unit's last item: submit it, as the usual save does
+        if assignment_submit_if_complete(saved.response.assignment_id):
+            messages.success(request, _("Thank you! That set of items is saved."))
+        return _work_page(request, key) if swap else redirect(request.path)
+    step = flow.step_for(saved.next_response if saved.item_completed else saved.response, project.kind)
+    if not swap or step is None:
         return redirect(request.path)
     return render_step(request, project, step, saved.done, saved.total)
 

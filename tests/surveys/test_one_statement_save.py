@@ -192,9 +192,9 @@ def test_the_service_leaves_every_other_case_to_the_usual_save(client, invite): 
     with CaptureQueriesContext(connection) as queries:
         assert save(page_slug="pre") is None  # answered already
         assert save(page_slug="second") is None  # not the next page
-        assert save(page_slug="difficulty", answers_before={p: {} for p in (
-            "pre", "post", "second", "support_span", "relation", "summary_span")}) is None  # completes the item
     assert not queries.captured_queries  # decided without the database
+    assert save(page_slug="difficulty", answers_before={p: {} for p in (
+        "pre", "post", "second", "support_span", "relation", "summary_span")}) is None  # answers that are not stored
     assert save(access_key="nobody") is None
     assert save(kind_slug="cosimlex") is None
     from annotation.models import Project
@@ -209,6 +209,91 @@ def test_the_service_leaves_every_other_case_to_the_usual_save(client, invite): 
     assert saved.annotator.project.kind == "recam" and saved.response.item.payload == response.item.payload
     assert (saved.done, saved.total) == (0, 2)
     assert save() is None  # its claim no longer holds
+
+
+def _complete_item(client, url):
+    """Answer the current item up to its last page; that page's fields and response."""
+    fields, response = _at_page(client, url, "pre")
+    for _ in range(6):
+        assert client.post(url, {**fields, **answer_for(fields["page"], response.item)}).status_code == 302
+        fields = form_fields(client.get(url).content.decode())
+    assert fields["page"] == "difficulty"
+    return fields, Response.objects.select_related("item").get(pk=fields["response"])
+
+
+@needs_postgres
+def test_the_page_that_completes_an_item_is_saved_by_one_statement_and_the_next_item_follows(client, invite):  # noqa: F811
+    url = join(client, invite)
+    fields, response = _complete_item(client, url)
+    before = Response.objects.get(pk=response.pk)
+    answer, queries = _post(client, url, {**fields, **answer_for("difficulty", response.item)}, **SWAP)
+    assert answer.status_code == 200 and len(queries) == 1 and "EXECUTE" in queries[0], queries
+    saved = Response.objects.get(pk=response.pk)
+    assert saved.answers == {**before.answers, "difficulty": {"difficulty": "medium"}}
+    assert set(saved.timings) == set(saved.answers) and saved.timings["difficulty"]["seconds"] is not None
+    assert saved.completed_at.isoformat() == saved.timings["difficulty"]["saved_at"]  # one time, as the usual save
+    assert Assignment.objects.get(pk=response.assignment_id).status == Assignment.Status.ACTIVE
+    # the answer is the unit's next item, first page, as a GET shows it (item 2 of 2)
+    swapped, shown = answer.content.decode(), client.get(url).content.decode()
+    assert form_fields(swapped)["page"] == "pre" and form_fields(swapped)["response"] != str(response.pk)
+    assert form_fields(swapped)["response"] == form_fields(shown)["response"]
+    for page in (swapped, shown):
+        assert '<p id="progress">Item 2 of 2\n' in page
+
+
+@needs_postgres
+def test_the_units_last_item_submits_the_assignment_and_the_next_unit_is_handed_out(client, invite):  # noqa: F811
+    url = join(client, invite)
+    fields, first = _complete_item(client, url)
+    assert client.post(url, {**fields, **answer_for("difficulty", first.item)}).status_code == 302
+    fields, last = _complete_item(client, url)
+    answer, queries = _post(client, url, {**fields, **answer_for("difficulty", last.item)}, **SWAP)
+    assert answer.status_code == 200
+    assignment = Assignment.objects.get(pk=last.assignment_id)
+    assert assignment.status == Assignment.Status.SUBMITTED and assignment.submitted_at is not None
+    assert Response.objects.get(pk=last.pk).completed_at is not None
+    page = answer.content.decode()
+    assert "Thank you! That set of items is saved." in page
+    nxt = Response.objects.get(pk=form_fields(page)["response"])
+    assert nxt.assignment_id != assignment.pk and form_fields(page)["page"] == "pre"
+    assert "Thank you! That set of items is saved." not in client.get(url).content.decode()  # shown once
+    assert len([q for q in queries if "SAVEPOINT" in q]) <= 4  # the hand-out's transaction, as the usual way
+
+
+@needs_postgres
+def test_a_completing_page_twice_is_saved_once(client, invite):  # noqa: F811
+    url = join(client, invite)
+    fields, response = _complete_item(client, url)
+    data = {**fields, **answer_for("difficulty", response.item)}
+    first, one = _post(client, url, data, **SWAP)
+    stored = Response.objects.get(pk=response.pk)
+    second, usual = _post(client, url, data, **SWAP)
+    assert len(one) == 1 and len(usual) > 1
+    again = Response.objects.get(pk=response.pk)
+    assert (again.answers, again.timings, again.completed_at) == (stored.answers, stored.timings, stored.completed_at)
+    assert form_fields(second.content.decode())["response"] == form_fields(first.content.decode())["response"]
+    assert Response.objects.filter(assignment_id=response.assignment_id).count() == 2
+
+
+@needs_postgres
+def test_a_completing_save_of_an_assignment_that_is_no_longer_current_goes_the_usual_way(client, invite):  # noqa: F811
+    """The annotator joined another batch meanwhile: the next page view shows that batch's work,
+    so the one statement, which would show this unit's next item, leaves the save to the usual way."""
+    from annotation.models import Annotator
+    from annotation.services.batches import batch_create
+
+    url = join(client, invite)
+    fields, response = _complete_item(client, url)
+    annotator = Annotator.objects.get(access_key=url.rstrip("/").rsplit("/", 1)[1])
+    other = batch_create(project=annotator.project, name="b2", items=list(annotator.project.items.all()[6:8]),
+                         items_per_unit=2, assignments_per_unit=1)
+    Annotator.objects.filter(pk=annotator.pk).update(batch=other)
+    answer, queries = _post(client, url, {**fields, **answer_for("difficulty", response.item)}, **SWAP)
+    assert answer.status_code == 200 and len(queries) > 1
+    assert Response.objects.get(pk=response.pk).completed_at is not None
+    shown = Response.objects.get(pk=form_fields(answer.content.decode())["response"])
+    assert shown.assignment.unit.batch_id == other.pk  # what the usual way and a reload show
+    assert form_fields(client.get(url).content.decode())["response"] == str(shown.pk)
 
 
 def test_page_state_reads_back_only_well_formed_claims_of_the_posted_response():
