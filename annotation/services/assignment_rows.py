@@ -16,8 +16,7 @@ from typing import Sequence
 from annotation.models import Assignment, Batch, Response, Unit, UnitItem
 from annotation.sqlrows import Columns, db_connection, execute, fetch_all
 
-_S, _U, _B, _V, _R = (Columns(Assignment, "s"), Columns(Unit, "u"), Columns(Batch, "b"), Columns(UnitItem, "v"),
-                      Columns(Response, "r"))
+_S, _B, _V, _R = Columns(Assignment, "s"), Columns(Batch, "b"), Columns(UnitItem, "v"), Columns(Response, "r")
 
 
 def release_idle(*, batch_id: int, idle_since: datetime) -> int:
