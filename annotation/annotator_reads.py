@@ -149,21 +149,34 @@ def unit_progress_columns(assignment_pk: str) -> str:
     return f", (SELECT COUNT({r.column('completed_at')}) {of_unit}), (SELECT COUNT(*) {of_unit})"
 
 
+def current_assignment_id_sql() -> str:
+    """A subquery: the id of annotator `a`'s current assignment, the earliest active one of their
+    batch (what a page view shows). One parameter: the active status."""
+    s2, u = Columns(Assignment, "s2"), Columns(Unit, "u")
+    return (
+        f"(SELECT MIN({s2.pk}) FROM {s2.table} s2 INNER JOIN {u.table} u ON {u.pk} = {s2.column('unit')}"
+        f" WHERE {s2.column('annotator')} = {_A.pk} AND {u.column('batch')} = {_A.column('batch')}"
+        f" AND {s2.column('status')} = %s)"
+    )
+
+
+def first_open_response_id_sql(assignment_pk: str, *, excluding: str | None = None) -> str:
+    """A subquery: the id of the assignment's first response not completed, by position (the
+    item a page view shows), other than `excluding`."""
+    r2 = Columns(Response, "r2")
+    other = f" AND {r2.pk} <> {excluding}" if excluding else ""
+    return (
+        f"(SELECT {r2.pk} FROM {r2.table} r2 WHERE {r2.column('assignment')} = {assignment_pk}"
+        f" AND {r2.column('completed_at')} IS NULL{other} ORDER BY {r2.column('position')}, {r2.pk} LIMIT 1)"
+    )
+
+
 @lru_cache(maxsize=None)
 def _work_state_sql(vendor: str) -> str:
     a, s, r, i = _A, _S, _R, _I
-    s2, u = Columns(Assignment, "s2"), Columns(Unit, "u")
-    r2 = Columns(Response, "r2")
-    active = (
-        f"(SELECT MIN({s2.pk}) FROM {s2.table} s2 INNER JOIN {u.table} u ON {u.pk} = {s2.column('unit')}"
-        f" WHERE {s2.column('annotator')} = {a.pk} AND {u.column('batch')} = {a.column('batch')}"
-        f" AND {s2.column('status')} = %s)"
-    )
+    active = current_assignment_id_sql()
     # the unit's first item not completed yet: the only response (and item) sent whole
-    current = (
-        f"(SELECT {r2.pk} FROM {r2.table} r2 WHERE {r2.column('assignment')} = {s.pk}"
-        f" AND {r2.column('completed_at')} IS NULL ORDER BY {r2.column('position')}, {r2.pk} LIMIT 1)"
-    )
+    current = first_open_response_id_sql(s.pk)
     return _annotator_sql(
         extra_columns=f", {s.sql()}, {r.sql()}, {i.sql()}{unit_progress_columns(s.pk)}",
         extra_joins=(

@@ -60,6 +60,11 @@ class Columns:
         """`alias.column` of a field, by field name."""
         return f"{self.alias}.{connection.ops.quote_name(self.model._meta.get_field(name).column)}"
 
+    def bare(self, name: str) -> str:
+        """A field's column without the alias, by field name (UPDATE's SET and INSERT's column
+        list take none)."""
+        return connection.ops.quote_name(self.model._meta.get_field(name).column)
+
     def index(self, name: str) -> int:
         """Where a field's column is among these columns."""
         return self.fields.index(self.model._meta.get_field(name))
@@ -191,9 +196,7 @@ def update_row(model: type[Model], pk: Any, values: dict[str, Any], *, unless_ch
     params += [_prep(model, field, value, db) for field, value in unless.items() if value is not None]
     if other is not None:
         params += [other_pk] + [_prep(other, field, value, db) for field, value in conditions.items() if value is not None]
-    with db.cursor() as cursor:
-        _execute(db, cursor, sql, params, name)
-        return cursor.rowcount
+    return execute(sql, params, name=name, db=db)
 
 
 def _prep(model: type[Model], field: str, value: Any, db: Any) -> Any:

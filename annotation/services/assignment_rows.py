@@ -79,9 +79,9 @@ def insert_responses(assignment_id: int, items: Sequence[tuple[int, int]]) -> No
 def _release_sql(vendor: str) -> str:
     u = Columns(Unit, "u2")
     return (
-        f"UPDATE {_S.table} SET {_plain(_S, 'status')} = %s"
-        f" WHERE {_plain(_S, 'status')} = %s AND {_plain(_S, 'last_activity_at')} < %s"
-        f" AND {_plain(_S, 'unit')} IN (SELECT {u.pk} FROM {u.table} u2 WHERE {u.column('batch')} = %s)"
+        f"UPDATE {_S.table} SET {_S.bare('status')} = %s"
+        f" WHERE {_S.bare('status')} = %s AND {_S.bare('last_activity_at')} < %s"
+        f" AND {_S.bare('unit')} IN (SELECT {u.pk} FROM {u.table} u2 WHERE {u.column('batch')} = %s)"
     )
 
 
@@ -98,12 +98,12 @@ def _unit_items_sql() -> str:
 
 @lru_cache(maxsize=None)
 def _insert_assignment_sql(vendor: str, returning: bool) -> str:
-    columns = ", ".join(_plain(_S, name) for name in
+    columns = ", ".join(_S.bare(name) for name in
                         ("unit", "annotator", "status", "channel_assignment_id", "started_at", "last_activity_at"))
     return (
         f"INSERT INTO {_S.table} ({columns}) VALUES (%s, %s, %s, %s, %s, %s)"
-        f" ON CONFLICT ({_plain(_S, 'unit')}, {_plain(_S, 'annotator')}) DO NOTHING"
-        + (f" RETURNING {_plain(_S, 'id')}" if returning else "")
+        f" ON CONFLICT ({_S.bare('unit')}, {_S.bare('annotator')}) DO NOTHING"
+        + (f" RETURNING {_S.bare('id')}" if returning else "")
     )
 
 
@@ -114,12 +114,7 @@ def _assignment_id_sql() -> str:
 
 @lru_cache(maxsize=None)
 def _insert_responses_sql(vendor: str, count: int) -> str:
-    columns = ", ".join(_plain(_R, name) for name in ("assignment", "item", "position", "answers", "timings"))
+    columns = ", ".join(_R.bare(name) for name in ("assignment", "item", "position", "answers", "timings"))
     cast = "::jsonb" if vendor == "postgresql" else ""
     row = f"(%s, %s, %s, %s{cast}, %s{cast})"
     return f"INSERT INTO {_R.table} ({columns}) VALUES {', '.join([row] * count)}"
-
-
-def _plain(columns: Columns, name: str) -> str:
-    """A column without its table alias (UPDATE's SET and INSERT's column list take none)."""
-    return columns.column(name).split(".", 1)[1]

@@ -32,8 +32,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from annotation.annotator_reads import unit_progress_columns
-from annotation.models import Annotator, Assignment, Item, Project, Response, Unit
+from annotation.annotator_reads import current_assignment_id_sql, first_open_response_id_sql, unit_progress_columns
+from annotation.models import Annotator, Assignment, Item, Project, Response
 from annotation.sqlrows import Columns, attach, db_connection, fetch_all, update_row
 
 from .responses import ACTIVITY_RESOLUTION, next_page_slug, timing_of_page
@@ -135,13 +135,10 @@ def _note_activity(assignment: Assignment, now: datetime) -> None:
 def _save_sql(completes: bool) -> str:
     r, s, a, p, i = _R, _S, _A, _P, _I
 
-    def bare(columns: Columns, name: str) -> str:
-        return columns.column(name).split(".", 1)[1]
-
     update = (
-        f"UPDATE {r.table} AS r SET {bare(r, 'answers')} = %s::jsonb,"
-        f" {bare(r, 'timings')} = {r.column('timings')} || %s::jsonb"
-        + (f", {bare(r, 'completed_at')} = %s" if completes else "")
+        f"UPDATE {r.table} AS r SET {r.bare('answers')} = %s::jsonb,"
+        f" {r.bare('timings')} = {r.column('timings')} || %s::jsonb"
+        + (f", {r.bare('completed_at')} = %s" if completes else "")
         + f" FROM {s.table} s, {a.table} a, {p.table} p, {i.table} i"
         f" WHERE {r.pk} = %s AND {r.column('item')} = %s AND {r.column('answers')} = %s::jsonb"
         f" AND {r.column('completed_at')} IS NULL"
@@ -153,22 +150,13 @@ def _save_sql(completes: bool) -> str:
     returning = f" RETURNING {r.sql()}, {s.sql()}, {a.sql()}, {p.sql()}{unit_progress_columns(s.pk)}"
     if not completes:
         return update + returning
-    s2, u = Columns(Assignment, "s2"), Columns(Unit, "u")
-    current = (  # the assignment the next page view shows: the earliest active one of the annotator's batch
-        f" AND {s.pk} = (SELECT MIN({s2.pk}) FROM {s2.table} s2 INNER JOIN {u.table} u ON {u.pk} = {s2.column('unit')}"
-        f" WHERE {s2.column('annotator')} = {a.pk} AND {u.column('batch')} = {a.column('batch')}"
-        f" AND {s2.column('status')} = %s)"
-    )
+    current = f" AND {s.pk} = {current_assignment_id_sql()}"  # the assignment the next page view shows
     n, ni = Columns(Response, "n"), Columns(Item, "ni")
     # the statement reads the rows as they were before it: this response still counts as not
     # completed there, so the next one is the first other response not completed
-    following = (
-        f"SELECT {n.sql()} FROM {n.table} n WHERE {n.column('assignment')} = w.w_assignment"
-        f" AND {n.column('completed_at')} IS NULL AND {n.pk} <> w.w_response"
-        f" ORDER BY {n.column('position')}, {n.pk} LIMIT 1"
-    )
+    following = first_open_response_id_sql("w.w_assignment", excluding="w.w_response")
     return (
         f"WITH w AS ({update}{current}{returning}, {r.pk} AS w_response, {s.pk} AS w_assignment)"
-        f" SELECT w.*, {n.sql()}, {ni.sql()} FROM w LEFT JOIN LATERAL ({following}) n ON TRUE"
+        f" SELECT w.*, {n.sql()}, {ni.sql()} FROM w LEFT OUTER JOIN {n.table} n ON {n.pk} = {following}"
         f" LEFT OUTER JOIN {ni.table} ni ON {ni.pk} = {n.column('item')}"
     )
