@@ -155,12 +155,17 @@ def _save_next_page(request: HttpRequest, key: str) -> HttpResponse | None:
     swap = request.headers.get(SWAP_HEADER) == "1"
     if saved.item_completed and saved.next_response is None:  # the unit's last item: submit it, as the usual save does
         if assignment_submit_if_complete(saved.response.assignment_id):
-            messages.success(request, _("Thank you! That set of items is saved."))
+            _thank_for_the_unit(request)
         return _work_page(request, key) if swap else redirect(request.path)
     step = flow.step_for(saved.next_response if saved.item_completed else saved.response, project.kind)
     if not swap or step is None:
         return redirect(request.path)
     return render_step(request, project, step, saved.done, saved.total)
+
+
+def _thank_for_the_unit(request: HttpRequest) -> None:
+    """The message after a save that submitted the annotator's unit (shown on the next page)."""
+    messages.success(request, _("Thank you! That set of items is saved."))
 
 
 def _response_id(request: HttpRequest) -> int | None:
@@ -225,7 +230,7 @@ def save_page(request: HttpRequest, annotator: Annotator, *, back: str, next_pag
         messages.error(request, str(exc))
     else:
         if result.changed and result.assignment_submitted:
-            messages.success(request, _("Thank you! That set of items is saved."))
+            _thank_for_the_unit(request)
         elif result.changed and not result.item_completed:
             return then(result.response)
     return then()
