@@ -21,9 +21,6 @@ from django.urls import reverse
 from django.utils.dateparse import parse_datetime
 
 from annotation.kinds import TaskKind, get_kind
-from annotation.annotator_reads import (  # noqa: F401 - the annotator's hot reads live there
-    WorkState, annotator_with_response, response_of_annotator, unit_state, work_state,
-)
 from annotation.models import Annotator, Assignment, Batch, Item, Project, Response
 
 _orjson_loads = orjson.loads

@@ -1,10 +1,6 @@
 import os
 
-from config.sqlite_tuning import disable_memory_statistics
-
-disable_memory_statistics()  # before anything imports sqlite3
-
-from django.core.asgi import get_asgi_application  # noqa: E402
+from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 application = get_asgi_application()

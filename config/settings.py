@@ -40,33 +40,26 @@ TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
-            # Django's default loaders (APP_DIRS), except that templates/surveys/** are left to
-            # the Jinja2 engine below
-            "loaders": [
-                (
-                    "django.template.loaders.cached.Loader",
-                    ["config.jinja2.DjangoTemplatesLoader", "django.template.loaders.app_directories.Loader"],
-                ),
-            ],
         },
     },
-    # The annotator pages (templates/surveys/**) only: the surveys views render them with
-    # using="jinja2" (config/jinja2.py says why). Second, so every other lookup stays DTL.
+    # The annotator pages (templates/jinja2/surveys/**) only: the surveys views render them with
+    # using="jinja2" (config/jinja2.py). Second, so every other lookup stays DTL.
     {
         "NAME": "jinja2",
         "BACKEND": "django.template.backends.jinja2.Jinja2",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
         "APP_DIRS": False,
         "OPTIONS": {
             "environment": "config.jinja2.environment",
             "autoescape": True,
-            # the only context processor the pages use; request and csrf_input come with the backend
+            # request and csrf_input come with the backend
             "context_processors": ["django.contrib.messages.context_processors.messages"],
         },
     },
@@ -91,13 +84,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     )
     # A file (not :memory:) so a real Celery worker process can share the test database.
     DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_SQLITE_NAME", default=str(BASE_DIR / ".test-db.sqlite3"))}
-# Persistent connections on both engines: opening a SQLite connection per request cost
-# 0.55 ms of CPU (bench/bench_annotate.py).
+# Persistent connections on both engines (Django's documented CONN_MAX_AGE).
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
 DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # the same backend, with a health check that asks the server only when its socket has news
-    DATABASES["default"]["ENGINE"] = "config.postgresql"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

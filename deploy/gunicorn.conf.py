@@ -4,13 +4,11 @@
 
 GUNICORN_BIND (or HOST and PORT)   where to listen; default 127.0.0.1:8000
 WEB_CONCURRENCY                    worker processes; default: one per core, at least 2
-GUNICORN_THREADS                   threads per worker, for the thread workers (gthread,
-                                   config.gunicorn_workers.BalancedThreadWorker); default 1
+GUNICORN_THREADS                   threads per worker, for gunicorn's gthread worker; default 1
 GUNICORN_TIMEOUT                   seconds before a silent worker is restarted; default 60
 GUNICORN_MAX_REQUESTS              recycle a worker after this many requests; default 20000 (0: never)
-GUNICORN_WORKER_CLASS              default config.gunicorn_workers.StreamingSyncWorker (gunicorn's
-                                   sync worker, alive through long streamed exports); behind no
-                                   buffering proxy (slow clients), BalancedThreadWorker with threads
+GUNICORN_WORKER_CLASS              default sync (gunicorn's stock sync worker, behind nginx); gthread
+                                   with GUNICORN_THREADS where no buffering proxy faces slow clients
 GUNICORN_LOG_LEVEL                 default info
 GUNICORN_CONTROL_SOCKET            path of gunicorn's control socket (gunicornc); default: none
 """
@@ -27,15 +25,11 @@ _host = os.environ.get("HOST", "127.0.0.1")
 _port = os.environ.get("PORT", "8000")
 bind = [os.environ.get("GUNICORN_BIND") or f"{_host}:{_port}"]
 
-# The app is CPU-bound (about 2 ms of Python a page, 0-2 short queries): one request at a time per
-# process and one process per core. Requests wait in the kernel's accept queue and go to the first
-# free worker. Measured with 16 closed-loop annotators on 2 cores: 2 sync workers 561-595 saves/s at
-# p95 30-34 ms (SQLite), 4 gthread workers x 4 threads 439-482 at p95 58-66 ms; a third process
-# made PostgreSQL slower (config/gunicorn_workers.py, bench/README.md). The sync worker needs a
-# buffering proxy in front of slow clients (deploy/nginx.conf); this one stays alive through long
-# streamed exports.
+# The app is CPU-bound: one request at a time per process and one process per core (gunicorn's
+# documented sync worker). It needs a buffering proxy in front of slow clients (deploy/nginx.conf).
+# Large exports run as background jobs, so no request streams for long.
 workers = _int("WEB_CONCURRENCY", max(2, multiprocessing.cpu_count()))
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "config.gunicorn_workers.StreamingSyncWorker")
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "sync")
 threads = _int("GUNICORN_THREADS", 1)
 
 timeout = _int("GUNICORN_TIMEOUT", 60)
@@ -64,9 +58,8 @@ preload_app = False
 
 def post_worker_init(worker) -> None:
     """The app is loaded (modules, URL patterns, settings): objects that live as long as the
-    worker. gc.freeze() puts them out of the cyclic collector's reach, so its full collections
-    scan only what requests made since; with 16 annotators a full collection stopped a worker's
-    threads for 218 ms at the median, 78 ms frozen (bench/README.md)."""
+    worker. gc.freeze() (Python's documented call for forked servers) puts them out of the cyclic
+    collector's reach, so its full collections scan only what requests made since."""
     import gc
 
     gc.freeze()

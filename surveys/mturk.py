@@ -24,15 +24,16 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
+from django.views.decorators.cache import never_cache
+
 from annotation.models import Assignment, Response, Unit
 from annotation.mturk.tokens import COMPLETION_FIELD, completion_token, work_token, work_token_data
-from annotation.selectors import unit_state
 from annotation.services.assignments import EntryRefused, annotator_for_channel, assignment_open_for_channel
 from annotation.services.responses import assignment_submit_if_complete
+from annotation.work_selectors import assignment_with_progress, response_for_save
 
 from . import flow
-from .cache_headers import never_cache
-from .views import ENGINE, _instructions, render_step, save_page
+from .views import ENGINE, instructions_of, posted_response_id, refuse_post, render_step, save_page
 
 PREVIEW_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
 #: where MTurk frames worker pages and where a finished HIT is posted back
@@ -99,9 +100,9 @@ def _preview(request: HttpRequest, unit: Unit) -> HttpResponse:
     item = unit.items.order_by("unit_items__position").first()
     example = None
     if item is not None:
-        step = flow.step_for(Response(item=item, answers={}), project.kind)
+        step = flow.step_for(Response(item=item, answers={}), project.kind)  # unsaved: only shown
         example = {"step": step, "page": flow.page_context(step), "form": flow.build_form(step.page, step.response)}
-    context = {"project": project, "instructions": _instructions(project), "example": example, "items": unit.items.count()}
+    context = {"project": project, "instructions": instructions_of(project), "example": example, "items": unit.items.count()}
     return render(request, "surveys/mturk_preview.html", context, using=ENGINE)
 
 
@@ -113,40 +114,38 @@ def work(request: HttpRequest, token: str) -> HttpResponse:
     if data is None:
         raise Http404("Unknown task link")
     assignment_pk, submit_to = data
-    assignment = _assignment(assignment_pk)
+    if request.method == "POST":
+        response = response_for_save(posted_response_id(request), assignment_id=assignment_pk)
+        if response is None:
+            return refuse_post(request, back=request.path)
+        translation.activate(response.item.project.language)
+        return save_page(
+            request, response, back=request.path, next_page=lambda: _frame_page(request, assignment_pk, submit_to),
+            extra={"in_frame": True},
+        )
+    return _frame_page(request, assignment_pk, submit_to)
+
+
+def _frame_page(request: HttpRequest, assignment_pk: int, submit_to: str) -> HttpResponse:
+    """The current step in MTurk's frame, or the page that submits the HIT."""
+    found = assignment_with_progress(assignment_pk)
+    if found is None:
+        raise Http404("Unknown task link")
+    assignment, progress = found
     project = assignment.annotator.project
     translation.activate(project.language)
-    if request.method == "POST":
-        return save_page(
-            request, assignment.annotator, back=request.path,
-            next_page=lambda: _frame_page(request, _assignment(assignment_pk), submit_to),
-            assignment_id=assignment.pk, extra={"in_frame": True},
-        )
-    return _frame_page(request, assignment, submit_to)
-
-
-def _assignment(pk: int) -> Assignment:
-    assignment = Assignment.objects.select_related("annotator__project", "unit").filter(pk=pk).first()
-    if assignment is None:
-        raise Http404("Unknown task link")
-    return assignment
-
-
-def _frame_page(request: HttpRequest, assignment: Assignment, submit_to: str) -> HttpResponse:
-    """The current step in MTurk's frame, or the page that submits the HIT."""
-    project = assignment.annotator.project
     if assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED):
         return _refuse(request, _("This task can no longer be changed."), project=project, status=410)
-    response, done, total = unit_state(assignment)
-    if response is None:
+    if progress.current is None:
         if assignment.status == Assignment.Status.ACTIVE:  # a save that died before submitting it
-            assignment_submit_if_complete(assignment.pk)
+            assignment_submit_if_complete(assignment)
         return render(request, "surveys/mturk_submit.html", {
             "project": project,
             "submit_url": submit_to + "/mturk/externalSubmit",
             "assignment_id": assignment.channel_assignment_id,
             "completion_field": COMPLETION_FIELD,
             "completion_token": completion_token(assignment.channel_assignment_id),
-            "items": total,
+            "items": progress.total,
         }, using=ENGINE)
-    return render_step(request, project, flow.step_for(response, project.kind), done, total, extra={"in_frame": True})
+    step = flow.step_for(progress.current, project.kind)
+    return render_step(request, project, step, progress, extra={"in_frame": True})

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
 from django import forms
-from django.utils.choices import BaseChoiceIterator
 
 
 class ImportProblem(ValueError):
@@ -52,29 +51,6 @@ class Page:
     template: str
     form_class: type[forms.Form]
     locks: bool = False
-
-
-class FixedChoices(BaseChoiceIterator):
-    """Choices already in Django's canonical form, `[(value, label), ...]`, that nothing changes:
-    a choice field and its widget take them as they are (Django passes its choice iterators
-    through `normalize_choices`), and copying a form's fields (or a widget) shares them. On a plain list
-    both normalized it again, and copied its lazy labels one by one: a third of the cost of
-    building a page's form."""
-
-    def __init__(self, choices: Sequence[tuple[Any, Any]]):
-        self.choices = tuple(choices)
-
-    def __iter__(self) -> Iterator[tuple[Any, Any]]:
-        return iter(self.choices)
-
-    def __len__(self) -> int:
-        return len(self.choices)
-
-    def __copy__(self) -> "FixedChoices":
-        return self
-
-    def __deepcopy__(self, memo: dict) -> "FixedChoices":
-        return self
 
 
 class PageForm(forms.Form):
@@ -182,15 +158,16 @@ class TaskKind(ABC):
 
     # --- annotation flow -----------------------------------------------------------
     @abstractmethod
-    def pages(self, payload: Mapping[str, Any]) -> Sequence[Page]:
-        """The ordered pages one item walks through."""
+    def pages(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> Sequence[Page]:
+        """The ordered pages one item walks through, given the answers so far (a kind may add or
+        skip a page by an earlier answer; the pages already answered must stay)."""
 
     @abstractmethod
     def page_context(self, payload: Mapping[str, Any], page: Page, answers: Mapping[str, Any]) -> dict[str, Any]:
         """What this page reveals of the item; nothing else reaches the template."""
 
-    def page(self, payload: Mapping[str, Any], slug: str) -> Page:
-        for page in self.pages(payload):
+    def page(self, payload: Mapping[str, Any], slug: str, answers: Mapping[str, Any]) -> Page:
+        for page in self.pages(payload, answers):
             if page.slug == slug:
                 return page
         raise KeyError(slug)

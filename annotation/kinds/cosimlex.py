@@ -19,7 +19,6 @@ from quality.stats import cosimlex as cosimlex_stats
 
 from .base import (
     AnswerValue,
-    FixedChoices,
     ColumnSource,
     ImportProblem,
     ItemExport,
@@ -84,7 +83,7 @@ class RatingForm(PageForm):
         coerce=int,
         widget=forms.RadioSelect,
         label="",
-        choices=FixedChoices([(n, str(n)) for n in RATING_SCALE]),
+        choices=[(n, str(n)) for n in RATING_SCALE],
     )
 
 
@@ -200,7 +199,7 @@ class CoSimLex(TaskKind):
         ]
 
     # --- flow --------------------------------------------------------------------------
-    def pages(self, payload: Mapping[str, Any]) -> Sequence[Page]:
+    def pages(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> Sequence[Page]:
         return PAGES
 
     def page_context(self, payload: Mapping[str, Any], page: Page, answers: Mapping[str, Any]) -> dict[str, Any]:

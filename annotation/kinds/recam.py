@@ -18,7 +18,6 @@ from .base import (
     ColumnSource,
     ImportProblem,
     ItemValue,
-    FixedChoices,
     Page,
     PageForm,
     ParsedItem,
@@ -33,8 +32,8 @@ OPTION_KEYS = [f"option_{i}" for i in range(5)]
 PLACEHOLDER = "@placeholder"
 NO_OTHER_ANSWER = "none"
 NO_OTHER_ANSWER_LABEL = _("No Other Answer")
-RELATIONS = FixedChoices([("summarize", _("Summarize")), ("paraphrase", _("Paraphrase")), ("other", _("Others"))])
-DIFFICULTIES = FixedChoices([("easy", _("Easy")), ("medium", _("Medium")), ("difficult", _("Difficult"))])
+RELATIONS = [("summarize", _("Summarize")), ("paraphrase", _("Paraphrase")), ("other", _("Others"))]
+DIFFICULTIES = [("easy", _("Easy")), ("medium", _("Medium")), ("difficult", _("Difficult"))]
 
 
 def _option_choices(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -46,7 +45,7 @@ class ChoiceForm(PageForm):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.fields["choice"].choices = FixedChoices(_option_choices(self.payload))
+        self.fields["choice"].choices = _option_choices(self.payload)
 
 
 class SecondChoiceForm(PageForm):
@@ -54,7 +53,7 @@ class SecondChoiceForm(PageForm):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.fields["choice"].choices = FixedChoices(_option_choices(self.payload) + [(NO_OTHER_ANSWER, NO_OTHER_ANSWER_LABEL)])
+        self.fields["choice"].choices = [*_option_choices(self.payload), (NO_OTHER_ANSWER, NO_OTHER_ANSWER_LABEL)]
 
     def clean_choice(self) -> str:
         choice = self.cleaned_data["choice"]
@@ -173,7 +172,7 @@ class ReCAM(TaskKind):
                 raise ImportProblem(f"must be an integer from 0 to 4, got {label!r}", line=line, field="label")
 
     # --- flow --------------------------------------------------------------------------
-    def pages(self, payload: Mapping[str, Any]) -> Sequence[Page]:
+    def pages(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> Sequence[Page]:
         return PAGES
 
     def page_context(self, payload: Mapping[str, Any], page: Page, answers: Mapping[str, Any]) -> dict[str, Any]:

@@ -129,7 +129,11 @@ class Assignment(models.Model):
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.UniqueConstraint(fields=["unit", "annotator"], name="assignment_unique_annotator"),
+            # one per person and unit on our own channels (the id is empty); a recruiting site's
+            # assignment id binds work to it: another id is another assignment (surveys' entry views)
+            models.UniqueConstraint(
+                fields=["unit", "annotator", "channel_assignment_id"], name="assignment_unique_channel_assignment"
+            ),
         ]
         indexes = [models.Index(fields=["status", "last_activity_at"])]
 
@@ -146,6 +150,9 @@ class Response(models.Model):
     answers = models.JSONField(default=dict, blank=True, help_text="{page slug: cleaned answer}")
     timings = models.JSONField(default=dict, blank=True, help_text="{page slug: {shown_at, saved_at, seconds}}")
     completed_at = models.DateTimeField(null=True, blank=True)
+    version = models.PositiveIntegerField(
+        default=0, help_text="Saves so far: a page is written only over the version it was checked against."
+    )
 
     class Meta:
         ordering = ["assignment", "position"]

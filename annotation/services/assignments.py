@@ -1,21 +1,22 @@
 """Handing units to annotators: each item gets exactly N distinct annotators, nobody sees an
-item twice, and work left idle is released to somebody else."""
+item twice, and work left idle is released to somebody else.
+
+The rule of which unit comes next is `annotation.work_selectors.next_unit`; here it is applied
+under the batch's lock, so two annotators never take the same last slot.
+"""
 from __future__ import annotations
 
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Sequence
 
-from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.kinds import get_kind
-from annotation.models import Annotator, Assignment, Batch, InviteLink, Item, Response, Unit, UnitItem
-from annotation.unit_reads import annotator_assignments, next_unit_id, slots_taken
-
-from . import assignment_rows
+from annotation.models import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
+from annotation.work_selectors import annotator_assignments, current_assignment, next_unit, unit_item_ids, units_seen_by
 
 
 class NoWorkLeft(Exception):
@@ -24,6 +25,10 @@ class NoWorkLeft(Exception):
 
 class InviteClosed(Exception):
     pass
+
+
+class EntryRefused(Exception):
+    """A channel sent somebody to work we cannot give them; the message is for that person."""
 
 
 def annotator_join_via_invite(*, invite: InviteLink, known_key: str | None = None) -> Annotator:
@@ -40,113 +45,88 @@ def annotator_join_via_invite(*, invite: InviteLink, known_key: str | None = Non
             return existing
     with transaction.atomic():
         if invite.max_annotators is not None:
-            joined = Annotator.objects.filter(project=project, channel="invite", external_id__startswith=f"{invite.pk}-").count()
+            joined = Annotator.objects.filter(
+                project=project, channel="invite", external_id__startswith=f"{invite.pk}-"
+            ).count()
             if joined >= invite.max_annotators:
                 raise InviteClosed(_("This invitation has been used by as many people as it allows."))
         return Annotator.objects.create(
-            project=project,
-            channel="invite",
-            external_id=f"{invite.pk}-{secrets.token_hex(6)}",
-            batch=invite.batch,
+            project=project, channel="invite", external_id=f"{invite.pk}-{secrets.token_hex(6)}", batch=invite.batch
         )
 
 
-def assignments_release_abandoned(*, batch: Batch | None = None, now=None) -> int:
+def assignments_release_abandoned(*, batch: Batch | None = None, now: datetime | None = None) -> int:
     """Release active assignments idle longer than their batch allows; their slots reopen."""
     now = now or timezone.now()
     batches = [batch] if batch is not None else Batch.objects.filter(status=Batch.Status.OPEN)
-    return sum(assignment_rows.release_idle(batch_id=b.pk, idle_since=now - timedelta(minutes=b.release_after_minutes))
-               for b in batches)
-
-
-def _seen(annotator: Annotator, exclusive_groups: bool) -> Exists:
-    """A unit holds an item this annotator has had (in any batch), or, for kinds whose groups
-    are exclusive, an item of a group they have had (the other context of a CoSimLex pair).
-    (`unit_reads.next_unit_id` applies the same rule in one pass over a batch.)"""
-    had = Q(item_id__in=UnitItem.objects.filter(unit__assignments__annotator=annotator).values("item_id"))
-    if exclusive_groups:
-        groups = (
-            Item.objects.filter(project_id=annotator.project_id, unit_items__unit__assignments__annotator=annotator)
-            .exclude(group_key="")
-            .values("group_key")
-        )
-        had |= Q(item__group_key__in=groups, item__project_id=annotator.project_id)
-    return Exists(UnitItem.objects.filter(had, unit=OuterRef("pk")))
+    return sum(
+        Assignment.objects.filter(
+            unit__batch=b,
+            status=Assignment.Status.ACTIVE,
+            last_activity_at__lt=now - timedelta(minutes=b.release_after_minutes),
+        ).update(status=Assignment.Status.RELEASED)
+        for b in batches
+    )
 
 
 def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
     """The annotator's current assignment in this batch, or a new one on a unit with a free slot.
 
+    Order of preference: the assignment they are working on; one of theirs that was released
+    while unfinished, if its slot is still free; a new unit (`work_selectors.next_unit`).
     Raises NoWorkLeft when every unit is full or holds an item this annotator has seen.
     """
-    mine = annotator_assignments(annotator.pk)
-    current = mine.current(batch.pk)
+    current = current_assignment(annotator, batch.pk)
     if current is not None:
         return current
     if batch.status != Batch.Status.OPEN:
         raise NoWorkLeft(_("This batch is closed."))
     assignments_release_abandoned(batch=batch)
-    unfinished = mine.unfinished_released(batch.pk)
-    if unfinished is not None and assignment_reclaim(assignment=unfinished):
-        return unfinished
-    # Choose the unit before taking the lock (the choice is the costly part), then check in the
-    # lock that it still has a free slot and that this annotator took nothing meanwhile: on
-    # SQLite every other writer waits while the lock is held.
-    unit_id = _next_unit_id(batch, annotator)
-    if unit_id is None:
-        raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
-    items = assignment_rows.unit_items(unit_id)
+    for mine in annotator_assignments(annotator, batch):
+        if mine.status == Assignment.Status.RELEASED and mine.open_items and assignment_reclaim(assignment=mine):
+            return mine
+    exclusive = get_kind(annotator.project.kind).exclusive_groups
     with transaction.atomic():
-        _lock_batch(batch)
-        if _still_free(unit_id, batch, annotator, len(mine)):
-            return _assign(unit_id, annotator, items=items)
-    with transaction.atomic():  # somebody took the slot first: choose again, in the lock
-        _lock_batch(batch)
-        current = annotator_assignments(annotator.pk).current(batch.pk)  # or their other request got one
+        _lock(batch)
+        current = current_assignment(annotator, batch.pk)  # their other tab may have got one meanwhile
         if current is not None:
             return current
-        unit_id = _next_unit_id(batch, annotator)
-        if unit_id is None:
+        unit = next_unit(batch, annotator, exclusive_groups=exclusive)
+        if unit is None:
             raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
-        return _assign(unit_id, annotator)
+        return _assign(unit, annotator)
 
 
-def _next_unit_id(batch: Batch, annotator: Annotator) -> int | None:
-    return next_unit_id(
-        batch_id=batch.pk, annotator_id=annotator.pk, project_id=annotator.project_id,
-        slots=batch.assignments_per_unit, exclusive_groups=get_kind(annotator.project.kind).exclusive_groups,
+def _lock(batch: Batch) -> None:
+    """The batch's row lock, held to the transaction's end: annotators take its slots one at a
+    time. (PostgreSQL; on SQLite the IMMEDIATE transaction already serializes writers and
+    select_for_update is a no-op.)"""
+    Batch.objects.select_for_update().filter(pk=batch.pk).first()
+
+
+def _assign(unit: Unit, annotator: Annotator, lead: Sequence[int] = (), channel_assignment_id: str = "") -> Assignment:
+    """A new assignment of the unit with its empty responses; `lead` item ids come first."""
+    assignment = Assignment.objects.create(unit=unit, annotator=annotator, channel_assignment_id=channel_assignment_id)
+    item_ids = [*lead, *unit_item_ids(unit)]
+    Response.objects.bulk_create(
+        Response(assignment=assignment, item_id=item_id, position=position) for position, item_id in enumerate(item_ids)
     )
-
-
-def _lock_batch(batch: Batch) -> None:
-    """Concurrent annotators take slots one at a time (PostgreSQL); on SQLite the IMMEDIATE
-    transaction already serializes writers, and there is no row lock to take."""
-    if connection.features.has_select_for_update:
-        assignment_rows.lock_batch(batch.pk)
-
-
-def _still_free(unit_id: int, batch: Batch, annotator: Annotator, mine: int) -> bool:
-    """The unit chosen outside the lock can still be given: a slot is free and the annotator
-    has no assignment they did not have then (which could make an item of it seen)."""
-    holds, annotators_assignments, every_annotator = slots_taken(unit_id=unit_id, annotator_id=annotator.pk)
-    if annotators_assignments != mine:
-        return False
-    return every_annotator or holds < batch.assignments_per_unit
-
-
-def _assign(unit: Unit | int, annotator: Annotator, lead: Sequence[int] = (),
-            items: list[tuple[int, int]] | None = None) -> Assignment:
-    """A new assignment of the unit (an instance or an id); ``lead`` items (ids) come first,
-    before the unit's own (``items``: the unit's (item id, position), if read already)."""
-    unit_id = unit if isinstance(unit, int) else unit.pk
-    items = assignment_rows.unit_items(unit_id) if items is None else items
-    assignment = assignment_rows.insert_assignment(unit_id=unit_id, annotator_id=annotator.pk, now=timezone.now())
-    if assignment is None:  # they hold this unit already
-        raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
-    assignment.annotator = annotator
-    rows = [(item_id, n) for n, item_id in enumerate(lead)] + [(item_id, len(lead) + pos) for item_id, pos in items]
-    assignment_rows.insert_responses(assignment.pk, rows)
     return assignment
+
+
+def assignment_reclaim(*, assignment: Assignment) -> bool:
+    """Give a released assignment back to its annotator if its slot is still free."""
+    with transaction.atomic():
+        batch = Batch.objects.select_for_update().get(pk=assignment.unit.batch_id)
+        fresh = Assignment.objects.select_for_update().select_related("unit").get(pk=assignment.pk)
+        if fresh.status != Assignment.Status.RELEASED:
+            return fresh.status == Assignment.Status.ACTIVE
+        holds = Assignment.objects.filter(unit_id=fresh.unit_id, status__in=Assignment.HOLDING).count()
+        if holds >= batch.assignments_per_unit and not fresh.unit.every_annotator:
+            return False
+        Assignment.objects.filter(pk=fresh.pk).update(status=Assignment.Status.ACTIVE, last_activity_at=timezone.now())
+        assignment.status = Assignment.Status.ACTIVE
+        return True
 
 
 def _consistency_lead(batch: Batch, annotator: Annotator) -> list[int]:
@@ -165,58 +145,42 @@ def _consistency_lead(batch: Batch, annotator: Annotator) -> list[int]:
     )
 
 
-def assignment_reclaim(*, assignment: Assignment) -> bool:
-    """Give a released assignment back to its annotator if its slot is still free."""
-    with transaction.atomic():
-        batch = Batch.objects.select_for_update().get(pk=assignment.unit.batch_id)
-        fresh = Assignment.objects.select_for_update().get(pk=assignment.pk)
-        if fresh.status != Assignment.Status.RELEASED:
-            return fresh.status == Assignment.Status.ACTIVE
-        holds = Assignment.objects.filter(unit_id=fresh.unit_id, status__in=Assignment.HOLDING).count()
-        if holds >= batch.assignments_per_unit and not fresh.unit.every_annotator:
-            return False
-        Assignment.objects.filter(pk=fresh.pk).update(
-            status=Assignment.Status.ACTIVE, last_activity_at=timezone.now()
-        )
-        assignment.status = Assignment.Status.ACTIVE
-        return True
-
-
-class EntryRefused(Exception):
-    """A channel sent somebody to work we cannot give them; the message is for that person."""
-
-
 def assignment_open_for_channel(*, unit: Unit, annotator: Annotator, channel_assignment_id: str) -> Assignment:
-    """The assignment of a unit the channel handed out itself (an accepted MTurk HIT).
+    """The assignment of a unit the channel handed out itself (an accepted MTurk HIT), bound to
+    the channel's own assignment id.
 
-    The channel decides who takes a slot; we still keep our own rules: nobody gets an item
-    twice, nor (exclusive groups) a second item of a group, and the batch's consistency set
-    comes first, inside the annotator's first unit. Opening it again (a reload, or a HIT
-    returned and accepted again under a new assignment id) gives back the same assignment.
+    Work is reachable only through the id it was opened under: opening the same id again (a
+    reload) gives back the same assignment; another id for the same person and unit (a HIT
+    returned and accepted again, or somebody who knows the person's id and forges one) starts a
+    separate assignment with its own answers and never touches the first. The channel decides
+    who takes a slot; we still keep our own rules: nobody gets an item they had under another
+    unit, nor (exclusive groups) a second item of a group, and the batch's consistency set comes
+    first, inside the annotator's first unit.
     """
+    if not channel_assignment_id:
+        raise EntryRefused(_("This page must be opened from the task on the recruiting site."))
     with transaction.atomic():
-        Batch.objects.select_for_update().filter(pk=unit.batch_id).first()
-        existing = Assignment.objects.filter(unit=unit, annotator=annotator).first()
+        _lock(unit.batch)
+        existing = Assignment.objects.filter(
+            unit=unit, annotator=annotator, channel_assignment_id=channel_assignment_id
+        ).first()
         if existing is not None:
-            if existing.channel_assignment_id != channel_assignment_id or existing.status == Assignment.Status.RELEASED:
+            if existing.status == Assignment.Status.RELEASED:
                 Assignment.objects.filter(pk=existing.pk).update(
-                    channel_assignment_id=channel_assignment_id,
-                    status=Assignment.Status.ACTIVE if existing.status == Assignment.Status.RELEASED else existing.status,
-                    last_activity_at=timezone.now(),
+                    status=Assignment.Status.ACTIVE, last_activity_at=timezone.now()
                 )
                 existing.refresh_from_db()
             return existing
+        own_unit = Assignment.objects.filter(unit=unit, annotator=annotator).exists()
         exclusive = get_kind(annotator.project.kind).exclusive_groups
-        if Unit.objects.filter(pk=unit.pk).annotate(seen=_seen(annotator, exclusive)).filter(seen=True).exists():
+        seen_elsewhere = Unit.objects.filter(pk=unit.pk).filter(units_seen_by(annotator, exclusive_groups=exclusive))
+        if not own_unit and seen_elsewhere.exists():
             raise EntryRefused(_(
                 "You have already worked on these items, or on items that must go to other people "
                 "(for example the other context of a word pair). Please return this task."
             ))
         lead = [] if unit.every_annotator else _consistency_lead(unit.batch, annotator)
-        assignment = _assign(unit, annotator, lead)
-        Assignment.objects.filter(pk=assignment.pk).update(channel_assignment_id=channel_assignment_id)
-        assignment.channel_assignment_id = channel_assignment_id
-        return assignment
+        return _assign(unit, annotator, lead, channel_assignment_id=channel_assignment_id)
 
 
 def annotator_for_channel(*, project, channel: str, external_id: str, batch: Batch | None = None) -> Annotator:

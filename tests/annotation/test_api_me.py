@@ -5,7 +5,7 @@ from rest_framework.test import APIClient
 from annotation.models import Response
 from annotation.services.assignments import assignment_next
 from annotation.services.batches import batch_create
-from annotation.services.responses import response_save_page
+from tests.factories import save_answer
 from tests.factories import AnnotatorFactory, ItemFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +22,7 @@ def two_annotators():
         annotator = AnnotatorFactory(project=project, batch=batch)
         assignment = assignment_next(annotator=annotator, batch=batch)
         first = assignment.responses.order_by("position").first()
-        response_save_page(response_id=first.pk, annotator_id=annotator.pk, page_slug="pre", answer={"choice": choice})
+        save_answer(first.pk, "pre", {"choice": choice})
         people.append(annotator)
     return people
 

@@ -6,7 +6,7 @@ from annotation.kinds import get_kind
 from annotation.models import Assignment
 from annotation.services.assignments import assignment_next
 from annotation.services.batches import BatchError, batch_create
-from annotation.services.responses import response_save_page
+from tests.factories import save_answer
 from tests.factories import AnnotatorFactory, ItemFactory, ProjectFactory
 from tests.surveys.test_recam_flow import answer_for
 
@@ -41,11 +41,11 @@ def test_invite_channel_publishes_one_link_and_verifies_complete_work():
     assert channel.verify_submission(assignment) == (False, "not every item was completed")
     for response in assignment.responses.select_related("item"):
         for page in ["pre", "post", "second", "support_span", "relation", "summary_span", "difficulty"]:
-            form_page = get_kind("recam").page(response.item.payload, page)
+            form_page = get_kind("recam").page(response.item.payload, page, response.answers)
             form = form_page.form_class(answer_for(page, response.item), payload=response.item.payload,
                                         answers=response.answers)
             assert form.is_valid(), form.errors
-            response_save_page(response_id=response.pk, annotator_id=annotator.pk, page_slug=page, answer=form.answer())
+            save_answer(response.pk, page, form.answer())
             response.refresh_from_db()
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.SUBMITTED

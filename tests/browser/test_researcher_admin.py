@@ -11,7 +11,8 @@ from annotation.kinds import get_kind
 from annotation.models import Item, Project
 from annotation.services.assignments import NoWorkLeft, annotator_join_via_invite, assignment_next
 from annotation.services.batches import batch_create, invite_link_create
-from annotation.services.responses import next_page_slug, response_save_page
+from annotation.services.responses import next_page_slug
+from tests.factories import save_answer
 from tests.conftest import data_file
 
 from .recam_driver import pick_span
@@ -54,11 +55,9 @@ def annotate(invite, *, right: bool) -> None:
                 "difficulty": {"difficulty": "medium"},
             }
             while (slug := next_page_slug("recam", payload, response.answers)) is not None:
-                form = kind.page(payload, slug).form_class(form_data[slug], payload=payload, answers=response.answers)
+                form = kind.page(payload, slug, response.answers).form_class(form_data[slug], payload=payload, answers=response.answers)
                 assert form.is_valid(), form.errors
-                response_save_page(
-                    response_id=response.pk, annotator_id=annotator.pk, page_slug=slug, answer=form.answer()
-                )
+                save_answer(response.pk, slug, form.answer())
                 response.refresh_from_db()
 
 

@@ -19,7 +19,8 @@ from annotation.models import Annotator, Project, Response
 from annotation.services.assignments import NoWorkLeft, annotator_join_via_invite, assignment_next
 from annotation.services.batches import batch_create, invite_link_create
 from annotation.services.imports import items_import
-from annotation.services.responses import next_page_slug, response_save_page
+from annotation.services.responses import next_page_slug
+from tests.factories import save_answer
 from tests.factories import ProjectFactory
 
 
@@ -60,16 +61,14 @@ def answer_item(response: Response, habit: Habit, unit: int, stop_after_pre: boo
     wrong = habit.wrong(unit, response.position)
     choice = (payload["label"] + 1) % 5 if wrong else payload["label"]
     while (slug := next_page_slug("recam", payload, response.answers)) is not None:
-        page = kind.page(payload, slug)
+        page = kind.page(payload, slug, response.answers)
         form = page.form_class(
             page_data(slug, payload, choice, habit, habit.easy(unit, response.position)),
             payload=payload,
             answers=response.answers,
         )
         assert form.is_valid(), form.errors
-        response_save_page(
-            response_id=response.pk, annotator_id=response.assignment.annotator_id, page_slug=slug, answer=form.answer()
-        )
+        save_answer(response.pk, slug, form.answer())
         response.refresh_from_db()
         if stop_after_pre:
             return

@@ -1,0 +1,193 @@
+"""Reads behind an annotator's pages: who the access key is, their current work, and what unit
+to hand them next. Plain ORM; each function is one or two queries (tests/surveys/test_query_counts.py
+keeps the hot pages small)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
+
+from django.db.models.functions import Coalesce
+
+from annotation.models import Annotator, Assignment, Batch, Item, Response, Unit, UnitItem
+
+
+@dataclass(frozen=True)
+class UnitProgress:
+    """An assignment's first item not completed yet (None when all are) and how far it is."""
+
+    current: Response | None
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
+class WorkState:
+    """What an annotator's page needs: who they are (with project and batch), their current
+    assignment in their batch (None: nothing handed out yet) and its progress."""
+
+    annotator: Annotator
+    assignment: Assignment | None
+    progress: UnitProgress
+
+
+def annotator_by_key(key: str) -> Annotator | None:
+    """The annotator behind an access key, with project and batch."""
+    return Annotator.objects.select_related("project", "batch").filter(access_key=key).first()
+
+
+def _counted(queryset: QuerySet[Assignment]) -> QuerySet[Assignment]:
+    """Assignments with `items_total` and `items_done`, their responses counted."""
+    return queryset.annotate(
+        items_total=Count("responses"), items_done=Count("responses", filter=Q(responses__completed_at__isnull=False))
+    )
+
+
+def current_assignment(annotator: Annotator, batch_id: int) -> Assignment | None:
+    """The annotator's earliest active assignment in the batch: the one they work on."""
+    return (
+        Assignment.objects.filter(annotator=annotator, unit__batch_id=batch_id, status=Assignment.Status.ACTIVE)
+        .order_by("id")
+        .first()
+    )
+
+
+def unit_counts(assignment: Assignment) -> tuple[int, int]:
+    """The assignment's items done and its items."""
+    counts = Response.objects.filter(assignment=assignment).aggregate(
+        total=Count("id"), done=Count("id", filter=Q(completed_at__isnull=False))
+    )
+    return counts["done"], counts["total"]
+
+
+def _first_open(assignment: Assignment) -> Response | None:
+    current = (
+        Response.objects.select_related("item")
+        .filter(assignment=assignment, completed_at__isnull=True)
+        .order_by("position", "id")
+        .first()
+    )
+    if current is not None:
+        current.assignment = assignment
+        current.item.project = assignment.annotator.project
+    return current
+
+
+def unit_progress(assignment: Assignment) -> UnitProgress:
+    """The assignment's first response not completed (with its item) and its items done/total."""
+    done, total = unit_counts(assignment)
+    return UnitProgress(_first_open(assignment), done, total)
+
+
+def work_state(key: str) -> WorkState | None:
+    """What the annotator's page shows: their current assignment (the earliest active one of
+    their batch, with its counts and the annotator, project and batch) and its first open item:
+    two queries. None for an unknown key."""
+    assignment = (
+        _counted(Assignment.objects.select_related("annotator__project", "annotator__batch"))
+        .filter(annotator__access_key=key, status=Assignment.Status.ACTIVE, unit__batch_id=F("annotator__batch_id"))
+        .order_by("id")
+        .first()
+    )
+    if assignment is None:
+        annotator = annotator_by_key(key)
+        return None if annotator is None else WorkState(annotator, None, UnitProgress(None, 0, 0))
+    progress = UnitProgress(_first_open(assignment), assignment.items_done, assignment.items_total)
+    return WorkState(assignment.annotator, assignment, progress)
+
+
+def assignment_with_progress(assignment_id: int) -> tuple[Assignment, UnitProgress] | None:
+    """An assignment (with its annotator, project and unit) and its progress: two queries."""
+    assignment = (
+        _counted(Assignment.objects.select_related("annotator__project", "unit")).filter(pk=assignment_id).first()
+    )
+    if assignment is None:
+        return None
+    return assignment, UnitProgress(_first_open(assignment), assignment.items_done, assignment.items_total)
+
+
+def response_for_save(
+    response_id: int | None, *, access_key: str | None = None, assignment_id: int | None = None
+) -> Response | None:
+    """The response a page posted, only if it belongs to the access key's annotator (or to the
+    given assignment, in a recruiting site's frame): nobody reads or writes another's work. With
+    its item, its assignment's annotator with project and batch, and its unit's items done and in
+    all as read (`unit_done`, `unit_total`), in one query."""
+    if response_id is None or (access_key is None and assignment_id is None):
+        return None
+    mine = {"assignment__annotator__access_key": access_key} if access_key is not None else {}
+    if assignment_id is not None:
+        mine["assignment_id"] = assignment_id
+    response = (
+        Response.objects.select_related("item", "assignment__annotator__project", "assignment__annotator__batch")
+        .filter(pk=response_id, **mine)
+        .annotate(unit_done=_count_of_unit(completed_at__isnull=False), unit_total=_count_of_unit())
+        .first()
+    )
+    if response is not None:
+        response.item.project = response.assignment.annotator.project
+    return response
+
+
+def _count_of_unit(**conditions: object) -> Coalesce:
+    """The responses of the outer response's assignment (meeting `conditions`), counted."""
+    siblings = Response.objects.filter(assignment=OuterRef("assignment"), **conditions)
+    return Coalesce(Subquery(siblings.values("assignment").annotate(n=Count("id")).values("n")[:1]), 0)
+
+
+def annotator_assignments(annotator: Annotator, batch: Batch) -> QuerySet[Assignment]:
+    """The annotator's assignments in the batch, earliest first, each with `open_items`: whether
+    an item of it is not completed yet."""
+    open_responses = Response.objects.filter(assignment=OuterRef("pk"), completed_at__isnull=True)
+    return (
+        Assignment.objects.filter(annotator=annotator, unit__batch=batch)
+        .annotate(open_items=Exists(open_responses))
+        .order_by("id")
+    )
+
+
+def units_seen_by(annotator: Annotator, *, exclusive_groups: bool) -> Q:
+    """Units the annotator may not get: one holding an item they have had (in any batch of the
+    project), or, for kinds whose groups are exclusive, an item of a group they have had (the
+    other context of a CoSimLex pair). The batch's every-annotator unit is exempt from the
+    group rule (everybody does it)."""
+    had_items = UnitItem.objects.filter(unit__assignments__annotator=annotator).values("item_id")
+    seen = Exists(UnitItem.objects.filter(unit=OuterRef("pk"), item_id__in=had_items))
+    rule = Q(seen)
+    if exclusive_groups:
+        groups = (
+            Item.objects.filter(project_id=annotator.project_id, unit_items__unit__assignments__annotator=annotator)
+            .exclude(group_key="")
+            .values("group_key")
+        )
+        group_seen = Exists(
+            UnitItem.objects.filter(unit=OuterRef("pk"), item__project_id=annotator.project_id,
+                                    item__group_key__in=groups)
+        )
+        rule |= Q(group_seen, every_annotator=False)
+    return rule
+
+
+def next_unit(batch: Batch, annotator: Annotator, *, exclusive_groups: bool) -> Unit | None:
+    """The unit to hand the annotator next, or None.
+
+    The rule: first the batch's every-annotator unit (the consistency set) if they have not had
+    it; then, among units with a free slot (fewer holding assignments than
+    `batch.assignments_per_unit`), the one with the fewest, earliest by position. Never a unit
+    they hold already, nor one `units_seen_by` forbids.
+    """
+    holding = Count("assignments", filter=Q(assignments__status__in=Assignment.HOLDING))
+    return (
+        Unit.objects.filter(batch=batch)
+        .exclude(assignments__annotator=annotator)
+        .exclude(units_seen_by(annotator, exclusive_groups=exclusive_groups))
+        .annotate(holding=holding)
+        .filter(Q(every_annotator=True) | Q(holding__lt=batch.assignments_per_unit))
+        .order_by("-every_annotator", "holding", "position")
+        .first()
+    )
+
+
+def unit_item_ids(unit: Unit) -> list[int]:
+    """The unit's item ids in their order."""
+    return list(UnitItem.objects.filter(unit=unit).order_by("position").values_list("item_id", flat=True))
