@@ -25,7 +25,6 @@ PG_HOST = os.environ.get("BENCH_PG_HOST", "127.0.0.1")
 PG_PORT = int(os.environ.get("BENCH_PG_PORT", "5432"))
 PG_USER = os.environ.get("BENCH_PG_USER", "postgres")
 SAMPLE = ROOT / "tests" / "fixtures" / "recam" / "Task_1_dev.sample.jsonl"
-SHARED_SAMPLE = ROOT.parent / "shared" / "data" / "recam" / "Task_1_dev.sample.jsonl"
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -121,8 +120,7 @@ def django_setup(url: str) -> None:
 
 # --- data ------------------------------------------------------------------------------
 def sample_records() -> list[dict[str, Any]]:
-    path = SAMPLE if SAMPLE.exists() else SHARED_SAMPLE
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def recam_jsonl(n: int, *, target_bytes: int | None = None, seed: int = 7, tag: str = "") -> bytes:

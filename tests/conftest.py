@@ -7,15 +7,16 @@ import pytest
 # around it are ordinary synchronous calls.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED_DATA = ROOT.parent / "shared" / "data"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def data_file(*parts: str) -> Path:
-    """A sample file: the project's own copy under tests/fixtures, else ../shared/data."""
-    own = FIXTURES.joinpath(*parts)
-    return own if own.exists() else SHARED_DATA.joinpath(*parts)
+    """A sample file of the project's own (tests/fixtures/<dataset>/, copied with its README):
+    the tests read nothing outside the project."""
+    path = FIXTURES.joinpath(*parts)
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is not in the project's fixtures (copy it there with its README)")
+    return path
 
 
 @pytest.fixture
