@@ -43,6 +43,16 @@ def _counted(queryset: QuerySet[Assignment]) -> QuerySet[Assignment]:
     )
 
 
+def counted(assignment: Assignment) -> tuple[int, int]:
+    """The items done and in all of an assignment read through `_counted`."""
+    return getattr(assignment, "items_done"), getattr(assignment, "items_total")  # noqa: B009 - annotations
+
+
+def unit_counts_as_read(response: Response) -> tuple[int, int]:
+    """The items done and in all of a response's unit as `response_for_save` read them."""
+    return getattr(response, "unit_done"), getattr(response, "unit_total")  # noqa: B009 - annotations
+
+
 def current_assignment(annotator: Annotator, batch_id: int) -> Assignment | None:
     """The annotator's earliest active assignment in the batch: the one they work on."""
     return (
@@ -92,7 +102,7 @@ def work_state(key: str) -> WorkState | None:
     if assignment is None:
         annotator = annotator_by_key(key)
         return None if annotator is None else WorkState(annotator, None, UnitProgress(None, 0, 0))
-    progress = UnitProgress(_first_open(assignment), assignment.items_done, assignment.items_total)
+    progress = UnitProgress(_first_open(assignment), *counted(assignment))
     return WorkState(assignment.annotator, assignment, progress)
 
 
@@ -103,7 +113,7 @@ def assignment_with_progress(assignment_id: int) -> tuple[Assignment, UnitProgre
     )
     if assignment is None:
         return None
-    return assignment, UnitProgress(_first_open(assignment), assignment.items_done, assignment.items_total)
+    return assignment, UnitProgress(_first_open(assignment), *counted(assignment))
 
 
 def response_for_save(
@@ -115,7 +125,7 @@ def response_for_save(
     all as read (`unit_done`, `unit_total`), in one query."""
     if response_id is None or (access_key is None and assignment_id is None):
         return None
-    mine = {"assignment__annotator__access_key": access_key} if access_key is not None else {}
+    mine: dict[str, object] = {"assignment__annotator__access_key": access_key} if access_key is not None else {}
     if assignment_id is not None:
         mine["assignment_id"] = assignment_id
     response = (

@@ -98,9 +98,10 @@ def _preview(request: HttpRequest, unit: Unit) -> HttpResponse:
     """The instructions and the first page of the unit's first item, read-only; nothing is saved."""
     project = unit.batch.project
     item = unit.items.order_by("unit_items__position").first()
-    example = None
+    example, step = None, None
     if item is not None:
         step = flow.step_for(Response(item=item, answers={}), project.kind)  # unsaved: only shown
+    if step is not None:
         example = {"step": step, "page": flow.page_context(step), "form": flow.build_form(step.page, step.response)}
     context = {"project": project, "instructions": instructions_of(project), "example": example, "items": unit.items.count()}
     return render(request, "surveys/mturk_preview.html", context, using=ENGINE)

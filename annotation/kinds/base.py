@@ -49,7 +49,7 @@ class Page:
     slug: str
     title: str
     template: str
-    form_class: type[forms.Form]
+    form_class: type["PageForm"]
     locks: bool = False
 
 

@@ -83,7 +83,8 @@ def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
         raise NoWorkLeft(_("This batch is closed."))
     assignments_release_abandoned(batch=batch)
     for mine in annotator_assignments(annotator, batch):
-        if mine.status == Assignment.Status.RELEASED and mine.open_items and assignment_reclaim(assignment=mine):
+        unfinished = getattr(mine, "open_items")  # noqa: B009 - an annotation of annotator_assignments
+        if mine.status == Assignment.Status.RELEASED and unfinished and assignment_reclaim(assignment=mine):
             return mine
     exclusive = get_kind(annotator.project.kind).exclusive_groups
     with transaction.atomic():
