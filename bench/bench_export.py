@@ -1,4 +1,4 @@
-"""Benchmark 3: streamed export of 1,000,000 annotations (raw dataset, CSV by default).
+"""Benchmark 3: export of 1,000,000 annotations (raw dataset with the item's text, CSV by default).
 
 Targets (issue 2, item 11): >= 100,000 rows/s with the serving process's memory growing <= 150 MB.
 
@@ -7,15 +7,21 @@ Set-up: a ReCAM project of 10,000 items (27.6 MB of passages), one batch of unit
 pages answered, with timings), inserted with COPY on PostgreSQL and one executemany
 transaction on SQLite (a few tens of seconds). Then two measurements:
 
+Every row carries the item's text (question and passage, `item_text`), as a researcher's
+export does: the export reads and writes the passages, not only the answers.
+
 * api: gunicorn (deploy/gunicorn.conf.py, 1 worker so its memory is the server's) serves
-  GET /api/projects/<id>/export/?dataset=raw&format=csv to a staff user (HTTP basic auth); the
+  GET /api/projects/<id>/export/?dataset=raw&format=csv&item_text=true to a staff user (HTTP basic auth); the
   client reads the stream, counts rows and bytes, and samples the worker's RSS from /proc
   every 20 ms. Growth = peak RSS during the download - RSS before it (after a warm-up export).
 * inprocess: the same generator (quality.exports.export_open(...).chunks) consumed in this
   process, RSS sampled the same way; shows the export code's own cost without HTTP.
+* job: an export job (quality.services.exports.export_job_execute, what the Celery task runs)
+  writing its file under a temporary EXPORT_ROOT in this process, RSS sampled the same way.
 
     python bench/bench_export.py --db postgres
     python bench/bench_export.py --db sqlite --rows 200000 --via inprocess
+    python bench/bench_export.py --db sqlite --quick --via job
     python bench/bench_export.py --db postgres --keep      # keep the 1M-row database ...
     python bench/bench_export.py --db postgres --reuse     # ... and measure it again
     python bench/bench_export.py --db postgres --reuse --format tsv --sha256   # hash the bytes
@@ -207,32 +213,12 @@ def export_inprocess(project_id: int, fmt: str, sha256: bool = False) -> dict:
     from annotation.models import Project
 
     project = Project.objects.get(pk=project_id)
-    try:
-        from quality.exports import export_open
+    from quality.exports import Options, export_open
 
-        source = "quality.exports.export_open(dataset='raw')"
+    source = "quality.exports.export_open(dataset='raw', item_text)"
 
-        def chunks():
-            return export_open(project=project, dataset="raw", fmt=fmt).chunks
-    except ImportError:  # the export package is not there yet: the selector it will build on
-        import csv
-
-        from annotation.selectors import annotation_columns, annotation_rows
-
-        source = "annotation.selectors.annotation_rows + csv.writer (quality.exports missing)"
-
-        def chunks():
-            columns = annotation_columns(project)
-            buf = io.StringIO()
-            writer = csv.writer(buf)
-            writer.writerow(columns)
-            for n, row in enumerate(annotation_rows(project), 1):
-                writer.writerow([row[c] for c in columns])
-                if n % 1000 == 0:
-                    yield buf.getvalue().encode()
-                    buf.seek(0)
-                    buf.truncate()
-            yield buf.getvalue().encode()
+    def chunks():
+        return export_open(project=project, dataset="raw", fmt=fmt, options=Options(item_text=True)).chunks
 
     before = common.rss_kb()
     sampler = RssSampler(["self"])
@@ -262,7 +248,7 @@ def export_inprocess(project_id: int, fmt: str, sha256: bool = False) -> dict:
 
 def export_api(url: str, project_id: int, fmt: str, port: int, log, sha256: bool = False) -> dict:
     auth = "Basic " + base64.b64encode(f"{STAFF[0]}:{STAFF[1]}".encode()).decode()
-    path = f"/api/projects/{project_id}/export/?dataset=raw&format={fmt}"
+    path = f"/api/projects/{project_id}/export/?dataset=raw&format={fmt}&item_text=true"
 
     def download(p: str, digest=None):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
@@ -296,7 +282,7 @@ def export_api(url: str, project_id: int, fmt: str, port: int, log, sha256: bool
             return {"error": f"warm-up export answered {status}: {head!r}"}
         time.sleep(0.3)
         before = common.rss_kb(worker)
-        sampler = RssSampler([worker], helpers_of=worker)
+        sampler = RssSampler([worker])
         sampler.start()
         cpu0 = common.cpu_seconds(worker)
         digest = hashlib.sha256() if sha256 else None
@@ -309,10 +295,34 @@ def export_api(url: str, project_id: int, fmt: str, port: int, log, sha256: bool
     rows = lines if fmt == "jsonl" else lines - 1
     return {"rows": rows, "bytes": size, "seconds": seconds, "rows_per_s": rows / seconds, "first_byte_s": first,
             "worker_rss_before_mb": before / 1024, "worker_rss_peak_mb": peak / 1024,
-            "worker_rss_after_mb": after / 1024, "helper_private_peak_mb": sampler.helpers_peak_kb / 1024,
-            # the worker's growth plus what its helper process (SQLite's two-process export) holds alone
-            "growth_mb": (peak - before + sampler.helpers_peak_kb) / 1024, "worker_cpu_s": cpu,
+            "worker_rss_after_mb": after / 1024, "growth_mb": (peak - before) / 1024, "worker_cpu_s": cpu,
             "sha256": digest.hexdigest() if digest is not None else None}
+
+
+def export_job(project_id: int, fmt: str) -> dict:
+    """An export job run in this process (what the `run_export` task does), into a temporary folder."""
+    import tempfile
+
+    from django.test import override_settings
+
+    from annotation.models import Project
+    from quality.models import ExportJob
+    from quality.services.exports import export_job_execute
+
+    project = Project.objects.get(pk=project_id)
+    with tempfile.TemporaryDirectory(prefix="bench-export-") as root, override_settings(EXPORT_ROOT=root):
+        job = ExportJob.objects.create(project=project, dataset="raw", format=fmt, file_name=f"bench.{fmt}",
+                                       file_path=f"bench.{fmt}", options={"item_text": True})
+        before = common.rss_kb()
+        sampler = RssSampler(["self"])
+        sampler.peak = {"self": before}
+        sampler.start()
+        t0 = time.perf_counter()
+        export_job_execute(job=job)
+        seconds = time.perf_counter() - t0
+        peak = sampler.stop()["self"]
+    return {"rows": job.rows_written, "bytes": job.size, "seconds": seconds, "rows_per_s": job.rows_written / seconds,
+            "first_byte_s": 0.0, "growth_mb": (peak - before) / 1024, "status": job.status}
 
 
 _TINY: dict = {}
@@ -362,8 +372,11 @@ def run(db: str, *, rows: int, items: int, via: str, fmt: str, port: int, keep: 
         if via in ("inprocess", "both"):
             result["inprocess"] = export_inprocess(setup["project_id"], fmt, sha256)
             connections.close_all()
+        if via == "job":
+            result["job"] = export_job(setup["project_id"], fmt)
+            connections.close_all()
         result["meets"] = {}
-        for key in ("api", "inprocess"):
+        for key in ("api", "inprocess", "job"):
             r = result.get(key)
             if r and "error" not in r:
                 result["meets"][key] = {"rows_per_s": r["rows_per_s"] >= TARGET_ROWS_PER_S,
@@ -383,7 +396,8 @@ def main() -> None:
     parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--items", type=int, default=10_000)
-    parser.add_argument("--via", choices=["api", "inprocess", "both"], default="both")
+    parser.add_argument("--via", choices=["api", "inprocess", "job", "both"], default="both",
+                        help="both: api and inprocess; job: an export job writing its file, in this process")
     parser.add_argument("--format", choices=["csv", "tsv", "jsonl"], default="csv")
     parser.add_argument("--port", type=int, default=8785, help="first port tried")
     parser.add_argument("--quick", action="store_true", help="50,000 rows over 1,000 items")
@@ -399,7 +413,7 @@ def main() -> None:
     setup = result["setup"]
     print(f"export of {setup['responses']:,} annotations on {args.db} ({args.format}); "
           f"set-up {setup.get('build_s', 0):.0f} s{' (reused)' if setup.get('reused') else ''}")
-    for key in ("api", "inprocess"):
+    for key in ("api", "inprocess", "job"):
         r = result.get(key)
         if not r:
             continue

@@ -154,6 +154,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotation.tasks.mturk_publish_watchdog",
         "schedule": env.int("MTURK_WATCHDOG_SECONDS", default=300),
     },
+    "purge-exports": {
+        "task": "quality.tasks.purge_exports",
+        "schedule": env.int("EXPORT_PURGE_SECONDS", default=3600),
+    },
 }
 
 # --- Platform settings ----------------------------------------------------------------
@@ -161,6 +165,12 @@ IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=200 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=10 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000")
+# Export jobs write their files here (one folder per project); a finished file is kept this
+# many days, then the `purge-exports` beat task (or `manage.py purge_exports`) deletes it.
+EXPORT_ROOT = env.path("EXPORT_ROOT", default=BASE_DIR / "exports")
+EXPORT_KEEP_DAYS = env.int("EXPORT_KEEP_DAYS", default=7)
+# A running job records its progress every this many rows.
+EXPORT_PROGRESS_ROWS = env.int("EXPORT_PROGRESS_ROWS", default=10_000)
 
 LOGGING = {
     "version": 1,

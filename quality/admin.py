@@ -9,8 +9,8 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision
-from quality.selectors import run_summary, runs_with_counts
+from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision
+from quality.selectors import export_jobs, run_summary, runs_with_counts
 
 
 def _reasons(obj) -> str:
@@ -104,3 +104,30 @@ class ItemResultAdmin(ReadOnlyMixin, admin.ModelAdmin):
     search_fields = ("item__external_id",)
     raw_id_fields = ("run", "item")
     show_full_result_count = False
+
+
+@admin.register(ExportJob)
+class ExportJobAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """Export jobs, read-only: they are started and downloaded from the project's quality report."""
+
+    list_display = ("__str__", "status", "cells", "progress_shown", "rows_written", "size", "created_by",
+                    "created_at", "download_link")
+    list_filter = ("status", "format", "project")
+    date_hierarchy = "created_at"
+    fields = ("project", "dataset", "format", "options", "cells", "status", "progress_shown", "rows_written",
+              "rows_total", "size", "file_name", "error", "created_by", "created_at", "started_at", "finished_at",
+              "download_link")
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return export_jobs(super().get_queryset(request))
+
+    @admin.display(description="progress")
+    def progress_shown(self, job: ExportJob) -> str:
+        return f"{job.progress * 100:.0f} %"
+
+    @admin.display(description="file")
+    def download_link(self, job: ExportJob) -> str:
+        if job.status != ExportJob.Status.DONE:
+            return "—"
+        return format_html('<a href="{}">Download</a>', reverse("quality:export-download", args=[job.project_id, job.pk]))

@@ -58,3 +58,53 @@ class ItemResult(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "item"], name="itemresult_unique")]
+
+
+class ExportJob(models.Model):
+    """One export written to a file by a background task (quality.services.exports), so an
+    export of any size never holds a web worker; the file is kept for EXPORT_KEEP_DAYS."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+        EXPIRED = "expired", "Expired (file deleted)"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="export_jobs")
+    dataset = models.CharField(max_length=40)
+    format = models.CharField(max_length=10)
+    options = models.JSONField(default=dict, blank=True, help_text="spreadsheet_safe, item_text")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    rows_written = models.BigIntegerField(default=0)
+    rows_total = models.BigIntegerField(null=True, blank=True, help_text="Source records, counted when it starts.")
+    error = models.TextField(blank=True)
+    file_name = models.CharField(max_length=255, blank=True, help_text="The name the download is given.")
+    file_path = models.CharField(max_length=500, blank=True, help_text="Relative to EXPORT_ROOT.")
+    size = models.BigIntegerField(null=True, blank=True, help_text="Bytes.")
+    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "finished_at"], name="exportjob_status_finished")]
+
+    def __str__(self) -> str:
+        return f"Export #{self.pk} of {self.project}: {self.dataset}.{self.format}"
+
+    @property
+    def progress(self) -> float:
+        """Share of the source records written, 0-1 (1 once done)."""
+        if self.status in (self.Status.DONE, self.Status.EXPIRED):
+            return 1.0
+        if not self.rows_total:
+            return 0.0
+        return min(self.rows_written / self.rows_total, 0.99)
+
+    @property
+    def cells(self) -> str:
+        """How CSV/TSV text cells were written: "exact" or "spreadsheet-safe"."""
+        safe = (self.options or {}).get("spreadsheet_safe") and self.format in ("csv", "tsv")
+        return "spreadsheet-safe" if safe else "exact"

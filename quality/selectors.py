@@ -5,7 +5,7 @@ from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, 
 from django.db.models.functions import Coalesce
 
 from annotation.models import Project
-from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision
+from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision
 
 
 def latest_run(project: Project) -> QualityRun | None:
@@ -95,3 +95,13 @@ def run_summary(run: QualityRun, *, skip: tuple[str, ...] = ()) -> list[tuple[st
     summary = report.get("summary", {})
     keys = [k for k in report.get("summary_keys", []) if k in summary]
     return [(k, summary[k]) for k in keys + sorted(set(summary) - set(keys)) if k not in skip]
+
+
+def project_export_jobs(project: Project) -> QuerySet[ExportJob]:
+    """A project's export jobs, newest first, with who asked for them."""
+    return ExportJob.objects.filter(project=project).select_related("created_by").order_by("-created_at", "-id")
+
+
+def export_jobs(queryset: QuerySet[ExportJob] | None = None) -> QuerySet[ExportJob]:
+    """Export jobs with their project and creator loaded (API detail, admin list)."""
+    return (ExportJob.objects.all() if queryset is None else queryset).select_related("project", "created_by")

@@ -6,7 +6,8 @@ from django.contrib.auth import get_user_model
 from django.db import InterfaceError, OperationalError
 
 from annotation.models import Project
-from quality.models import QualityRun
+from quality.models import ExportJob, QualityRun
+from quality.services.exports import export_job_execute, export_jobs_purge
 from quality.services.runs import quality_run_create, quality_run_execute
 
 
@@ -23,3 +24,17 @@ def run_quality(project_id: int, user_id: int | None = None, run_id: int | None 
     project = Project.objects.get(pk=project_id)
     user = get_user_model().objects.filter(pk=user_id).first() if user_id is not None else None
     return quality_run_create(project=project, by=user).pk
+
+
+@shared_task(autoretry_for=(OperationalError, InterfaceError), retry_backoff=True, max_retries=3)
+def run_export(job_id: int) -> dict:
+    """Write an export job's file (retry-safe: a finished job is left alone, a broken one is
+    written again). Only transient database errors are retried."""
+    job = export_job_execute(job=ExportJob.objects.select_related("project").get(pk=job_id))
+    return {"job": job.pk, "status": job.status, "rows": job.rows_written}
+
+
+@shared_task
+def purge_exports() -> list[int]:
+    """Beat: delete export files older than EXPORT_KEEP_DAYS; returns the jobs expired."""
+    return export_jobs_purge()

@@ -1,4 +1,4 @@
-"""The quality report page, its "Run quality now" button and export downloads (staff only).
+"""The quality report page, its "Run quality now" button, export jobs and downloads (staff only).
 
 Thin views: parse, call one service or selector, render; the admin look comes from
 `admin.site.each_context` and the admin base template.
@@ -16,21 +16,25 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.kinds import get_kind
 from annotation.models import Project
-from quality.exports import FORMATS, ExportUnavailable, UnknownExport, export_open, project_datasets
-from quality.exports.http import export_response
-from quality.models import QualityRun
+from quality.exports import FORMATS, ExportUnavailable, Options, UnknownExport, export_open, project_datasets
+from quality.exports.http import export_job_response, export_response
+from quality.forms import ExportForm
+from quality.models import ExportJob, QualityRun
 from quality.selectors import (
     annotator_decisions,
     annotator_metric_columns,
     item_results,
     latest_run,
+    project_export_jobs,
     project_runs,
     run_summary,
     run_with_counts,
 )
+from quality.services.exports import export_job_create
 from quality.services.runs import quality_run_request
 
 ITEMS_PER_PAGE = 100
+JOBS_SHOWN = 20
 #: summary figures the page already shows from the stored decisions (or as parameters)
 SHOWN_AS_COUNTS = ("responses", "responses_kept", "annotators", "annotators_kept", "min_accuracy")
 
@@ -94,6 +98,8 @@ def report(request: HttpRequest, project_id: int) -> HttpResponse:
         "diagnostic_labels": _labels(columns),
         "datasets": [(name, text) for name, (_, text) in project_datasets(project).items()],
         "formats": list(FORMATS),
+        "export_form": ExportForm(project=project),
+        "export_jobs": project_export_jobs(project)[:JOBS_SHOWN],
         **_run_tables(request, run, columns),
     }
     return render(request, "quality/report.html", context)
@@ -117,11 +123,48 @@ def run_now(request: HttpRequest, project_id: int) -> HttpResponse:
 @staff_member_required
 @require_GET
 def export(request: HttpRequest, project_id: int, dataset: str, fmt: str) -> HttpResponse:
+    """A download at once, streamed through the same writer as the jobs (for small exports);
+    `?spreadsheet_safe=1`, `?item_text=1` as the job form's options."""
     project = get_object_or_404(Project, pk=project_id)
+    options = Options(spreadsheet_safe=request.GET.get("spreadsheet_safe") == "1",
+                      item_text=request.GET.get("item_text") == "1")
     try:
-        return export_response(export_open(project=project, dataset=dataset, fmt=fmt))
+        return export_response(export_open(project=project, dataset=dataset, fmt=fmt, options=options))
     except UnknownExport as exc:
         raise Http404(str(exc)) from None
     except ExportUnavailable as exc:
         messages.error(request, str(exc))
         return redirect("quality:report", project_id=project.pk)
+
+
+@staff_member_required
+@require_POST
+def export_start(request: HttpRequest, project_id: int) -> HttpResponse:
+    """Start an export job; it writes a file the page then lists with a download link."""
+    project = get_object_or_404(Project, pk=project_id)
+    form = ExportForm(request.POST, project=project)
+    if not form.is_valid():
+        messages.error(request, f"Export not started: {form.errors.as_text()}")
+        return redirect("quality:report", project_id=project.pk)
+    try:
+        job = export_job_create(project=project, dataset=form.cleaned_data["dataset"],
+                                fmt=form.cleaned_data["format"], options=form.options(), by=request.user)
+    except ExportUnavailable as exc:
+        messages.error(request, str(exc))
+        return redirect("quality:report", project_id=project.pk)
+    job.refresh_from_db()
+    if job.status == ExportJob.Status.DONE:
+        messages.success(request, f"Export #{job.pk} is ready ({job.rows_written} rows); download it below.")
+    elif job.status == ExportJob.Status.FAILED:
+        messages.error(request, f"Export #{job.pk} failed: {job.error}")
+    else:
+        messages.info(request, f"Export #{job.pk} started; reload this page to follow its progress.")
+    return redirect("quality:report", project_id=project.pk)
+
+
+@staff_member_required
+@require_GET
+def export_download(request: HttpRequest, project_id: int, job_id: int) -> HttpResponse:
+    """A finished export job's file."""
+    job = get_object_or_404(ExportJob, pk=job_id, project_id=project_id)
+    return export_job_response(job)

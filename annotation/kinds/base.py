@@ -94,39 +94,26 @@ class ItemExport:
 
 
 @dataclass(frozen=True)
-class AnswerValue:
-    """A column that is `(answers.get(page) or {}).get(key)`: one value of one page's answer."""
+class Column:
+    """One column of a kind's annotation row, declared once: its name and how its value comes
+    from the item's payload and the response's answers. `payload_keys`: the payload keys
+    `value` reads, so an export reads only those of each item (never the passages it does not
+    write); None: the whole payload."""
 
-    page: str
-    key: str
+    name: str
+    value: Callable[[Mapping[str, Any], Mapping[str, Any]], Any]
+    payload_keys: tuple[str, ...] | None = ()
 
+    @classmethod
+    def answer(cls, name: str, page: str, key: str) -> "Column":
+        """`(answers.get(page) or {}).get(key)`: one value of one page's answer."""
+        return cls(name, lambda payload, answers: (answers.get(page) or {}).get(key))
 
-@dataclass(frozen=True)
-class AnswerIsNone:
-    """None when the page has no answer, else whether its `key` is missing or null
-    (ReCAM's no_other_answer: the second choice stored as None)."""
-
-    page: str
-    key: str
-
-
-@dataclass(frozen=True)
-class AnswerMatchesItem:
-    """None when the answer's value or the payload's `item_key` is None, else whether they are
-    equal (ReCAM's pre_correct: the choice against the label)."""
-
-    page: str
-    key: str
-    item_key: str
-
-
-@dataclass(frozen=True)
-class ItemValue:
-    """A column that depends on the payload alone: what `annotation_row(payload, {})` gives."""
-
-
-#: where an annotation column comes from, for exports that flatten rows in the database
-ColumnSource = AnswerValue | AnswerIsNone | AnswerMatchesItem | ItemValue
+    @classmethod
+    def item(cls, name: str, key: str | None = None) -> "Column":
+        """`payload.get(key)` (key defaults to the column's name): a value of the item alone."""
+        key = key or name
+        return cls(name, lambda payload, answers: payload.get(key), payload_keys=(key,))
 
 
 class TaskKind(ABC):
@@ -137,9 +124,12 @@ class TaskKind(ABC):
     file_format: ClassVar[str] = ""
     #: project settings with the papers' values as defaults
     default_settings: ClassVar[dict[str, Any]] = {}
-    #: payload keys `annotation_row` reads (None: the whole payload); exports of millions of
-    #: rows then skip decoding the passages
-    row_payload_keys: ClassVar[tuple[str, ...] | None] = None
+    #: the kind's annotation columns, in order: `annotation_columns()` and `annotation_row()`
+    #: are derived from this one declaration
+    columns: ClassVar[tuple[Column, ...]] = ()
+    #: the item's own text, written beside each annotation when an export asks for it
+    #: (option `item_text`: a researcher reads the annotation with what was annotated)
+    item_text_columns: ClassVar[tuple[Column, ...]] = ()
     #: an annotator gets at most one item of a `group_key`, ever, across the project's batches
     #: (CoSimLex: one of a pair's two contexts)
     exclusive_groups: ClassVar[bool] = False
@@ -177,20 +167,26 @@ class TaskKind(ABC):
         """The answer key where one exists."""
         return None
 
-    @abstractmethod
     def annotation_columns(self) -> list[str]:
-        """Kind-specific columns of a raw annotation row, in order."""
+        """Kind-specific columns of a raw annotation row, in order (from `columns`)."""
+        return [column.name for column in self.columns]
 
-    @abstractmethod
     def annotation_row(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> dict[str, Any]:
         """One response flattened to `annotation_columns()`."""
+        return {column.name: column.value(payload, answers) for column in self.columns}
 
-    def annotation_sources(self) -> dict[str, ColumnSource] | None:
-        """Where each of `annotation_columns()` comes from, in words a database can follow, so an
-        export of millions of rows can build its lines in SQL (`annotation.export_sql`). Every
-        source must say exactly what `annotation_row` does; None (the default): only
-        `annotation_row` knows, and exports read rows through Python."""
-        return None
+    def item_text_row(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """The item's text columns (`item_text_columns`) of one item."""
+        return {column.name: column.value(payload, {}) for column in self.item_text_columns}
+
+    def payload_keys(self, *, item_text: bool = False) -> tuple[str, ...] | None:
+        """The payload keys the rows read (None: the whole payload), from the declarations."""
+        keys: list[str] = []
+        for column in self.columns + (self.item_text_columns if item_text else ()):
+            if column.payload_keys is None:
+                return None
+            keys.extend(k for k in column.payload_keys if k not in keys)
+        return tuple(keys)
 
     @abstractmethod
     def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:

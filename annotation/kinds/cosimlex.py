@@ -18,11 +18,9 @@ from django.utils.translation import gettext_lazy as _
 from quality.stats import cosimlex as cosimlex_stats
 
 from .base import (
-    AnswerValue,
-    ColumnSource,
+    Column,
     ImportProblem,
     ItemExport,
-    ItemValue,
     Page,
     PageForm,
     ParsedItem,
@@ -109,6 +107,12 @@ DEFAULT_INSTRUCTIONS = _(
 )
 
 
+def _reference_sim(payload: Mapping[str, Any]) -> float | None:
+    """The released similarity of this context, where the import file had scores."""
+    reference = (payload.get("reference") or {}).get(f"sim{payload['context']}")
+    return None if reference in (None, "") else float(reference)
+
+
 @register
 class CoSimLex(TaskKind):
     slug = "cosimlex"
@@ -118,7 +122,20 @@ class CoSimLex(TaskKind):
         "reference) or SemEval-2020 Task 3 kit input data_{lang}.tsv; each row becomes two items, one per context"
     )
     exclusive_groups = True
-    row_payload_keys = ("pair", "context", "word1", "word2", "reference")
+    columns = (
+        Column.item("pair"),
+        Column.item("word1"),
+        Column.item("word2"),
+        Column.item("context"),
+        Column.answer("inspired_word_1", "inspired", "word_1"),
+        Column.answer("inspired_word_2", "inspired", "word_2"),
+        Column.answer("rating", "rating", "rating"),
+        Column("reference_sim", lambda payload, answers: _reference_sim(payload), payload_keys=("reference", "context")),
+    )
+    item_text_columns = (
+        Column("context_text", lambda payload, answers: payload[f"context{payload['context']}"],
+               payload_keys=("context", "context1", "context2")),
+    )
     default_settings = {
         "consistency_items": [],
         "calibration_threshold": 1.0,
@@ -215,37 +232,6 @@ class CoSimLex(TaskKind):
         }
 
     # --- results -----------------------------------------------------------------------
-    def annotation_columns(self) -> list[str]:
-        return ["pair", "word1", "word2", "context", "inspired_word_1", "inspired_word_2", "rating", "reference_sim"]
-
-    def annotation_row(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> dict[str, Any]:
-        inspired = answers.get("inspired") or {}
-        rating = (answers.get("rating") or {}).get("rating")
-        reference = (payload.get("reference") or {}).get(f"sim{payload['context']}")
-        return {
-            "pair": payload["pair"],
-            "word1": payload["word1"],
-            "word2": payload["word2"],
-            "context": payload["context"],
-            "inspired_word_1": inspired.get("word_1"),
-            "inspired_word_2": inspired.get("word_2"),
-            "rating": rating,
-            "reference_sim": None if reference in (None, "") else float(reference),
-        }
-
-    def annotation_sources(self) -> dict[str, ColumnSource]:
-        """`annotation_row`, column by column (the export builds its lines from this in SQL)."""
-        return {
-            "pair": ItemValue(),
-            "word1": ItemValue(),
-            "word2": ItemValue(),
-            "context": ItemValue(),
-            "inspired_word_1": AnswerValue("inspired", "word_1"),
-            "inspired_word_2": AnswerValue("inspired", "word_2"),
-            "rating": AnswerValue("rating", "rating"),
-            "reference_sim": ItemValue(),
-        }
-
     def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:
         selection = cosimlex_stats.select_ratings(
             frame,

@@ -12,12 +12,8 @@ from django.utils.translation import gettext_lazy as _
 from quality.stats import recam as recam_stats
 
 from .base import (
-    AnswerIsNone,
-    AnswerMatchesItem,
-    AnswerValue,
-    ColumnSource,
+    Column,
     ImportProblem,
-    ItemValue,
     Page,
     PageForm,
     ParsedItem,
@@ -129,13 +125,43 @@ QUESTIONS = {
 }
 
 
+def _no_other_answer(answers: Mapping[str, Any]) -> bool | None:
+    """None before the page is answered; else whether the second choice is "No Other Answer"
+    (stored as None)."""
+    page = answers.get("second")
+    return None if page is None else page.get("choice") is None
+
+
+def _is_label(payload: Mapping[str, Any], answers: Mapping[str, Any], page: str) -> bool | None:
+    """Whether the page's choice is the label; None when either is unknown (test items)."""
+    label, choice = payload.get("label"), (answers.get(page) or {}).get("choice")
+    return None if label is None or choice is None else choice == label
+
+
 @register
 class ReCAM(TaskKind):
     slug = "recam"
     title = "ReCAM: reading comprehension of abstract meaning"
     file_format = "JSON Lines as released for SemEval-2021 Task 4 (article, question with one @placeholder, option_0-option_4, label 0-4; test files: id and no label)"
-    row_payload_keys = ("label",)
     default_settings = {"min_accuracy": 0.4, "easy_must_be_correct": True, "require_spans": True}
+    columns = (
+        Column.answer("pre_choice", "pre", "choice"),
+        Column.answer("post_choice", "post", "choice"),
+        Column.answer("second_choice", "second", "choice"),
+        Column("no_other_answer", lambda payload, answers: _no_other_answer(answers)),
+        Column.answer("support_span", "support_span", "text"),
+        Column.answer("support_start", "support_span", "start"),
+        Column.answer("support_end", "support_span", "end"),
+        Column.answer("relation", "relation", "relation"),
+        Column.answer("summary_span", "summary_span", "text"),
+        Column.answer("summary_start", "summary_span", "start"),
+        Column.answer("summary_end", "summary_span", "end"),
+        Column.answer("difficulty", "difficulty", "difficulty"),
+        Column.item("label"),
+        Column("pre_correct", lambda payload, answers: _is_label(payload, answers, "pre"), payload_keys=("label",)),
+        Column("post_correct", lambda payload, answers: _is_label(payload, answers, "post"), payload_keys=("label",)),
+    )
+    item_text_columns = (Column.item("question"), Column.item("article"))
     default_instructions = _(
         "Each question is a one-sentence summary of a news passage with one word left out "
         "(shown as a blank). You will first pick the missing word without seeing the passage, "
@@ -192,59 +218,6 @@ class ReCAM(TaskKind):
     # --- results -----------------------------------------------------------------------
     def gold(self, payload: Mapping[str, Any]) -> int | None:
         return payload.get("label")
-
-    def annotation_columns(self) -> list[str]:
-        return [
-            "pre_choice", "post_choice", "second_choice", "no_other_answer",
-            "support_span", "support_start", "support_end", "relation",
-            "summary_span", "summary_start", "summary_end", "difficulty",
-            "label", "pre_correct", "post_correct",
-        ]
-
-    def annotation_row(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> dict[str, Any]:
-        def get(page: str, key: str) -> Any:
-            return (answers.get(page) or {}).get(key)
-
-        label = payload.get("label")
-        pre, post = get("pre", "choice"), get("post", "choice")
-        second_page = answers.get("second")
-        return {
-            "pre_choice": pre,
-            "post_choice": post,
-            "second_choice": get("second", "choice"),
-            "no_other_answer": None if second_page is None else second_page.get("choice") is None,
-            "support_span": get("support_span", "text"),
-            "support_start": get("support_span", "start"),
-            "support_end": get("support_span", "end"),
-            "relation": get("relation", "relation"),
-            "summary_span": get("summary_span", "text"),
-            "summary_start": get("summary_span", "start"),
-            "summary_end": get("summary_span", "end"),
-            "difficulty": get("difficulty", "difficulty"),
-            "label": label,
-            "pre_correct": None if label is None or pre is None else pre == label,
-            "post_correct": None if label is None or post is None else post == label,
-        }
-
-    def annotation_sources(self) -> dict[str, ColumnSource]:
-        """`annotation_row`, column by column (the export builds its lines from this in SQL)."""
-        return {
-            "pre_choice": AnswerValue("pre", "choice"),
-            "post_choice": AnswerValue("post", "choice"),
-            "second_choice": AnswerValue("second", "choice"),
-            "no_other_answer": AnswerIsNone("second", "choice"),
-            "support_span": AnswerValue("support_span", "text"),
-            "support_start": AnswerValue("support_span", "start"),
-            "support_end": AnswerValue("support_span", "end"),
-            "relation": AnswerValue("relation", "relation"),
-            "summary_span": AnswerValue("summary_span", "text"),
-            "summary_start": AnswerValue("summary_span", "start"),
-            "summary_end": AnswerValue("summary_span", "end"),
-            "difficulty": AnswerValue("difficulty", "difficulty"),
-            "label": ItemValue(),
-            "pre_correct": AnswerMatchesItem("pre", "choice", "label"),
-            "post_correct": AnswerMatchesItem("post", "choice", "label"),
-        }
 
     def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:
         selection = recam_stats.select_annotations(

@@ -5,11 +5,12 @@ from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
+from django.urls import reverse
 from rest_framework import serializers
 
 from annotation.kinds import all_kinds
 from quality.exports import DATASETS, FORMATS
-from quality.models import QualityRun
+from quality.models import ExportJob, QualityRun
 
 
 class RunCountsSerializer(serializers.Serializer):
@@ -63,6 +64,36 @@ class ExportQuerySerializer(serializers.Serializer):
         "kit_data, kit_gold); a format of another kind gets a 400 listing the project's datasets.",
     )
     format = serializers.ChoiceField(choices=list(FORMATS), default="csv")
+    spreadsheet_safe = serializers.BooleanField(
+        default=False,
+        help_text="CSV/TSV: prefix text cells starting with =, +, -, @, tab or CR with ' so a spreadsheet does not "
+        "run them as formulas. Default false: every cell exactly as stored (research data round-trips).",
+    )
+    item_text = serializers.BooleanField(
+        default=False, help_text="raw and clean: each annotation row carries the item's text (the kind's text columns)."
+    )
+
+
+class ExportJobSerializer(serializers.ModelSerializer):
+    created_by = serializers.StringRelatedField()
+    progress = serializers.FloatField(read_only=True, help_text="Share of the source records written, 0-1.")
+    cells = serializers.CharField(read_only=True, help_text='"exact" or "spreadsheet-safe": how CSV/TSV cells were written.')
+    download_url = serializers.SerializerMethodField(help_text="Where the file is, once the job is done.")
+
+    class Meta:
+        model = ExportJob
+        fields = ["id", "project", "dataset", "format", "options", "cells", "status", "progress", "rows_written",
+                  "rows_total", "size", "file_name", "error", "created_by", "created_at", "started_at",
+                  "finished_at", "download_url"]
+        read_only_fields = fields
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_download_url(self, job: ExportJob) -> str | None:
+        if job.status != ExportJob.Status.DONE:
+            return None
+        url = reverse("api-export-download", args=[job.pk])
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request else url
 
 
 class ScoreRequestSerializer(serializers.Serializer):

@@ -1,8 +1,8 @@
 """Quality API routes (included at /api/). Names: api-project-quality-runs, api-quality-run-detail,
-api-project-export, api-project-score."""
+api-project-export, api-project-export-jobs, api-export-job-detail, api-export-download, api-project-score."""
 from django.urls import path
 
-from . import views
+from . import exports, views
 
 urlpatterns = [
     path(
@@ -11,6 +11,9 @@ urlpatterns = [
         name="api-project-quality-runs",
     ),
     path("quality-runs/<int:pk>/", views.QualityRunDetailView.as_view(), name="api-quality-run-detail"),
-    path("projects/<int:project_id>/export/", views.ProjectExportView.as_view(), name="api-project-export"),
+    path("projects/<int:project_id>/export/", exports.ProjectExportView.as_view(), name="api-project-export"),
+    path("projects/<int:project_id>/exports/", exports.ProjectExportJobsView.as_view(), name="api-project-export-jobs"),
+    path("exports/<int:pk>/", exports.ExportJobDetailView.as_view(), name="api-export-job-detail"),
+    path("exports/<int:pk>/download/", exports.ExportJobDownloadView.as_view(), name="api-export-download"),
     path("projects/<int:project_id>/score/", views.ProjectScoreView.as_view(), name="api-project-score"),
 ]

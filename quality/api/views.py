@@ -1,11 +1,10 @@
-"""Quality API (staff only): start and read quality runs, stream exports. Thin views."""
+"""Quality API (staff only): start and read quality runs, score submissions. Thin views.
+Exports are in `exports.py`."""
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
@@ -15,15 +14,12 @@ from rest_framework.views import APIView
 from annotation.kinds import get_kind
 from annotation.models import Project
 from quality.cosimlex import NoData, gold_from_file, project_gold, score_submission
-from quality.exports import ExportUnavailable, UnknownExport, export_open
-from quality.exports.http import export_response
 from quality.models import QualityRun
 from quality.stats.semeval_scoring import KitFormatError
 from quality.selectors import project_runs, run_with_counts, runs_with_counts
 from quality.services.runs import quality_run_request
 
 from .serializers import (
-    ExportQuerySerializer,
     QualityRunRequestSerializer,
     QualityRunSerializer,
     ScoreRequestSerializer,
@@ -67,44 +63,6 @@ class QualityRunDetailView(generics.RetrieveAPIView):
     permission_classes = [IsAdminUser]
     serializer_class = QualityRunSerializer
     queryset = runs_with_counts()
-
-
-class IgnoreFormatParameter(DefaultContentNegotiation):
-    """Here `?format=` names the export's file format, not a DRF renderer; errors are JSON."""
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
-
-
-@extend_schema(tags=["quality"])
-class ProjectExportView(APIView):
-    permission_classes = [IsAdminUser]
-    content_negotiation_class = IgnoreFormatParameter
-
-    @extend_schema(
-        parameters=[ExportQuerySerializer],
-        responses={
-            (200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY, description="CSV with a header row"),
-            (200, "text/tab-separated-values"): OpenApiResponse(OpenApiTypes.BINARY, description="tab-separated, as CoSimLex releases"),
-            (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.BINARY, description="one JSON object per line"),
-            (409, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="needs a finished quality run"),
-        },
-        description="Stream a dataset of the project: raw (every annotation), clean (kept by the latest "
-        "quality run), items (released format plus quality columns), annotators, decisions, and the "
-        "further released formats of the project's kind (CoSimLex: kit_data, kit_gold).",
-    )
-    def get(self, request: Request, project_id: int):
-        project = get_object_or_404(Project, pk=project_id)
-        query = ExportQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        try:
-            export = export_open(project=project, dataset=query.validated_data["dataset"],
-                                 fmt=query.validated_data["format"])
-        except ExportUnavailable as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        except UnknownExport as exc:
-            return Response({"dataset": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
-        return export_response(export)
 
 
 @extend_schema(tags=["quality"])

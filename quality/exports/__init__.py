@@ -1,6 +1,8 @@
 """Exports, composed from small parts (after doccano's data_export pipeline): a dataset
-(`datasets.py`) gives columns and rows, a writer (`writers.py`) turns them into encoded
-chunks, and `export_open` names the file. Everything streams."""
+(`datasets.py`) gives columns and rows, the one writer (`writers.py`) turns them into encoded
+chunks, and `export_open` names the file. Small exports are served at once from these chunks;
+large ones are written to a file by a background job (quality.services.exports). Both stream.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,11 +14,12 @@ from django.utils.text import slugify
 
 from annotation.models import Project
 
-from .datasets import DATASETS, Dataset, ExportUnavailable, project_datasets
-from .writers import FORMATS
+from .datasets import DATASETS, EXACT, Dataset, ExportUnavailable, Options, project_datasets
+from .writers import FORMATS, Format, encode
 
 __all__ = [
-    "DATASETS", "FORMATS", "Dataset", "Export", "ExportUnavailable", "UnknownExport", "export_open", "project_datasets",
+    "DATASETS", "EXACT", "FORMATS", "Dataset", "Export", "ExportUnavailable", "Format", "Options", "UnknownExport",
+    "export_dataset", "export_filename", "export_open", "project_datasets",
 ]
 
 
@@ -29,26 +32,48 @@ class Export:
     filename: str
     content_type: str
     chunks: Iterator[bytes]
+    #: "exact" or "spreadsheet-safe": how CSV/TSV text cells were written
+    cells: str
 
 
-def export_filename(project: Project, dataset: str, extension: str, day: date | None = None) -> str:
-    """`<project-slug>-<dataset>-<YYYY-MM-DD>.<ext>`, safe for a Content-Disposition header."""
+def export_filename(project: Project, dataset: str, fmt: Format, *, options: Options = EXACT,
+                    day: date | None = None) -> str:
+    """`<project-slug>-<dataset>-<YYYY-MM-DD>[-spreadsheet-safe].<ext>`, safe for a
+    Content-Disposition header; the suffix says the cells were changed for spreadsheets."""
     slug = slugify(project.name) or f"project-{project.pk}"
-    return f"{slug}-{dataset}-{(day or timezone.localdate()).isoformat()}.{extension}"
+    safe = "-spreadsheet-safe" if options.spreadsheet_safe and fmt.delimited else ""
+    return f"{slug}-{dataset}-{(day or timezone.localdate()).isoformat()}{safe}.{fmt.extension}"
 
 
-def export_open(*, project: Project, dataset: str, fmt: str) -> Export:
-    """Prepare a streamed export. Checks everything up front (unknown names, a missing quality
-    run) so a caller can answer with an error before the first byte is sent."""
+def cells_label(fmt: Format, options: Options) -> str:
+    return "spreadsheet-safe" if options.spreadsheet_safe and fmt.delimited else "exact"
+
+
+def export_dataset(*, project: Project, dataset: str, fmt: str, options: Options = EXACT) -> tuple[Dataset, Format]:
+    """The dataset and format named, checked up front (unknown names, a missing quality run),
+    so a caller can answer with an error before the first byte is written."""
     datasets = project_datasets(project)
     if dataset not in datasets:
         raise UnknownExport(f"unknown dataset {dataset!r}; known datasets for this project: {', '.join(datasets)}")
     if fmt not in FORMATS:
         raise UnknownExport(f"unknown format {fmt!r}; known formats: {', '.join(FORMATS)}")
     build, _ = datasets[dataset]
-    writer, content_type, extension = FORMATS[fmt]
+    return build(project, options), FORMATS[fmt]
+
+
+def export_open(*, project: Project, dataset: str, fmt: str, options: Options = EXACT) -> Export:
+    """Prepare a streamed export through the one writer (`writers.encode`)."""
+    source, file_format = export_dataset(project=project, dataset=dataset, fmt=fmt, options=options)
     return Export(
-        filename=export_filename(project, dataset, extension),
-        content_type=content_type,
-        chunks=writer(build(project)),
+        filename=export_filename(project, dataset, file_format, options=options),
+        content_type=file_format.content_type,
+        chunks=dataset_chunks(source, file_format, options),
+        cells=cells_label(file_format, options),
     )
+
+
+def dataset_chunks(source: Dataset, fmt: Format, options: Options, rows: Iterator | None = None) -> Iterator[bytes]:
+    """The dataset's file, chunk by chunk; nothing is read before the first chunk is asked for.
+    `rows`: the dataset's rows already opened (a job counts them as they pass)."""
+    yield from encode(source.columns(), source.rows() if rows is None else rows, fmt,
+                      spreadsheet_safe=options.spreadsheet_safe)

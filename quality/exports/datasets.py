@@ -1,22 +1,18 @@
 """Datasets an export can hold: each gives its columns and streams its rows as dicts.
 
-Kind-specific columns always come from the task kind (annotation_columns, export_item), so a
-new kind needs nothing here. Rows come from `.iterator()` querysets or server-side cursors:
-memory stays flat.
+Kind-specific columns always come from the task kind (its column declarations, export_item),
+so a new kind needs nothing here. Rows come from `.iterator()` querysets: memory stays flat.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator
 
 from django.db.models import F, FilteredRelation, JSONField, Q, Value
 
-from annotation import export_sql
 from annotation.kinds import get_kind
-from annotation.models import Item, Project
-from annotation.selectors import (
-    annotation_columns, annotation_id_bounds, annotation_rows, annotation_value_chunks, annotation_value_spans,
-)
+from annotation.models import Item, Project, Response
+from annotation.selectors import annotation_columns, annotation_rows
 from quality.models import QualityRun
 from quality.selectors import (
     annotator_decisions,
@@ -37,31 +33,40 @@ class ExportUnavailable(Exception):
 
 
 @dataclass(frozen=True)
+class Options:
+    """What a researcher may choose beside dataset and format.
+
+    `spreadsheet_safe`: CSV/TSV text cells that start like a formula get a leading `'`
+    (the default writes every cell exactly, so research data round-trips);
+    `item_text`: raw and clean rows carry the item's text (the kind's `item_text_columns`).
+    """
+
+    spreadsheet_safe: bool = False
+    item_text: bool = False
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any] | None) -> "Options":
+        values = values or {}
+        return cls(spreadsheet_safe=bool(values.get("spreadsheet_safe")), item_text=bool(values.get("item_text")))
+
+    def as_dict(self) -> dict[str, bool]:
+        return {"spreadsheet_safe": self.spreadsheet_safe, "item_text": self.item_text}
+
+
+#: the default: every cell exactly as stored, no item text
+EXACT = Options()
+
+
+@dataclass(frozen=True)
 class Dataset:
     """`sparse`: a row may lack some columns (written empty in CSV, absent in JSONL).
-
-    `value_chunks(size)`, where a dataset has it: the same rows as cells in column order, in
-    lists of up to `size` rows, for the delimited writers (no dict per row); JSONL, which
-    writes keys, always reads `rows`.
-
-    `id_bounds()` and `value_spans(spans, size)`, where a dataset has them: the bounds of its
-    rows' ids (None: not readable span by span) and its value chunks span by span, as (span's
-    index, chunk) pairs, so that two processes can write one export (quality/exports/forked.py).
-
-    `text_chunks(delimiter, terminator, quoting, render)`, where a dataset has it: the same
-    rows already written as lines (no header, UTF-8 bytes) by the database
-    (`annotation.export_sql`), or None where that path does not apply to this project,
-    database or dialect.
-    """
+    `total`: how many source records the rows come from, for a job's progress."""
 
     name: str
     columns: Callable[[], list[str]]
     rows: Callable[[], Iterator[dict[str, Any]]]
+    total: Callable[[], int]
     sparse: bool = False
-    value_chunks: Callable[[int], Iterator[list[Sequence[Any]]]] | None = None
-    text_chunks: Callable[..., Iterator[bytes] | None] | None = None
-    id_bounds: Callable[[], tuple[int, int] | None] | None = None
-    value_spans: Callable[[Sequence[tuple[int, int]], int], Iterator[tuple[int, list[Sequence[Any]]]]] | None = None
 
 
 def _require_run(project: Project, dataset: str) -> QualityRun:
@@ -71,38 +76,35 @@ def _require_run(project: Project, dataset: str) -> QualityRun:
     return run
 
 
-def raw(project: Project) -> Dataset:
+def _responses_total(project: Project, response_ids: Any = None) -> Callable[[], int]:
+    def total() -> int:
+        queryset = Response.objects.filter(item__project=project)
+        return (queryset if response_ids is None else queryset.filter(pk__in=response_ids)).count()
+
+    return total
+
+
+def raw(project: Project, options: Options = EXACT) -> Dataset:
     """Every response, finished or not, flattened to the kind's annotation columns."""
+    text = options.item_text
     return Dataset(
         "raw",
-        lambda: annotation_columns(project),
-        lambda: annotation_rows(project, chunk_size=CHUNK_SIZE),
-        value_chunks=lambda size: annotation_value_chunks(project, chunk_size=size),
-        text_chunks=_sql_lines(project, None),
-        id_bounds=lambda: annotation_id_bounds(project),
-        value_spans=lambda spans, size: annotation_value_spans(project, spans, chunk_size=size),
+        lambda: annotation_columns(project, item_text=text),
+        lambda: annotation_rows(project, chunk_size=CHUNK_SIZE, item_text=text),
+        _responses_total(project),
     )
 
 
-def _sql_lines(project: Project, response_ids: Any) -> Callable[..., Iterator[bytes] | None]:
-    """`Dataset.text_chunks` of the raw or clean dataset (`response_ids`: the kept ones)."""
-
-    def text_chunks(delimiter: str, terminator: str, quoting: Any, render: Any) -> Iterator[bytes] | None:
-        return export_sql.text_chunks(project, response_ids=response_ids, delimiter=delimiter,
-                                      terminator=terminator, quoting=quoting, render=render)
-
-    return text_chunks
-
-
-def clean(project: Project) -> Dataset:
+def clean(project: Project, options: Options = EXACT) -> Dataset:
     """Only the responses the latest finished quality run keeps (joined as a subquery), with
     the values the run derived for each (e.g. CoSimLex's calibrated rating) as extra columns."""
     run = _require_run(project, "clean")
     kept = kept_response_ids(run)
     extra = response_value_columns(run)
+    text = options.item_text
 
     def rows() -> Iterator[dict[str, Any]]:
-        source = annotation_rows(project, response_ids=kept, chunk_size=CHUNK_SIZE)
+        source = annotation_rows(project, response_ids=kept, chunk_size=CHUNK_SIZE, item_text=text)
         if not extra:
             yield from source
             return
@@ -113,30 +115,8 @@ def clean(project: Project) -> Dataset:
                 row.update({column: derived.get(column) for column in extra})
                 yield row
 
-    def value_chunks(size: int) -> Iterator[list[Sequence[Any]]]:
-        source = annotation_value_chunks(project, response_ids=kept, chunk_size=size)
-        if not extra:
-            yield from source
-            return
-        for chunk in source:
-            values = response_values(run, [row[0] for row in chunk])  # row[0]: response_id
-            yield [row + tuple(_derived(values, row[0], extra)) for row in chunk]
-
-    # An extra column named like an annotation column replaces that column's value in `rows`:
-    # then only the dicts say it right.
-    shadows = bool(set(extra) & set(annotation_columns(project)))
-    return Dataset(
-        "clean", lambda: annotation_columns(project) + extra, rows, value_chunks=None if shadows else value_chunks,
-        text_chunks=None if extra else _sql_lines(project, kept),
-        id_bounds=None if extra else lambda: annotation_id_bounds(project, response_ids=kept),
-        value_spans=None if extra else lambda spans, size: annotation_value_spans(
-            project, spans, response_ids=kept, chunk_size=size),
-    )
-
-
-def _derived(values: dict[int, dict[str, Any]], response_id: int, extra: list[str]) -> Iterator[Any]:
-    derived = values.get(response_id, {})
-    return (derived.get(column) for column in extra)
+    return Dataset("clean", lambda: annotation_columns(project, item_text=text) + extra, rows,
+                   _responses_total(project, kept))
 
 
 def _chunks(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
@@ -171,10 +151,10 @@ def _item_dataset(project: Project, name: str, row_of: Callable[..., dict[str, A
     def columns() -> list[str]:
         return _ordered_union(row.keys() for row in rows())
 
-    return Dataset(name, columns, rows, sparse=True)
+    return Dataset(name, columns, rows, queryset.count, sparse=True)
 
 
-def items(project: Project) -> Dataset:
+def items(project: Project, options: Options = EXACT) -> Dataset:
     """Every item in the kind's released format plus the latest run's diagnostics."""
     return _item_dataset(project, "items", get_kind(project.kind).export_item)
 
@@ -201,7 +181,7 @@ ANNOTATOR_COLUMNS = ["annotator_id", "annotator", "channel", "keep", "reasons"]
 DECISION_COLUMNS = ["response_id", "item_id", "external_id", "annotator_id", "annotator", "keep", "reasons"]
 
 
-def annotators(project: Project) -> Dataset:
+def annotators(project: Project, options: Options = EXACT) -> Dataset:
     """The latest run's verdict on every annotator, with its metrics and reasons."""
     run = _require_run(project, "annotators")
     decisions = annotator_decisions(run)
@@ -216,10 +196,10 @@ def annotators(project: Project) -> Dataset:
                 row[name] = values.get(name)
             yield row
 
-    return Dataset("annotators", lambda: ANNOTATOR_COLUMNS + metrics, rows)
+    return Dataset("annotators", lambda: ANNOTATOR_COLUMNS + metrics, rows, decisions.count)
 
 
-def decisions(project: Project) -> Dataset:
+def decisions(project: Project, options: Options = EXACT) -> Dataset:
     """The latest run's decision on every response, with the reasons it was dropped."""
     queryset = response_decisions(_require_run(project, "decisions"))
 
@@ -231,11 +211,12 @@ def decisions(project: Project) -> Dataset:
             yield {"response_id": rid, "item_id": item_id, "external_id": ext, "annotator_id": aid,
                    "annotator": aext, "keep": keep, "reasons": REASON_SEPARATOR.join(reasons)}
 
-    return Dataset("decisions", lambda: list(DECISION_COLUMNS), rows)
+    return Dataset("decisions", lambda: list(DECISION_COLUMNS), rows, queryset.count)
 
 
+Builder = Callable[[Project, Options], Dataset]
 #: dataset name -> (builder, what it holds, in words for the researcher)
-DATASETS: dict[str, tuple[Callable[[Project], Dataset], str]] = {
+DATASETS: dict[str, tuple[Builder, str]] = {
     "raw": (raw, "every annotation, as collected"),
     "clean": (clean, "annotations kept by the latest quality run"),
     "items": (items, "items in the released format, with quality columns"),
@@ -244,9 +225,9 @@ DATASETS: dict[str, tuple[Callable[[Project], Dataset], str]] = {
 }
 
 
-def project_datasets(project: Project) -> dict[str, tuple[Callable[[Project], Dataset], str]]:
+def project_datasets(project: Project) -> dict[str, tuple[Builder, str]]:
     """The standard datasets plus the further released formats of the project's kind."""
     found = dict(DATASETS)
     for name, spec in get_kind(project.kind).item_exports().items():
-        found[name] = (lambda p, name=name, row=spec.row: _item_dataset(p, name, row), spec.description)
+        found[name] = (lambda p, o, name=name, row=spec.row: _item_dataset(p, name, row), spec.description)
     return found

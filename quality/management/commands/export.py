@@ -1,4 +1,5 @@
-"""`manage.py export <project_id> --dataset raw|clean|items|... --format csv|tsv|jsonl [--output FILE]`."""
+"""`manage.py export <project_id> --dataset raw|clean|items|... --format csv|tsv|jsonl [--output FILE]
+[--spreadsheet-safe] [--item-text] [--job]`."""
 from __future__ import annotations
 
 import os
@@ -9,11 +10,14 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.models import Project
-from quality.exports import DATASETS, FORMATS, ExportUnavailable, UnknownExport, export_open
+from quality.exports import DATASETS, FORMATS, ExportUnavailable, Options, UnknownExport, export_open
+from quality.models import ExportJob
+from quality.services.exports import export_job_create, export_job_path
 
 
 class Command(BaseCommand):
-    help = "Stream one of a project's datasets as CSV, TSV or JSONL to a file or to stdout."
+    help = ("Stream one of a project's datasets as CSV, TSV or JSONL to a file or to stdout, or (--job) "
+            "record an export job that writes it under EXPORT_ROOT, as the admin and the API do.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("project_id", type=int)
@@ -23,15 +27,26 @@ class Command(BaseCommand):
         )
         parser.add_argument("--format", choices=list(FORMATS), default="csv", dest="fmt")
         parser.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
+        parser.add_argument("--spreadsheet-safe", action="store_true",
+                            help="CSV/TSV: prefix text cells starting with =, +, -, @, tab or CR with ' "
+                                 "(default: every cell exactly as stored)")
+        parser.add_argument("--item-text", action="store_true", help="raw and clean: add the item's text")
+        parser.add_argument("--job", action="store_true",
+                            help="record an export job (listed in the admin, kept EXPORT_KEEP_DAYS days) instead")
 
     def handle(self, *args: Any, project_id: int, dataset: str, fmt: str, output: Path | None, **options: Any) -> None:
         project = Project.objects.filter(pk=project_id).first()
         if project is None:
             raise CommandError(f"no project with id {project_id}")
+        chosen = Options(spreadsheet_safe=options["spreadsheet_safe"], item_text=options["item_text"])
         try:
-            export = export_open(project=project, dataset=dataset, fmt=fmt)
+            if options["job"]:
+                self._as_job(project, dataset, fmt, chosen)
+                return
+            export = export_open(project=project, dataset=dataset, fmt=fmt, options=chosen)
         except (ExportUnavailable, UnknownExport) as exc:
             raise CommandError(str(exc)) from None
+        self.stderr.write(f"cells: {export.cells}")
         if output is None:
             self._to_stdout(export.chunks)
             return
@@ -39,6 +54,17 @@ class Command(BaseCommand):
             for chunk in export.chunks:
                 handle.write(chunk)
         self.stderr.write(f"wrote {output}")
+
+    def _as_job(self, project: Project, dataset: str, fmt: str, chosen: Options) -> None:
+        job = export_job_create(project=project, dataset=dataset, fmt=fmt, options=chosen)
+        job.refresh_from_db()
+        if job.status == ExportJob.Status.FAILED:
+            raise CommandError(f"export job #{job.pk} failed: {job.error}")
+        if job.status == ExportJob.Status.DONE:
+            self.stdout.write(f"export job #{job.pk} done ({job.cells} cells): {job.rows_written} rows, "
+                              f"{export_job_path(job)}")
+        else:
+            self.stdout.write(f"export job #{job.pk} queued ({job.cells} cells); a worker writes it")
 
     def _to_stdout(self, chunks) -> None:
         binary = getattr(self.stdout._out, "buffer", None)  # the real stdout: pass bytes straight on

@@ -1,0 +1,133 @@
+"""Exports in the API (staff only): a download at once (small exports), and export jobs that
+write a file in the background: create, status, download. Thin views."""
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.permissions import IsAdminUser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.models import Project
+from quality.exports import ExportUnavailable, Options, UnknownExport, export_open
+from quality.exports.http import export_job_response, export_response
+from quality.models import ExportJob
+from quality.selectors import export_jobs, project_export_jobs
+from quality.services.exports import export_job_create
+
+from .serializers import ExportJobSerializer, ExportQuerySerializer
+
+FILE_RESPONSES = {
+    (200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY, description="CSV with a header row"),
+    (200, "text/tab-separated-values"): OpenApiResponse(OpenApiTypes.BINARY, description="tab-separated, as CoSimLex releases"),
+    (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.BINARY, description="one JSON object per line"),
+}
+DATASETS_TEXT = (
+    "raw (every annotation), clean (kept by the latest quality run), items (released format plus quality "
+    "columns), annotators, decisions, and the further released formats of the project's kind."
+)
+
+
+def _options(data: dict) -> Options:
+    return Options(spreadsheet_safe=data["spreadsheet_safe"], item_text=data["item_text"])
+
+
+class IgnoreFormatParameter(DefaultContentNegotiation):
+    """Here `?format=` names the export's file format, not a DRF renderer; errors are JSON."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+@extend_schema(tags=["quality"])
+class ProjectExportView(APIView):
+    permission_classes = [IsAdminUser]
+    content_negotiation_class = IgnoreFormatParameter
+
+    @extend_schema(
+        parameters=[ExportQuerySerializer],
+        responses={**FILE_RESPONSES,
+                   (409, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="needs a finished quality run")},
+        description="Stream a dataset of the project at once (meant for small exports; large ones are export "
+        f"jobs, POST .../exports/): {DATASETS_TEXT} The X-Export-Cells header says exact or spreadsheet-safe.",
+    )
+    def get(self, request: Request, project_id: int):
+        project = get_object_or_404(Project, pk=project_id)
+        query = ExportQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        try:
+            export = export_open(project=project, dataset=data["dataset"], fmt=data["format"], options=_options(data))
+        except ExportUnavailable as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        except UnknownExport as exc:
+            return Response({"dataset": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        return export_response(export)
+
+
+@extend_schema(tags=["quality"])
+class ProjectExportJobsView(generics.ListAPIView):
+    """A project's export jobs, newest first; POST starts one."""
+
+    permission_classes = [IsAdminUser]
+    serializer_class = ExportJobSerializer
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return ExportJob.objects.none()
+        return project_export_jobs(get_object_or_404(Project, pk=self.kwargs["project_id"]))
+
+    @extend_schema(
+        request=ExportQuerySerializer,
+        responses={
+            201: ExportJobSerializer,
+            202: ExportJobSerializer,
+            400: OpenApiResponse(OpenApiTypes.OBJECT, description="an unknown dataset or format"),
+            409: OpenApiResponse(OpenApiTypes.OBJECT, description="the dataset needs a finished quality run"),
+        },
+        description=f"Start an export job that writes a file in the background: {DATASETS_TEXT} 201 when it has "
+        "already finished (no broker: tasks run inline), 202 while a worker is on it; poll the job, then "
+        "download its file.",
+    )
+    def post(self, request: Request, project_id: int) -> Response:
+        project = get_object_or_404(Project, pk=project_id)
+        body = ExportQuerySerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            job = export_job_create(project=project, dataset=data["dataset"], fmt=data["format"],
+                                    options=_options(data), by=request.user)
+        except ExportUnavailable as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        except UnknownExport as exc:
+            return Response({"dataset": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        job.refresh_from_db()
+        finished = job.status in (ExportJob.Status.DONE, ExportJob.Status.FAILED)
+        code = status.HTTP_201_CREATED if finished else status.HTTP_202_ACCEPTED
+        return Response(ExportJobSerializer(job, context={"request": request}).data, status=code)
+
+
+@extend_schema(tags=["quality"])
+class ExportJobDetailView(generics.RetrieveAPIView):
+    """One export job: status, progress, rows, size, and its download URL once done."""
+
+    permission_classes = [IsAdminUser]
+    serializer_class = ExportJobSerializer
+    queryset = export_jobs()
+
+
+@extend_schema(tags=["quality"])
+class ExportJobDownloadView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        responses={**FILE_RESPONSES,
+                   (404, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="no such job, not done yet, or expired")},
+        description="The finished job's file (X-Export-Cells says exact or spreadsheet-safe).",
+    )
+    def get(self, request: Request, pk: int):
+        return export_job_response(get_object_or_404(export_jobs(), pk=pk))

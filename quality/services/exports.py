@@ -1,0 +1,117 @@
+"""Export jobs: an export written to a file under EXPORT_ROOT by a Celery task (inline when no
+broker is set), with its progress recorded as it goes, kept EXPORT_KEEP_DAYS days."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Iterator
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Project
+from quality.exports import EXACT, Options, dataset_chunks, export_dataset, export_filename
+from quality.models import ExportJob
+
+Status = ExportJob.Status
+
+
+def export_job_path(job: ExportJob) -> Path:
+    """Where the job's file is (or will be) on disk."""
+    return Path(settings.EXPORT_ROOT) / job.file_path
+
+
+def export_job_create(*, project: Project, dataset: str, fmt: str, options: Options = EXACT, by=None) -> ExportJob:
+    """Record a queued export job and hand it to the `run_export` task once the row is committed.
+
+    Checks the names and preconditions first (raises UnknownExport, or ExportUnavailable when the
+    dataset needs a quality run), so nothing is queued that cannot run. Without a broker the
+    task runs inline and the job is finished (done or failed) when the transaction commits.
+    """
+    from quality import tasks  # tasks call services; imported here to keep the cycle out of module load
+
+    _, file_format = export_dataset(project=project, dataset=dataset, fmt=fmt, options=options)
+    job = ExportJob.objects.create(
+        project=project, dataset=dataset, format=fmt, options=options.as_dict(), created_by=by,
+        file_name=export_filename(project, dataset, file_format, options=options),
+    )
+    job.file_path = f"{project.pk}/{job.pk}-{job.file_name}"
+    job.save(update_fields=["file_path"])
+    transaction.on_commit(lambda: tasks.run_export.delay(job.pk), robust=True)
+    return job
+
+
+def export_job_execute(*, job: ExportJob) -> ExportJob:
+    """Write the job's file, recording progress every EXPORT_PROGRESS_ROWS rows. Idempotent: a
+    finished job is returned as is; a queued, running (its worker died) or failed one is written
+    again from the start. The file appears under its name only once complete (written as
+    `.part`, then renamed). Raises what the export raised, after marking the job failed.
+    """
+    if job.status in (Status.DONE, Status.EXPIRED):
+        return job
+    target = export_job_path(job)
+    partial = target.with_name(target.name + ".part")
+    try:
+        _update(job, status=Status.RUNNING, started_at=timezone.now(), rows_written=0, error="")
+        rows = _write(job, partial)
+        partial.replace(target)
+        _update(job, status=Status.DONE, rows_written=rows, size=target.stat().st_size, finished_at=timezone.now())
+    except Exception as exc:
+        partial.unlink(missing_ok=True)
+        _update(job, status=Status.FAILED, error=f"{type(exc).__name__}: {exc}", finished_at=timezone.now())
+        raise
+    return job
+
+
+def _write(job: ExportJob, partial: Path) -> int:
+    """Write the export to `partial`; returns the rows written."""
+    options = Options.from_dict(job.options)
+    source, file_format = export_dataset(project=job.project, dataset=job.dataset, fmt=job.format, options=options)
+    _update(job, rows_total=source.total())
+    counter = _RowCounter(source.rows())
+    every = max(1, settings.EXPORT_PROGRESS_ROWS)
+    recorded = 0
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    with partial.open("wb") as out:
+        for chunk in dataset_chunks(source, file_format, options, rows=counter):
+            out.write(chunk)
+            if counter.count - recorded >= every:
+                recorded = counter.count
+                _update(job, rows_written=recorded)
+    return counter.count
+
+
+class _RowCounter:
+    """Passes rows on and counts them, so the job knows how far the writer has got."""
+
+    def __init__(self, rows: Iterator[dict[str, Any]]):
+        self.rows = rows
+        self.count = 0
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for row in self.rows:
+            self.count += 1
+            yield row
+
+
+def _update(job: ExportJob, **fields: Any) -> None:
+    """Save these fields on the object and in its row (one UPDATE, committed at once outside
+    a transaction, so the admin and the API see the progress)."""
+    for name, value in fields.items():
+        setattr(job, name, value)
+    ExportJob.objects.filter(pk=job.pk).update(**fields)
+
+
+def export_jobs_purge(*, now: datetime | None = None) -> list[int]:
+    """Delete the files of jobs finished more than EXPORT_KEEP_DAYS ago and mark them expired
+    (the records stay: who exported what, when). Failed jobs left no file. Returns their ids."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.EXPORT_KEEP_DAYS)
+    old = ExportJob.objects.filter(status=Status.DONE, finished_at__lt=cutoff)
+    purged = []
+    for job in old.only("id", "file_path", "status"):
+        if job.file_path:
+            export_job_path(job).unlink(missing_ok=True)
+        ExportJob.objects.filter(pk=job.pk).update(status=Status.EXPIRED, file_path="", size=None)
+        purged.append(job.pk)
+    return purged
