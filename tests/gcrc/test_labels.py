@@ -16,17 +16,46 @@ from .conftest import sample_items
 
 # Read by hand: True where the question asks for the option that is NOT right.
 ASKS_FOR_WRONG = {
-    "gcrc_4015_6994": False, "gcrc_4016_6995": True, "gcrc_4017_6996": False, "gcrc_4018_6997": False,
-    "gcrc_4019_6998": True, "gcrc_4020_6999": True, "gcrc_4021_7000": True, "gcrc_4022_7001": False,
-    "gcrc_4023_7002": True, "gcrc_4024_7003": False, "gcrc_4025_7004": True, "gcrc_4026_7005": False,
-    "gcrc_4027_7006": True, "gcrc_4028_7007": True, "gcrc_4028_7008": True, "gcrc_4028_7009": False,
-    "gcrc_4029_7010": True, "gcrc_4030_7011": True, "gcrc_4031_7012": False, "gcrc_4031_7013": True,
-    "gcrc_4032_7014": True, "gcrc_4032_7015": False, "gcrc_4032_7016": False, "gcrc_4033_7017": False,
-    "gcrc_4033_7018": True, "gcrc_4033_7019": False, "gcrc_4034_7020": True, "gcrc_4034_7021": True,
-    "gcrc_4034_7022": True, "gcrc_4035_7023": True,
-    "gcrc_4726_7883": False, "gcrc_4737_7899": False, "gcrc_4744_7908": True, "gcrc_4745_7909": False,
-    "gcrc_4748_7912": True, "gcrc_4751_7915": True, "gcrc_4752_7916": True, "gcrc_4765_7937": True,
-    "gcrc_4771_7944": True, "gcrc_4781_7957": True,
+    "gcrc_4015_6994": False,
+    "gcrc_4016_6995": True,
+    "gcrc_4017_6996": False,
+    "gcrc_4018_6997": False,
+    "gcrc_4019_6998": True,
+    "gcrc_4020_6999": True,
+    "gcrc_4021_7000": True,
+    "gcrc_4022_7001": False,
+    "gcrc_4023_7002": True,
+    "gcrc_4024_7003": False,
+    "gcrc_4025_7004": True,
+    "gcrc_4026_7005": False,
+    "gcrc_4027_7006": True,
+    "gcrc_4028_7007": True,
+    "gcrc_4028_7008": True,
+    "gcrc_4028_7009": False,
+    "gcrc_4029_7010": True,
+    "gcrc_4030_7011": True,
+    "gcrc_4031_7012": False,
+    "gcrc_4031_7013": True,
+    "gcrc_4032_7014": True,
+    "gcrc_4032_7015": False,
+    "gcrc_4032_7016": False,
+    "gcrc_4033_7017": False,
+    "gcrc_4033_7018": True,
+    "gcrc_4033_7019": False,
+    "gcrc_4034_7020": True,
+    "gcrc_4034_7021": True,
+    "gcrc_4034_7022": True,
+    "gcrc_4035_7023": True,
+    "gcrc_4726_7883": False,
+    "gcrc_4737_7899": False,
+    "gcrc_4744_7908": True,
+    "gcrc_4745_7909": False,
+    "gcrc_4748_7912": True,
+    "gcrc_4751_7915": True,
+    "gcrc_4752_7916": True,
+    "gcrc_4765_7937": True,
+    "gcrc_4771_7944": True,
+    "gcrc_4781_7957": True,
 }
 
 # The two labeled items published with GCRC: the paper's Figure 1 and the CCL2022 README's example.
@@ -52,13 +81,22 @@ def test_the_seven_error_reasons():
 
 @pytest.mark.parametrize(
     ("value", "code"),
-    [("IND", "IND"), ("归纳推理", "IND"), ("CAU-R", "CAUS-R"), ("cause-effect comprehension", "CAUS-R"), (" DTL-R ", "DTL-R"), ("", "")],
+    [
+        ("IND", "IND"),
+        ("归纳推理", "IND"),
+        ("CAU-R", "CAUS-R"),
+        ("cause-effect comprehension", "CAUS-R"),
+        (" DTL-R ", "DTL-R"),
+        ("", ""),
+    ],
 )
 def test_skill_spellings_normalise_to_codes(value, code):
     assert skill_code(value) == code
 
 
-@pytest.mark.parametrize(("value", "code"), [("主谓宾关系错误", "SPOT"), ("主谓不一致", "SPOT"), ("细节错误", "DTL"), ("itq", "ITQ"), ("", "")])
+@pytest.mark.parametrize(
+    ("value", "code"), [("主谓宾关系错误", "SPOT"), ("主谓不一致", "SPOT"), ("细节错误", "DTL"), ("itq", "ITQ"), ("", "")]
+)
 def test_error_spellings_normalise_to_codes(value, code):
     assert error_code(value) == code
 

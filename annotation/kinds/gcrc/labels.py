@@ -5,6 +5,7 @@ the CCL2022-GCRC README (codes and Chinese names). Aliases are other spellings s
 released material: the paper's Figure 1 writes 主谓宾关系错误 for SPOT, one Chinese README
 writes CAU-R for CAUS-R. Files are normalised to the codes; the original stays in the payload.
 """
+
 from __future__ import annotations
 
 import re

@@ -11,6 +11,7 @@ the adversarial-robustness derivative kept as they are), plus:
 - `reference` (labeled files only): the labels normalised to codes, with each evidence
   sentence's index in `sentences` (None where it is not one of them).
 """
+
 from __future__ import annotations
 
 import json
@@ -24,7 +25,7 @@ LABEL_FIELDS = ("answer", "evidences", "error_type", "reasoning_ability")
 
 
 def _problem(number: int, field: str, message: str) -> ImportProblem:
-    return ImportProblem(f"{message} (item {number} of \"data\", counted from 1)", line=number, field=field)
+    return ImportProblem(f'{message} (item {number} of "data", counted from 1)', line=number, field=field)
 
 
 def _document(text: str) -> list[Any]:
@@ -35,7 +36,7 @@ def _document(text: str) -> list[Any]:
     if not isinstance(document, dict):
         raise ImportProblem(f'expected a JSON object with "data", got {type(document).__name__}')
     if "data" not in document:
-        raise ImportProblem("missing: the file's object has no \"data\" list", field="data")
+        raise ImportProblem('missing: the file\'s object has no "data" list', field="data")
     if not isinstance(document["data"], list):
         raise ImportProblem(f"must be a list, got {type(document['data']).__name__}", field="data")
     return document["data"]
@@ -66,7 +67,9 @@ def _four(record: dict[str, Any], key: str, number: int, kind: type) -> list[Any
 
 def _check_item(record: Any, number: int) -> None:
     if not isinstance(record, dict):
-        raise ImportProblem(f"expected a JSON object, got {type(record).__name__} (item {number} of \"data\", counted from 1)", line=number)
+        raise ImportProblem(
+            f'expected a JSON object, got {type(record).__name__} (item {number} of "data", counted from 1)', line=number
+        )
     _text(record, "id", number)
     _text(record, "title", number, allow_empty=True)
     _text(record, "passage", number)

@@ -11,6 +11,7 @@ every line break (LF or CR). Whitespace around a sentence is left out of it, and
 is only whitespace is no sentence. ASCII ? . ! and the full-width ． are not sentence ends:
 the released passages use ? for a middle dot (阿瑟?刘易斯) and ． as a decimal point (0．25).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
