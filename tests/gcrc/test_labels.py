@@ -146,6 +146,10 @@ def test_wrong_options_follow_the_answer():
         ("下列表述有误的一项是", True),
         ("下列选项中,不能作为论据的一项是", True),
         ("下列对文章内容的理解,错误的一项是", True),
+        ("下列推断不一定正确的一项是", True),
+        ("下列说法不够准确的一项是", True),
+        ("下列推断未必成立的一项是", True),
+        ("下列说法与原文意思相符的一项是", False),
     ],
 )
 def test_negation_inside_quotes_or_titles_does_not_count(question, asks_for_wrong):

@@ -92,7 +92,7 @@ def _code(value: str, table: dict[str, str]) -> str:
 _QUOTED = re.compile(r"“[^”]*”|‘[^’]*’|「[^」]*」|『[^』]*』|《[^》]*》|\"[^\"]*\"")
 #: the stems of Gaokao questions that ask for the one wrong statement
 _ASKS_FOR_WRONG = re.compile(
-    r"错误|有误|无法|没有|不(?:正确|符合|相符|属于|恰当|合理|准确|一致|相同|同|妥|当|能|是|可|对|符|成立|包括|适)"
+    r"错误|有误|无法|没有|未必|不(?:一定|够|太|完全|尽)?(?:正确|符合|相符|属于|恰当|合理|准确|一致|相同|同|妥|当|能|是|可|对|符|成立|包括|适)"
 )
 
 
