@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from annotation.services.responses import next_page_slug
+
 from annotation.kinds import Column, all_kinds, get_kind
 from tests.annotation.test_kind_contract import KIND_SAMPLES
 from tests.conftest import data_file
@@ -13,7 +15,8 @@ def answered(slug: str, payload: dict) -> dict:
     kind = get_kind(slug)
     _, answer_page = KIND_SAMPLES[slug]
     answers: dict = {}
-    for page in kind.pages(payload):
+    while (slug_ := next_page_slug(slug, payload, answers)) is not None:
+        page = kind.page(payload, slug_, answers)
         form = page.form_class(answer_page(payload, page.slug), payload=payload, answers=answers)
         assert form.is_valid(), form.errors
         answers[page.slug] = json.loads(json.dumps(form.answer()))
