@@ -123,3 +123,4 @@ def test_empty_answer_sequence_is_refused_not_read_as_unlabeled():
     records[2]["answer_sequence"] = []
     with pytest.raises(PassageProblem, match="answers 0 of 3 blanks"):
         parse_records(json.dumps(records))
+

@@ -166,3 +166,11 @@ def test_thresholds_are_strict_and_unjudged_workers_stay():
     ]
     untimed = frame().assign(seconds=None)
     assert scde.select_workers(untimed, min_ba=0.0).workers["keep"].all()
+
+
+def test_an_empty_study_gives_no_figures_rather_than_errors():
+    empty = frame().iloc[0:0]
+    summary = scde.summarize(empty)
+    assert (summary.responses, summary.ba, summary.mean_seconds) == (0, None, None)
+    assert summary.difficulty["count"].sum() == 0
+    assert scde.select_workers(empty).summary["workers"] == 0
