@@ -33,7 +33,8 @@ def list_submissions(client: ProlificClient, study_id: str, *, page: int = 1,
             raise
         return SubmissionPage(results=(), count=0, has_next=False)
     next_link = ((body.get("_links") or {}).get("next") or {}).get("href")
-    results = tuple(Submission.from_api(item) for item in body.get("results") or ())
+    results = tuple(Submission.from_api({"study_id": study_id, **item})
+                    for item in body.get("results") or ())
     return SubmissionPage(results=results, count=int((body.get("meta") or {}).get("count") or 0),
                           has_next=bool(next_link))
 
