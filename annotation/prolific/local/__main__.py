@@ -12,7 +12,7 @@ from annotation.prolific.fees import ACADEMIC_FEE_RATE
 from .server import DEFAULT_TOKEN, LocalProlificServer
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m annotation.prolific.local",
         description="A local Prolific-compatible endpoint (researcher API + participant "
@@ -36,7 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--public-url", default=None,
                         help="the URL browsers reach this server at (default http://HOST:PORT)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every request")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(message)s")
     server = LocalProlificServer(args.host, args.port, db=args.db, token=args.token,
