@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
-
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 
 from annotation.models import Annotator, Assignment, Batch, Item, Response, Unit, UnitItem
 
@@ -46,11 +44,6 @@ def _counted(queryset: QuerySet[Assignment]) -> QuerySet[Assignment]:
 def counted(assignment: Assignment) -> tuple[int, int]:
     """The items done and in all of an assignment read through `_counted`."""
     return getattr(assignment, "items_done"), getattr(assignment, "items_total")  # noqa: B009 - annotations
-
-
-def unit_counts_as_read(response: Response) -> tuple[int, int]:
-    """The items done and in all of a response's unit as `response_for_save` read them."""
-    return getattr(response, "unit_done"), getattr(response, "unit_total")  # noqa: B009 - annotations
 
 
 def current_assignment(annotator: Annotator, batch_id: int) -> Assignment | None:
@@ -121,28 +114,20 @@ def response_for_save(
 ) -> Response | None:
     """The response a page posted, only if it belongs to the access key's annotator (or to the
     given assignment, in a recruiting site's frame): nobody reads or writes another's work. With
-    its item, its assignment's annotator with project and batch, and its unit's items done and in
-    all as read (`unit_done`, `unit_total`), in one query."""
+    its item and its assignment's annotator with project, in one query."""
     if response_id is None or (access_key is None and assignment_id is None):
         return None
     mine: dict[str, object] = {"assignment__annotator__access_key": access_key} if access_key is not None else {}
     if assignment_id is not None:
         mine["assignment_id"] = assignment_id
-    response = (
-        Response.objects.select_related("item", "assignment__annotator__project", "assignment__annotator__batch")
-        .filter(pk=response_id, **mine)
-        .annotate(unit_done=_count_of_unit(completed_at__isnull=False), unit_total=_count_of_unit())
-        .first()
-    )
-    if response is not None:
-        response.item.project = response.assignment.annotator.project
+    try:
+        response = Response.objects.select_related("item", "assignment__annotator__project").get(
+            pk=response_id, **mine
+        )
+    except Response.DoesNotExist:
+        return None
+    response.item.project = response.assignment.annotator.project
     return response
-
-
-def _count_of_unit(**conditions: object) -> Coalesce:
-    """The responses of the outer response's assignment (meeting `conditions`), counted."""
-    siblings = Response.objects.filter(assignment=OuterRef("assignment"), **conditions)
-    return Coalesce(Subquery(siblings.values("assignment").annotate(n=Count("id")).values("n")[:1]), 0)
 
 
 def annotator_assignments(annotator: Annotator, batch: Batch) -> QuerySet[Assignment]:

@@ -16,7 +16,7 @@ from annotation.models import Batch, InviteLink, Project, Response
 from annotation.services.assignments import InviteClosed, NoWorkLeft, annotator_join_via_invite, assignment_next
 from annotation.services.responses import ProtocolError, assignment_submit_if_complete, response_save_page
 from annotation.work_selectors import (
-    UnitProgress, annotator_by_key, response_for_save, unit_counts_as_read, unit_progress, work_state,
+    UnitProgress, annotator_by_key, response_for_save, unit_counts, unit_progress, work_state,
 )
 
 from . import flow
@@ -155,7 +155,7 @@ def save_page(
             errors = "; ".join(str(e) for errs in form.errors.values() for e in errs)
             messages.error(request, _("That answer was not saved: %(errors)s") % {"errors": errors})
             return next_page() if swap else redirect(back)
-        progress = UnitProgress(response, *unit_counts_as_read(response))
+        progress = UnitProgress(response, *unit_counts(response.assignment))
         return render_step(request, project, current, progress, form=form, status=400, extra=extra)
     try:
         result = response_save_page(
@@ -172,6 +172,6 @@ def save_page(
     if result.changed and not result.item_completed:  # the same item's next page: no new read
         step = flow.step_for(result.response, project.kind)
         if step is not None:
-            progress = UnitProgress(result.response, *unit_counts_as_read(response))
+            progress = UnitProgress(result.response, *unit_counts(response.assignment))
             return render_step(request, project, step, progress, extra=extra)
     return next_page()

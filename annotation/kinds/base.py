@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
 from django import forms
+from django.forms import renderers
 
 
 class ImportProblem(ValueError):
@@ -54,7 +55,12 @@ class Page:
 
 
 class PageForm(forms.Form):
-    """Base for a page's form: it sees the item payload so it can validate against it."""
+    """Base for a page's form: it sees the item payload so it can validate against it.
+
+    Its widgets render with Django's Jinja2 widget templates (the pages are Jinja2 too), through
+    the documented `Form.default_renderer`; the admin keeps the project's default renderer."""
+
+    default_renderer = renderers.Jinja2()
 
     def __init__(self, *args: Any, payload: Mapping[str, Any], answers: Mapping[str, Any], **kwargs: Any):
         self.payload = payload

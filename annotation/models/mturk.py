@@ -62,7 +62,7 @@ class MTurkHit(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["unit", "round"]
+        ordering = ["unit_id", "round"]
         verbose_name = "MTurk HIT"
         constraints = [models.UniqueConstraint(fields=["unit", "round"], name="mturkhit_unique_round")]
 
@@ -101,7 +101,7 @@ class MTurkSubmission(models.Model):
     synced_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["batch", "id"]
+        ordering = ["batch_id", "id"]
         verbose_name = "MTurk submission"
         constraints = [
             models.UniqueConstraint(

@@ -50,7 +50,7 @@ class Unit(models.Model):
     )
 
     class Meta:
-        ordering = ["batch", "position"]
+        ordering = ["batch_id", "position"]
         constraints = [models.UniqueConstraint(fields=["batch", "position"], name="unit_unique_position")]
 
     def __str__(self) -> str:
@@ -63,7 +63,7 @@ class UnitItem(models.Model):
     position = models.PositiveIntegerField()
 
     class Meta:
-        ordering = ["unit", "position"]
+        ordering = ["unit_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["unit", "item"], name="unititem_unique_item"),
             models.UniqueConstraint(fields=["unit", "position"], name="unititem_unique_position"),
@@ -155,7 +155,7 @@ class Response(models.Model):
     )
 
     class Meta:
-        ordering = ["assignment", "position"]
+        ordering = ["assignment_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["assignment", "item"], name="response_unique_item"),
         ]

@@ -33,7 +33,7 @@ def form_fields(html: str) -> dict:
     """The hidden fields of the page's form, as a browser posts them back (the CSRF token aside:
     the test client does not check it)."""
     fields = {name: unescape(value) for name, value in HIDDEN_INPUT.findall(html) if name != "csrfmiddlewaretoken"}
-    assert {"response", "page", "shown", "state"} <= set(fields), fields
+    assert {"response", "page", "shown"} <= set(fields), fields
     return fields
 
 
