@@ -9,6 +9,7 @@ from annotation.work_selectors import (
     assignment_with_progress,
     next_unit,
     response_for_save,
+    unit_counts,
     unit_progress,
     work_state,
 )
@@ -89,14 +90,15 @@ def test_an_access_key_reads_only_its_own_responses_and_the_frame_only_its_assig
     assert response_for_save(response.pk) is None  # neither key nor assignment: nothing
 
 
-def test_a_saved_response_carries_its_units_counts_as_read():
+def test_unit_counts_follow_the_saves():
     batch = batch_of(n_items=2, per_unit=2, annotators=1)
     person = AnnotatorFactory(project=batch.project, batch=batch)
     assignment = assignment_next(annotator=person, batch=batch)
     response = Response.objects.filter(assignment=assignment).order_by("position").first()
-    read = response_for_save(response.pk, access_key=person.access_key)
-    assert (read.unit_done, read.unit_total) == (0, 2)
+    assert unit_counts(assignment) == (0, 2)
     save_answer(response.pk, "pre", {"choice": response.item.payload["label"]})
+    assert unit_counts(assignment) == (0, 2)  # a page is not an item
     Response.objects.filter(pk=response.pk).update(completed_at=assignment.started_at)
+    assert unit_counts(assignment) == (1, 2)
     read = response_for_save(response.pk, access_key=person.access_key)
-    assert (read.unit_done, read.unit_total) == (1, 2) and read.item.project == batch.project
+    assert read.item.project == batch.project and read.assignment.annotator == person
