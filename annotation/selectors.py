@@ -7,7 +7,7 @@ from django.db.models import Count, Q, QuerySet
 from django.urls import reverse
 
 from annotation.kinds import get_kind
-from annotation.models import Assignment, Batch, Item, Project, Response
+from annotation.models import Assignment, Batch, Item, Project, Response, Unit
 
 BASE_ANNOTATION_COLUMNS = [
     "response_id", "item_id", "external_id", "annotator_id", "annotator", "channel",
@@ -131,3 +131,10 @@ def progress_of(batch: Batch) -> dict[str, int]:
 def invite_url(token: str, *, base_url: str) -> str:
     """The absolute address an invited annotator opens (the surveys app's entry page)."""
     return base_url.rstrip("/") + reverse("surveys:invite", args=[token])
+
+
+def publishable_units(batch: Batch) -> QuerySet[Unit]:
+    """The units a recruiting site gets a posting for: all but the every-annotator (consistency)
+    unit, whose items lead each participant's first posting of the batch instead
+    (`services.assignments.assignment_open_for_channel`)."""
+    return batch.units.filter(every_annotator=False)

@@ -5,16 +5,16 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from annotation.channels import ChannelUnavailable
-from annotation.models import Batch, MTurkPublishJob
+from annotation.models import Batch, PublishJob
 from annotation.services.assignments import assignments_release_abandoned
-from annotation.services.mturk_publish import job_transient_failures, mturk_publish_run, mturk_publish_watchdog
-from annotation.services.mturk_sync import mturk_sync_batch, mturk_sync_open_batches
+from annotation.services.publish import job_transient_failures, publish_job_run, publish_watchdog
+from annotation.services.sync import batch_sync, open_batches_sync
 
 TRANSIENT = (OperationalError, InterfaceError)
 
 
 class PublishIncomplete(Exception):
-    """Some units failed for a transient reason (throttling past botocore's retries)."""
+    """Some units failed for a transient reason (throttling past the client's retries)."""
 
 
 @shared_task(autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
@@ -27,28 +27,29 @@ def release_abandoned_assignments() -> int:
 @shared_task(autoretry_for=(*TRANSIENT, ChannelUnavailable, PublishIncomplete), retry_backoff=5,
              retry_backoff_max=300, max_retries=6, acks_late=True)
 def publish_batch(job_id: int) -> dict:
-    """Run a publish job. Safe to run twice or after a crash: every HIT has a request token
-    derived from its unit, so MTurk hands back the HIT it already made instead of a second."""
-    job = mturk_publish_run(job=MTurkPublishJob.objects.get(pk=job_id))
+    """Run a publish job. Safe to run twice or after a crash: every posting has a request token
+    derived from its unit, so the channel hands back the posting it already made instead of a second."""
+    job = publish_job_run(job=PublishJob.objects.get(pk=job_id))
     if job_transient_failures(job):
         raise PublishIncomplete(f"job {job.pk}: {len(job.failures)} unit(s) failed for now")
     return {"job": job.pk, "status": job.status, "done": job.done, "total": job.total, "failed": len(job.failures)}
 
 
 @shared_task(autoretry_for=(*TRANSIENT, ChannelUnavailable), retry_backoff=True, max_retries=3)
-def sync_mturk_batch(batch_id: int) -> dict:
+def sync_batch(batch_id: int) -> dict:
     """Sync one batch now (the admin's "Sync now")."""
-    return mturk_sync_batch(batch=Batch.objects.get(pk=batch_id)).as_dict()
+    return batch_sync(batch=Batch.objects.get(pk=batch_id)).as_dict()
 
 
 @shared_task(autoretry_for=TRANSIENT, retry_backoff=True, max_retries=3)
-def sync_mturk() -> list[dict]:
-    """The periodic sync of every open MTurk batch (CELERY_BEAT_SCHEDULE, MTURK_SYNC_SECONDS)."""
-    return [report.as_dict() for report in mturk_sync_open_batches()]
+def sync_open_batches() -> list[dict]:
+    """The periodic sync of every open batch on a channel that syncs (CELERY_BEAT_SCHEDULE,
+    CHANNEL_SYNC_SECONDS)."""
+    return [report.as_dict() for report in open_batches_sync()]
 
 
-@shared_task(name="annotation.tasks.mturk_publish_watchdog", autoretry_for=TRANSIENT, retry_backoff=True,
+@shared_task(name="annotation.tasks.publish_watchdog", autoretry_for=TRANSIENT, retry_backoff=True,
              max_retries=3)
-def mturk_publish_watchdog_task() -> dict:
-    """The periodic check for stuck publish jobs (CELERY_BEAT_SCHEDULE, MTURK_WATCHDOG_SECONDS)."""
-    return mturk_publish_watchdog().as_dict()
+def publish_watchdog_task() -> dict:
+    """The periodic check for stuck publish jobs (CELERY_BEAT_SCHEDULE, PUBLISH_WATCHDOG_SECONDS)."""
+    return publish_watchdog().as_dict()

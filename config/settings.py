@@ -146,13 +146,13 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotation.tasks.release_abandoned_assignments",
         "schedule": env.int("RELEASE_SWEEP_SECONDS", default=300),
     },
-    "sync-mturk": {
-        "task": "annotation.tasks.sync_mturk",
-        "schedule": env.int("MTURK_SYNC_SECONDS", default=300),
+    "sync-channels": {
+        "task": "annotation.tasks.sync_open_batches",
+        "schedule": env.int("CHANNEL_SYNC_SECONDS", default=env.int("MTURK_SYNC_SECONDS", default=300)),
     },
-    "mturk-publish-watchdog": {
-        "task": "annotation.tasks.mturk_publish_watchdog",
-        "schedule": env.int("MTURK_WATCHDOG_SECONDS", default=300),
+    "publish-watchdog": {
+        "task": "annotation.tasks.publish_watchdog",
+        "schedule": env.int("PUBLISH_WATCHDOG_SECONDS", default=env.int("MTURK_WATCHDOG_SECONDS", default=300)),
     },
     "purge-exports": {
         "task": "quality.tasks.purge_exports",

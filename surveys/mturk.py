@@ -75,7 +75,7 @@ def entry(request: HttpRequest) -> HttpResponse:
     hit_id = request.GET.get("hitId", "")
     # channel_ref is the unit's latest HIT; work on a HIT of an earlier round finds its unit too
     units = Unit.objects.select_related("batch__project").filter(batch__channel="mturk")
-    unit = units.filter(Q(channel_ref=hit_id) | Q(mturk_hits__hit_id=hit_id)).first() if hit_id else None
+    unit = units.filter(Q(channel_ref=hit_id) | Q(postings__ref=hit_id)).first() if hit_id else None
     if unit is None:
         return _refuse(request, _("This task is not known here. Please return it."), status=404)
     project = unit.batch.project

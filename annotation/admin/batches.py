@@ -18,7 +18,7 @@ from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import batch_create, invite_link_create
 
 from .common import adopt, invite_link_column, request_base_url
-from .mturk import MTurkBatchActions
+from .recruitment import RecruitmentActions
 
 
 class BatchCreateForm(forms.ModelForm):
@@ -91,7 +91,7 @@ class InviteLinkInline(admin.TabularInline):
 
 
 @admin.register(Batch)
-class BatchAdmin(MTurkBatchActions, admin.ModelAdmin):
+class BatchAdmin(RecruitmentActions, admin.ModelAdmin):
     add_form = BatchCreateForm
     list_display = (
         "name", "project", "channel", "status", "units", "slots", "active", "submitted", "released", "created_at",
@@ -99,11 +99,11 @@ class BatchAdmin(MTurkBatchActions, admin.ModelAdmin):
     list_filter = ("status", "channel", "project")
     list_select_related = ("project",)
     search_fields = ("name",)
-    actions = ["create_invite_link", "release_abandoned", *MTurkBatchActions.mturk_actions]
-    readonly_fields = ("project", "channel", "items_per_unit", "assignments_per_unit", "progress", "mturk_status",
+    actions = ["create_invite_link", "release_abandoned", *RecruitmentActions.mturk_actions]
+    readonly_fields = ("project", "channel", "items_per_unit", "assignments_per_unit", "progress", "recruitment_status",
                        "created_at")
     fields = ("project", "name", "status", "channel", "items_per_unit", "assignments_per_unit",
-              "release_after_minutes", "progress", "channel_settings", "mturk_status", "created_at")
+              "release_after_minutes", "progress", "channel_settings", "recruitment_status", "created_at")
     inlines = [InviteLinkInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Batch]:

@@ -1,14 +1,14 @@
 """Recruiting channels, imported explicitly so each registers itself."""
 from . import invite, mturk  # noqa: F401
 from .base import (
-    Channel, ChannelError, ChannelNotSupported, ChannelUnavailable, MessageResult, PublishResult, Submission,
+    Channel, ChannelError, ChannelNotSupported, ChannelSettingsError, ChannelUnavailable, MessageResult, PublishResult, SubmissionInfo,
     UnitCost, UnitState, request_token,
 )
 from .mturk_settings import HitSettings, HitSettingsError, hit_settings_for, hit_settings_parse
 from .registry import UnknownChannel, channel_choices, get_channel
 
 __all__ = [
-    "Channel", "ChannelError", "ChannelNotSupported", "ChannelUnavailable", "HitSettings", "HitSettingsError",
-    "MessageResult", "PublishResult", "Submission", "UnitCost", "UnitState", "UnknownChannel", "channel_choices",
+    "Channel", "ChannelError", "ChannelNotSupported", "ChannelSettingsError", "ChannelUnavailable", "HitSettings", "HitSettingsError",
+    "MessageResult", "PublishResult", "SubmissionInfo", "UnitCost", "UnitState", "UnknownChannel", "channel_choices",
     "get_channel", "hit_settings_for", "hit_settings_parse", "request_token",
 ]

@@ -25,6 +25,10 @@ class ChannelError(Exception):
     """The channel refused a request; sending it again will not help."""
 
 
+class ChannelSettingsError(ValueError):
+    """A batch's settings for its channel are not valid; the message names every problem."""
+
+
 class ChannelUnavailable(ChannelError):
     """The channel could not answer (throttled, down, no connection): try again later."""
 
@@ -45,7 +49,7 @@ UnitCallback = Callable[["Unit", "str | None", "str | None"], None]
 
 
 @dataclass(frozen=True)
-class Submission:
+class SubmissionInfo:
     """A channel's record of one piece of submitted work, in channel-neutral terms."""
 
     ref: str  # the channel's assignment id
@@ -92,15 +96,15 @@ def request_token(*parts: object) -> str:
 
 
 # Problems a submission can have (sync records them; such work is never approved or paid).
-UNKNOWN = "MTurk does not know this assignment"
-WORKER_MISMATCH = "worker mismatch"
-UNIT_MISMATCH = "HIT mismatch"
+UNKNOWN = "the channel does not know this work"
+WORKER_MISMATCH = "participant mismatch"
+UNIT_MISMATCH = "posting mismatch"
 TOKEN_WRONG = "completion token missing or wrong"
 NO_ANSWERS = "no saved answers on our side"
 INCOMPLETE = "not every item was completed on our side"
 
 
-def submission_problems(assignment: "Assignment", submission: Submission,
+def submission_problems(assignment: "Assignment", submission: SubmissionInfo,
                         unit_refs: Iterable[str], *, channel: str) -> list[str]:
     """Why ``submission`` is not genuine work of ``assignment`` ([] when it is).
 
@@ -130,6 +134,23 @@ def submission_problems(assignment: "Assignment", submission: Submission,
 class Channel(ABC):
     slug: ClassVar[str]
     title: ClassVar[str]
+    #: True for a recruiting site (MTurk, Prolific): units are published there as postings, and
+    #: its submissions are synced and reviewed; False for links the platform hands out itself
+    recruits_remotely: ClassVar[bool] = False
+
+    #: the channel's word (SubmissionInfo.channel_status) for work waiting for our review
+    awaiting_review_status: ClassVar[str] = ""
+
+    def reviewed_status(self, *, approved: bool) -> str:
+        """The channel's word for work after our review (stored until the next sync)."""
+        return "approved" if approved else "rejected"
+
+    def check_settings(self, batch: "Batch") -> None:
+        """Raise ChannelSettingsError when the batch's settings for this channel are not valid."""
+
+    def audience(self, batch: "Batch") -> str:
+        """Who may take the batch's work, in the channel's words (empty: anybody it reaches)."""
+        return ""
 
     @abstractmethod
     def publish(self, batch: "Batch", *, base_url: str, on_unit: UnitCallback | None = None) -> PublishResult:
@@ -159,6 +180,10 @@ class Channel(ABC):
         """Grant the private qualification ``name`` (created when new); its channel id."""
         raise ChannelNotSupported(f"the {self.title} channel has no qualifications to grant")
 
+    def grant_batch_qualification(self, annotator_ids: list[str], *, batch: "Batch", description: str) -> str:
+        """Grant the qualification the batch's settings name (its channel id)."""
+        raise ChannelNotSupported(f"the {self.title} channel has no qualifications to grant")
+
     def unit_cost(self, batch: "Batch", *, max_assignments: int | None = None) -> UnitCost | None:
         """What one assignment of the batch costs (None: the channel does not pay)."""
         return None
@@ -167,11 +192,11 @@ class Channel(ABC):
         """The money available on the channel's account (None: the channel does not pay)."""
         return None
 
-    def submissions(self, unit_ref: str) -> list[Submission]:
+    def submissions(self, unit_ref: str) -> list[SubmissionInfo]:
         """Every submitted, approved or rejected piece of work of one published unit."""
         raise ChannelNotSupported(f"the {self.title} channel has nothing to sync")
 
-    def submission(self, ref: str) -> Submission | None:
+    def submission(self, ref: str) -> SubmissionInfo | None:
         """One piece of work by the channel's id; None when the channel does not know it."""
         raise ChannelNotSupported(f"the {self.title} channel has nothing to sync")
 

@@ -17,9 +17,10 @@ from django.urls import NoReverseMatch, reverse
 
 from annotation import mturk
 from annotation.mturk.tokens import COMPLETION_FIELD, completion_token_valid
+from annotation.selectors import publishable_units
 
 from .base import (
-    UNKNOWN, Channel, ChannelError, ChannelUnavailable, MessageResult, PublishResult, Submission,
+    UNKNOWN, Channel, ChannelError, ChannelUnavailable, MessageResult, PublishResult, SubmissionInfo,
     UnitCallback, UnitCost, UnitState, submission_problems,
 )
 from .mturk_settings import HitSettings, hit_settings_for
@@ -58,21 +59,17 @@ def publish_token(batch: "Batch", unit: "Unit", round_: int) -> str:
     return mturk.unique_request_token("publish", batch.pk, batch.created_at.isoformat(), unit.pk, round_)
 
 
-def hit_units(batch: "Batch"):
-    """The units published as HITs: all but the every-annotator (consistency) unit, whose items
-    lead each worker's first HIT of the batch instead (``assignment_open_for_channel``)."""
-    return batch.units.filter(every_annotator=False)
-
-
 def unit_refs(unit: "Unit") -> set[str]:
     """Every HIT id the unit was published as."""
-    return {*unit.mturk_hits.values_list("hit_id", flat=True), unit.channel_ref} - {""}
+    return {*unit.postings.values_list("ref", flat=True), unit.channel_ref} - {""}
 
 
 @register
 class MTurkChannel(Channel):
     slug = "mturk"
     title = "Amazon Mechanical Turk"
+    recruits_remotely = True
+    awaiting_review_status = "Submitted"
 
     # --- plumbing ---------------------------------------------------------------------------
     def client(self) -> mturk.MTurkClient:
@@ -84,6 +81,19 @@ class MTurkChannel(Channel):
 
     def settings_for(self, batch: "Batch") -> HitSettings:
         return hit_settings_for(batch)
+
+    def reviewed_status(self, *, approved: bool) -> str:
+        return "Approved" if approved else "Rejected"
+
+    def grant_batch_qualification(self, annotator_ids: list[str], *, batch: "Batch", description: str) -> str:
+        return self.grant_qualification(annotator_ids, name=self.settings_for(batch).private_qualification,
+                                        description=description)
+
+    def check_settings(self, batch: "Batch") -> None:
+        self.settings_for(batch)  # raises HitSettingsError, a ChannelSettingsError
+
+    def audience(self, batch: "Batch") -> str:
+        return "Masters" if self.settings_for(batch).masters else ""
 
     def requirements(self, hs: HitSettings) -> list[dict[str, Any]]:
         """The qualification requirements of the settings' presets (finds/creates our own)."""
@@ -132,7 +142,7 @@ class MTurkChannel(Channel):
         refs: dict[int, str] = {}
         failed: dict[int, str] = {}
         retryable: set[int] = set()
-        for unit in hit_units(batch).order_by("position"):
+        for unit in publishable_units(batch).order_by("position"):
             ref, reason = unit.channel_ref, None
             if not ref:
                 try:
@@ -149,11 +159,11 @@ class MTurkChannel(Channel):
                              refs=refs, retryable=frozenset(retryable))
 
     def _publish_unit(self, batch: "Batch", unit: "Unit", hs: HitSettings, hit_type_id: str, question: str) -> str:
-        from annotation.models import MTurkHit, Unit
+        from annotation.models import Posting, Unit
 
         # One statement reads both: a concurrent runner commits the HIT row and channel_ref
         # together, so this sees neither or both (never a stale ref with a new round).
-        ref, earlier = Unit.objects.filter(pk=unit.pk).annotate(n=Count("mturk_hits")).values_list(
+        ref, earlier = Unit.objects.filter(pk=unit.pk).annotate(n=Count("postings")).values_list(
             "channel_ref", "n").get()
         if ref:
             return ref
@@ -166,9 +176,9 @@ class MTurkChannel(Channel):
                 requester_annotation=f"batch {batch.pk} unit {unit.pk} round {round_}",
             )
         with transaction.atomic():
-            MTurkHit.objects.get_or_create(hit_id=hit.hit_id, defaults=dict(
-                unit=unit, round=round_, hit_type_id=hit.hit_type_id, status=hit.status,
-                max_assignments=hit.max_assignments, expiration=hit.expiration,
+            Posting.objects.get_or_create(ref=hit.hit_id, defaults=dict(
+                unit=unit, round=round_, group_ref=hit.hit_type_id, status=hit.status,
+                places=hit.max_assignments, expiration=hit.expiration,
             ))
             Unit.objects.filter(pk=unit.pk).update(channel_ref=hit.hit_id)
         unit.channel_ref = hit.hit_id
@@ -210,11 +220,11 @@ class MTurkChannel(Channel):
             return self._state(unit_ref)
 
     # --- submissions ----------------------------------------------------------------------------
-    def submissions(self, unit_ref: str) -> list[Submission]:
+    def submissions(self, unit_ref: str) -> list[SubmissionInfo]:
         with translated():
             return [to_submission(info) for info in mturk.list_assignments_for_hit(self.client(), unit_ref)]
 
-    def submission(self, ref: str) -> Submission | None:
+    def submission(self, ref: str) -> SubmissionInfo | None:
         try:
             with translated():
                 info, _hit = mturk.get_assignment(self.client(), ref)
@@ -274,8 +284,8 @@ class MTurkChannel(Channel):
         return type_id
 
 
-def to_submission(info: mturk.AssignmentInfo) -> Submission:
-    return Submission(
+def to_submission(info: mturk.AssignmentInfo) -> SubmissionInfo:
+    return SubmissionInfo(
         ref=info.assignment_id, annotator_ref=info.worker_id, unit_ref=info.hit_id,
         status=STATUSES.get(info.status, ""), channel_status=info.status,
         token_ok=_token_ok(info), submitted_at=info.submit_time,

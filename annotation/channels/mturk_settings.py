@@ -20,6 +20,8 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from annotation.mturk.fees import money
+
+from .base import ChannelSettingsError
 from annotation.mturk.qualifications import DEFAULT_LOCALES, MAX_LOCALES, MAX_REQUIREMENTS
 from annotation.mturk.questions import MAX_FRAME_HEIGHT
 
@@ -30,7 +32,7 @@ DAY = 24 * 3600
 MAX_TEXT = {"title": 128, "description": 2000, "keywords": 1000, "private_qualification": 200}
 
 
-class HitSettingsError(ValueError):
+class HitSettingsError(ChannelSettingsError):
     """Invalid HIT settings; ``problems`` names each field and what is wrong with it."""
 
     def __init__(self, problems: list[str]) -> None:

@@ -1,4 +1,4 @@
-from .mturk import MTurkBonus, MTurkHit, MTurkPublishJob, MTurkSubmission
+from .recruitment import Payment, Posting, PublishJob, Submission
 from .projects import Item, Project
 from .work import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
 
@@ -12,8 +12,8 @@ __all__ = [
     "InviteLink",
     "Assignment",
     "Response",
-    "MTurkPublishJob",
-    "MTurkHit",
-    "MTurkSubmission",
-    "MTurkBonus",
+    "PublishJob",
+    "Posting",
+    "Submission",
+    "Payment",
 ]

@@ -3,7 +3,7 @@ approve / reject (with the feedback MTurk requires), pay bonuses, message, block
 private qualification through the channel.
 
 Importing this module registers the latest finished run as the decision source of
-``annotation.services.mturk_review`` (registered when the quality app is ready, quality/apps.py),
+``annotation.services.review`` (registered when the quality app is ready, quality/apps.py),
 which is how the batch admin's review page reaches the quality decisions without annotation
 importing quality.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from annotation.channels import MessageResult
 from annotation.models import Batch
-from annotation.services.mturk_review import (
-    Decisions, ReviewError, ReviewReport, mturk_block, mturk_bonus, mturk_grant_qualification, mturk_message,
-    mturk_review_apply, register_decision_source,
+from annotation.services.review import (
+    Decisions, ReviewError, ReviewReport, participants_block, bonus_pay, qualification_grant, participants_message,
+    decisions_apply, register_decision_source,
 )
 from quality.models import AnnotatorDecision, QualityRun
 from quality.selectors import latest_run
@@ -51,30 +51,30 @@ def review_apply(*, batch: Batch, reject_feedback: str, approve_feedback: str = 
     others' with ``reject_feedback``; unverified work is never approved or paid."""
     if not reject_feedback.strip():
         raise ReviewError("rejecting needs feedback: the worker is told why")
-    return mturk_review_apply(batch=batch, decisions=review_decisions(batch=batch, run=run),
-                              reject_feedback=reject_feedback, approve_feedback=approve_feedback)
+    return decisions_apply(batch=batch, decisions=review_decisions(batch=batch, run=run),
+                           reject_feedback=reject_feedback, approve_feedback=approve_feedback)
 
 
 def review_bonus(*, batch: Batch, amount: str, reason: str, who: str = "kept", label: str = "bonus",
                  run: QualityRun | None = None) -> ReviewReport:
     """A bonus once per worker the run keeps (``who``), with a request token per worker and label."""
-    return mturk_bonus(batch=batch, amount=amount, reason=reason, who=who, label=label,
+    return bonus_pay(batch=batch, amount=amount, reason=reason, who=who, label=label,
                        decisions=review_decisions(batch=batch, run=run))
 
 
 def review_message(*, batch: Batch, subject: str, text: str, who: str = "all", run: QualityRun | None = None,
                    worker_ids: list[str] | None = None) -> MessageResult:
     decisions = review_decisions(batch=batch, run=run) if who != "all" and worker_ids is None else None
-    return mturk_message(batch=batch, subject=subject, text=text, who=who, decisions=decisions, worker_ids=worker_ids)
+    return participants_message(batch=batch, subject=subject, text=text, who=who, decisions=decisions, worker_ids=worker_ids)
 
 
 def review_block(*, batch: Batch, reason: str, who: str = "dropped", run: QualityRun | None = None,
                  worker_ids: list[str] | None = None) -> tuple[int, dict[str, str]]:
     decisions = review_decisions(batch=batch, run=run) if who != "all" and worker_ids is None else None
-    return mturk_block(batch=batch, reason=reason, who=who, decisions=decisions, worker_ids=worker_ids)
+    return participants_block(batch=batch, reason=reason, who=who, decisions=decisions, worker_ids=worker_ids)
 
 
 def review_grant_qualification(*, batch: Batch, who: str = "kept", run: QualityRun | None = None,
                                worker_ids: list[str] | None = None) -> tuple[str, int]:
     decisions = review_decisions(batch=batch, run=run) if who != "all" and worker_ids is None else None
-    return mturk_grant_qualification(batch=batch, who=who, decisions=decisions, worker_ids=worker_ids)
+    return qualification_grant(batch=batch, who=who, decisions=decisions, worker_ids=worker_ids)

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from annotation.models import Assignment, Batch, MTurkSubmission, Project
+from annotation.models import Assignment, Batch, Submission, Project
 from annotation.mturk.local import LocalMTurkServer
 from annotation.services.imports import items_import
 from quality.models import AnnotatorDecision
@@ -84,7 +84,7 @@ def test_publish_accept_work_in_frame_submit_sync_quality_approve(live_server, b
             admin.click("input[type=submit][value^=Publish]")
         assert "Publishing “mturk round 1”" in messages(admin)
         admin.goto(changelist + f"{batch.pk}/change/")
-        assert "1 of 1 units published as HITs." in admin.inner_text(".field-mturk_status")
+        assert "1 of 1 units published as HITs." in admin.inner_text(".field-recruitment_status")
         hit_id = batch.units.get().channel_ref
         assert [row["id"] for row in mturk.store.rows("SELECT id FROM hits")] == [hit_id]
 
@@ -121,8 +121,8 @@ def test_publish_accept_work_in_frame_submit_sync_quality_approve(live_server, b
 
         # the researcher syncs (the submission is verified), runs quality, and approves
         run_action(admin, changelist, batch, "Sync MTurk assignments now")
-        assert "1 HIT(s), 1 MTurk assignment(s): 1 verified, 0 flagged." in messages(admin)
-        assert MTurkSubmission.objects.get().verified
+        assert "1 posting(s), 1 submission(s): 1 verified, 0 flagged." in messages(admin)
+        assert Submission.objects.get().verified
 
         admin.goto(live_server.url + f"/admin/annotation/project/{project.pk}/change/")
         with admin.expect_navigation():
@@ -144,7 +144,7 @@ def test_publish_accept_work_in_frame_submit_sync_quality_approve(live_server, b
         assert local["status"] == "Approved"
         site.goto(mturk.url + "/worker/")
         assert re.search(r"MTurk reading\s+Approved", site.inner_text("main"))
-        assert MTurkSubmission.objects.get().review == "approved"
+        assert Submission.objects.get().review == "approved"
     finally:
         researcher.close()
         worker.close()

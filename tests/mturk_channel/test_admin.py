@@ -7,8 +7,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotation.models import Batch, MTurkHit, MTurkPublishJob, MTurkSubmission
-from annotation.services.mturk_publish import mturk_publish_run
+from annotation.models import Batch, Posting, PublishJob, Submission
+from annotation.services.publish import publish_job_run
 from quality.models import AnnotatorDecision, QualityRun
 from tests.factories import UserFactory
 
@@ -23,7 +23,7 @@ def action(client, name, batches, **data):
 
 
 def published(batch):
-    mturk_publish_run(job=MTurkPublishJob.objects.create(batch=batch, base_url=BASE_URL, total=batch.units.count()))
+    publish_job_run(job=PublishJob.objects.create(batch=batch, base_url=BASE_URL, total=batch.units.count()))
     return batch
 
 
@@ -40,12 +40,12 @@ def test_publish_shows_cost_and_balance_then_publishes(admin_client, mturk_setti
     assert ("<td>4</td><td>3</td> <td>$0.50</td><td>$0.10</td> <td>$6.00</td><td>$1.20</td>"
             "<td><strong>$7.20</strong>") in html
     assert '<strong id="mturk-balance">$100.00</strong>' in html and 'name="post" value="yes"' in html
-    assert hit_rows(server) == [] and not MTurkPublishJob.objects.exists()  # nothing before confirming
+    assert hit_rows(server) == [] and not PublishJob.objects.exists()  # nothing before confirming
 
     with django_capture_on_commit_callbacks(execute=True):
         done = action(admin_client, "publish_to_mturk", [batch], post="yes")
     assert done.status_code == 302
-    job = MTurkPublishJob.objects.get()
+    job = PublishJob.objects.get()
     assert (job.status, job.done, job.total, job.base_url) == ("done", 4, 4, "http://testserver")
     assert len(hit_rows(server)) == 4
     change = text(admin_client.get(reverse("admin:annotation_batch_change", args=[batch.pk])))
@@ -59,7 +59,7 @@ def test_publish_is_refused_when_the_balance_is_short(admin_client, mturk_settin
     assert "Publishing is refused: the balance of $5.00 cannot cover the estimated $7.20." in html
     assert 'name="post"' not in html
     forced = action(admin_client, "publish_to_mturk", [batch], post="yes")  # posting anyway does nothing
-    assert forced.status_code == 200 and not MTurkPublishJob.objects.exists() and hit_rows(server) == []
+    assert forced.status_code == 200 and not PublishJob.objects.exists() and hit_rows(server) == []
 
 
 def test_failed_units_and_progress_show_on_the_batch_page(admin_client, mturk_settings, server):
@@ -93,11 +93,11 @@ def test_sync_now_reports_and_records(admin_client, mturk_settings, server):
     batch = published(mturk_batch(units=2))
     do_work(server, batch.units.get(position=0), "A1GOOD")
     do_work(server, batch.units.get(position=1), "A1FORGER", token="nope")
-    response = action(admin_client, "sync_mturk", [batch])
+    response = action(admin_client, "sync_open_batches", [batch])
     assert response.status_code == 302
     page = text(admin_client.get(CHANGELIST))
-    assert "2 HIT(s), 2 MTurk assignment(s): 1 verified, 1 flagged." in page
-    assert MTurkSubmission.objects.filter(verified=False).get().worker_id == "A1FORGER"
+    assert "2 posting(s), 2 submission(s): 1 verified, 1 flagged." in page
+    assert Submission.objects.filter(verified=False).get().participant_ref == "A1FORGER"
 
 
 def test_expire_and_extend(admin_client, mturk_settings, server):
@@ -121,7 +121,7 @@ def test_add_assignments_form(admin_client, mturk_settings, server):
         response = action(admin_client, "add_mturk_assignments", [batch], number="2", positions="1, 2",
                           label=label, apply="1")
         assert response.status_code == 302
-    assert sorted(MTurkHit.objects.values_list("unit__position", "max_assignments")) == [(0, 2), (1, 4), (2, 4)]
+    assert sorted(Posting.objects.values_list("unit__position", "places")) == [(0, 2), (1, 4), (2, 4)]
 
 
 def test_review_approves_kept_and_rejects_dropped(admin_client, mturk_settings, server):
@@ -158,11 +158,11 @@ def test_mturk_actions_need_staff_and_csrf(mturk_settings, server, client):
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(staff)
     assert action(strict, "publish_to_mturk", [batch], post="yes").status_code == 403
-    assert not MTurkPublishJob.objects.exists()
+    assert not PublishJob.objects.exists()
 
 
 def test_invite_batches_are_left_alone(admin_client, mturk_settings, server):
     batch = mturk_batch(units=1)
     Batch.objects.filter(pk=batch.pk).update(channel="invite")
     html = text(action(admin_client, "publish_to_mturk", [batch]))
-    assert "recruited by invite, not on MTurk" in html and 'name="post"' not in html
+    assert "recruited by Invite link: there is nothing to publish" in html and 'name="post"' not in html

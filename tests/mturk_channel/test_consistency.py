@@ -9,12 +9,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.channels.base import INCOMPLETE
-from annotation.models import Assignment, Item, MTurkPublishJob, MTurkSubmission, Response
+from annotation.models import Assignment, Item, PublishJob, Submission, Response
 from annotation.mturk.tokens import COMPLETION_FIELD, completion_token
 from annotation.services.batches import batch_create
 from annotation.services.imports import items_import
-from annotation.services.mturk_publish import mturk_cost_estimate, mturk_publish_run
-from annotation.services.mturk_sync import mturk_sync_batch
+from annotation.services.publish import cost_estimate, publish_job_run
+from annotation.services.sync import batch_sync
 from annotation.services.projects import consistency_set_choose
 from tests.conftest import data_file
 from tests.factories import ProjectFactory
@@ -60,9 +60,9 @@ def test_the_consistency_unit_is_no_hit_and_leads_each_workers_first_hit(batch, 
     regular = list(batch.units.filter(every_annotator=False).order_by("position"))
     assert batch.units.filter(every_annotator=True).count() == 1 and len(regular) == 6  # 18 of 24 items
 
-    estimate = mturk_cost_estimate(batch=batch, with_balance=False)
+    estimate = cost_estimate(batch=batch, with_balance=False)
     assert (estimate.units, estimate.lead_items) == (6, 3)
-    job = mturk_publish_run(job=MTurkPublishJob.objects.create(batch=batch, base_url=BASE_URL, total=0))
+    job = publish_job_run(job=PublishJob.objects.create(batch=batch, base_url=BASE_URL, total=0))
     assert (job.status, job.done, job.total) == ("done", 6, 6)
     assert len(hit_rows(server)) == 6 and not batch.units.get(every_annotator=True).channel_ref
     for unit in regular:
@@ -85,7 +85,7 @@ def test_the_consistency_unit_is_no_hit_and_leads_each_workers_first_hit(batch, 
 
 
 def test_sync_verifies_the_consistency_answers_with_the_rest(batch, server):
-    mturk_publish_run(job=MTurkPublishJob.objects.create(batch=batch, base_url=BASE_URL, total=0))
+    publish_job_run(job=PublishJob.objects.create(batch=batch, base_url=BASE_URL, total=0))
     unit = batch.units.filter(every_annotator=False).order_by("position").first()
     unit.refresh_from_db()
     done = open_hit(server, unit, "A1CAREFUL")
@@ -99,10 +99,10 @@ def test_sync_verifies_the_consistency_answers_with_the_rest(batch, server):
         admin(server, "POST", "/_local/submit", {
             "assignment_id": assignment.channel_assignment_id,
             "fields": {COMPLETION_FIELD: completion_token(assignment.channel_assignment_id)}})
-    report = mturk_sync_batch(batch=batch)
+    report = batch_sync(batch=batch)
     assert (report.verified, report.flagged) == (1, 1)
-    assert MTurkSubmission.objects.get(assignment=done).verified
-    flagged = MTurkSubmission.objects.get(assignment=skipped)
+    assert Submission.objects.get(assignment=done).verified
+    flagged = Submission.objects.get(assignment=skipped)
     assert (flagged.verified, flagged.problem) == (False, INCOMPLETE)
 
 

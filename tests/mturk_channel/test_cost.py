@@ -3,8 +3,8 @@ from decimal import Decimal
 
 import pytest
 
-from annotation.models import MTurkPublishJob
-from annotation.services.mturk_publish import PublishRefused, mturk_cost_estimate, mturk_publish_request
+from annotation.models import PublishJob
+from annotation.services.publish import PublishRefused, cost_estimate, batch_publish_request
 
 from .conftest import BASE_URL, hit_rows, mturk_batch
 
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.django_db
 ])
 def test_estimate_matches_hand_computed_figures(mturk_settings, reward, assignments, masters, fee, total):
     batch = mturk_batch(units=4, assignments=assignments, channel_settings={"reward": reward, "masters": masters})
-    estimate = mturk_cost_estimate(batch=batch)
+    estimate = cost_estimate(batch=batch)
     assert estimate.units == 4 and estimate.assignments == 4 * assignments
     assert estimate.reward == Decimal(reward) and estimate.fee == Decimal(fee)
     assert estimate.total == Decimal(total)
@@ -40,25 +40,25 @@ def test_estimate_matches_hand_computed_figures(mturk_settings, reward, assignme
 def test_estimate_counts_only_units_still_to_publish(mturk_settings):
     batch = mturk_batch(units=4)
     batch.units.filter(position__in=[0, 1]).update(channel_ref="3PUBLISHEDALREADY")
-    assert mturk_cost_estimate(batch=batch, with_balance=False).units == 2
+    assert cost_estimate(batch=batch, with_balance=False).units == 2
 
 
 def test_balance_too_low_refuses_and_publishes_nothing(mturk_settings, server):
     server.store.set_balance("7.19")  # one cent short of the 7.20 the batch needs
     batch = mturk_batch(units=4)
     with pytest.raises(PublishRefused, match=r"balance \$7.19 cannot cover the estimated \$7.20.*\$0.01 short"):
-        mturk_publish_request(batch=batch, base_url=BASE_URL)
-    assert not MTurkPublishJob.objects.exists()
+        batch_publish_request(batch=batch, base_url=BASE_URL)
+    assert not PublishJob.objects.exists()
     assert hit_rows(server) == []
     server.store.set_balance("7.20")  # exactly enough is enough
-    assert mturk_cost_estimate(batch=batch).enough
+    assert cost_estimate(batch=batch).enough
 
 
 def test_invite_batch_and_bad_settings_are_refused(mturk_settings):
     batch = mturk_batch(units=1)
     batch.channel = "invite"
-    with pytest.raises(PublishRefused, match="recruited by invite"):
-        mturk_cost_estimate(batch=batch)
+    with pytest.raises(PublishRefused, match="recruited by Invite link"):
+        cost_estimate(batch=batch)
     batch.channel, batch.channel_settings = "mturk", {"reward": "free"}
-    with pytest.raises(PublishRefused, match="HIT settings .* not valid: reward"):
-        mturk_publish_request(batch=batch, base_url=BASE_URL)
+    with pytest.raises(PublishRefused, match="settings .* not valid: reward"):
+        batch_publish_request(batch=batch, base_url=BASE_URL)

@@ -6,18 +6,18 @@ import pytest
 
 from annotation.channels import get_channel
 from annotation.channels.mturk import publish_token
-from annotation.models import MTurkHit, MTurkPublishJob
+from annotation.models import Posting, PublishJob
 from annotation.mturk import qualifications as q
 from annotation.mturk.questions import parse_external_question
-from annotation.services.mturk_publish import mturk_publish_request, mturk_publish_run
+from annotation.services.publish import batch_publish_request, publish_job_run
 
 from .conftest import BASE_URL, hit_rows, mturk_batch
 
 pytestmark = pytest.mark.django_db
 
 
-def new_job(batch) -> MTurkPublishJob:
-    return MTurkPublishJob.objects.create(batch=batch, base_url=BASE_URL, total=batch.units.count())
+def new_job(batch) -> PublishJob:
+    return PublishJob.objects.create(batch=batch, base_url=BASE_URL, total=batch.units.count())
 
 
 def published_once(server, batch) -> list[dict]:
@@ -28,7 +28,7 @@ def published_once(server, batch) -> list[dict]:
     assert sorted(h["id"] for h in hits) == sorted(u.channel_ref for u in units)
     assert sorted(h["requester_annotation"] for h in hits) == sorted(
         f"batch {batch.pk} unit {u.pk} round 1" for u in units)
-    assert MTurkHit.objects.filter(unit__batch=batch).count() == len(units)
+    assert Posting.objects.filter(unit__batch=batch).count() == len(units)
     return hits
 
 
@@ -42,7 +42,7 @@ def test_publish_makes_one_hit_per_unit_with_the_batch_settings(mturk_settings, 
         "private_qualification": "Trusted readers", "require_private_qualification": True,
     })
     with django_capture_on_commit_callbacks(execute=True):
-        job = mturk_publish_request(batch=batch, base_url=BASE_URL + "/")
+        job = batch_publish_request(batch=batch, base_url=BASE_URL + "/")
     job.refresh_from_db()
     assert (job.status, job.done, job.total, job.failures) == ("done", 3, 3, [])
     hits = published_once(server, batch)
@@ -69,14 +69,14 @@ def test_publish_makes_one_hit_per_unit_with_the_batch_settings(mturk_settings, 
         assert hit["max_assignments"] == 2
         assert hit["expiration"] - hit["created"] == pytest.approx(2 * 86400, abs=1)
         assert parse_external_question(hit["question"]) == (BASE_URL + "/mturk/", 900)
-    record = MTurkHit.objects.get(unit__position=0, unit__batch=batch)
-    assert (record.round, record.max_assignments, record.status) == (1, 2, "Assignable")
-    assert record.hit_type_id == hit_type["id"] and record.expiration is not None
+    record = Posting.objects.get(unit__position=0, unit__batch=batch)
+    assert (record.round, record.places, record.status) == (1, 2, "Assignable")
+    assert record.group_ref == hit_type["id"] and record.expiration is not None
 
 
 def test_default_settings_ask_for_the_default_presets(mturk_settings, server):
     batch = mturk_batch(units=1)
-    mturk_publish_run(job=new_job(batch))
+    publish_job_run(job=new_job(batch))
     hit_type = dict(server.store.rows("SELECT * FROM hit_types")[0])
     requirements = json.loads(hit_type["qualification_requirements"])
     assert [r["QualificationTypeId"] for r in requirements] == [
@@ -99,9 +99,9 @@ def test_masters_id_differs_on_production(mturk_settings):
 def test_second_click_creates_no_duplicates(mturk_settings, server, django_capture_on_commit_callbacks):
     batch = mturk_batch(units=3)
     with django_capture_on_commit_callbacks(execute=True):
-        first = mturk_publish_request(batch=batch, base_url=BASE_URL)
+        first = batch_publish_request(batch=batch, base_url=BASE_URL)
     with django_capture_on_commit_callbacks(execute=True):
-        second = mturk_publish_request(batch=batch, base_url=BASE_URL)
+        second = batch_publish_request(batch=batch, base_url=BASE_URL)
     second.refresh_from_db()
     assert second.pk != first.pk and (second.status, second.done, second.total) == ("done", 3, 3)
     published_once(server, batch)
@@ -112,9 +112,9 @@ def test_a_click_while_a_job_is_open_sends_the_same_job_again(mturk_settings, se
                                                              django_capture_on_commit_callbacks):
     batch = mturk_batch(units=2)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        first = mturk_publish_request(batch=batch, base_url=BASE_URL)
-        second = mturk_publish_request(batch=batch, base_url=BASE_URL)
-    assert second.pk == first.pk and MTurkPublishJob.objects.count() == 1
+        first = batch_publish_request(batch=batch, base_url=BASE_URL)
+        second = batch_publish_request(batch=batch, base_url=BASE_URL)
+    assert second.pk == first.pk and PublishJob.objects.count() == 1
     for callback in callbacks:  # both sends run: the job twice, the HITs once
         callback()
     published_once(server, batch)
@@ -123,12 +123,12 @@ def test_a_click_while_a_job_is_open_sends_the_same_job_again(mturk_settings, se
 def test_rerunning_a_job_that_lost_its_records_finds_the_same_hits(mturk_settings, server):
     """A worker that died after CreateHIT but before saving: the token brings the HIT back."""
     batch = mturk_batch(units=3)
-    job = mturk_publish_run(job=new_job(batch))
+    job = publish_job_run(job=new_job(batch))
     hit_ids = sorted(batch.units.values_list("channel_ref", flat=True))
-    MTurkHit.objects.all().delete()
+    Posting.objects.all().delete()
     batch.units.update(channel_ref="")
-    job.status = MTurkPublishJob.Status.RUNNING
-    mturk_publish_run(job=job)
+    job.status = PublishJob.Status.RUNNING
+    publish_job_run(job=job)
     published_once(server, batch)
     assert sorted(batch.units.values_list("channel_ref", flat=True)) == hit_ids
     duplicates = [r for r in server.faults.requests("CreateHITWithHITType") if r["error"] == "RequestError"]
@@ -138,7 +138,7 @@ def test_rerunning_a_job_that_lost_its_records_finds_the_same_hits(mturk_setting
 def test_lost_response_is_retried_with_the_same_token(mturk_settings, server):
     batch = mturk_batch(units=2)
     server.faults.add("CreateHITWithHITType", "ServiceFault", after_effect=True)  # made, answer lost
-    job = mturk_publish_run(job=new_job(batch))
+    job = publish_job_run(job=new_job(batch))
     assert (job.status, job.done, job.failures) == ("done", 2, [])
     published_once(server, batch)
 
@@ -146,7 +146,7 @@ def test_lost_response_is_retried_with_the_same_token(mturk_settings, server):
 def test_throttling_is_retried_and_succeeds(mturk_settings, server):
     batch = mturk_batch(units=3)
     server.faults.add("CreateHITWithHITType", "ThrottlingException", count=2)
-    job = mturk_publish_run(job=new_job(batch))
+    job = publish_job_run(job=new_job(batch))
     assert (job.status, job.done, job.failures) == ("done", 3, [])
     published_once(server, batch)
     throttled = [r for r in server.faults.requests("CreateHITWithHITType") if r["error"] == "ThrottlingException"]
@@ -157,10 +157,10 @@ def test_throttling_past_the_retries_is_transient_and_the_next_run_finishes(mtur
     mturk_settings.MTURK_MAX_ATTEMPTS = 2
     batch = mturk_batch(units=2)
     server.faults.add("CreateHITWithHITType", "ThrottlingException", count=2)  # every attempt of the first unit
-    job = mturk_publish_run(job=new_job(batch))
+    job = publish_job_run(job=new_job(batch))
     assert job.done == 1 and [f["position"] for f in job.failures] == [0]
     assert job.failures[0]["transient"] is True and "ThrottlingException" in job.failures[0]["reason"]
-    job = mturk_publish_run(job=job)  # what the task's retry does
+    job = publish_job_run(job=job)  # what the task's retry does
     assert (job.status, job.done, job.failures) == ("done", 2, [])
     published_once(server, batch)
 
@@ -169,7 +169,7 @@ def test_a_refused_unit_is_listed_with_its_reason_and_the_others_go_on(mturk_set
     batch = mturk_batch(units=3)
     server.faults.add("CreateHITWithHITType", "RequestError", message="The question is not acceptable",
                       turk_error_code="AWS.MechanicalTurk.InvalidQuestion")
-    job = mturk_publish_run(job=new_job(batch))
+    job = publish_job_run(job=new_job(batch))
     failed_unit = batch.units.get(position=0)
     assert (job.status, job.done, job.total) == ("done", 2, 3)
     [failure] = job.failures
@@ -180,7 +180,7 @@ def test_a_refused_unit_is_listed_with_its_reason_and_the_others_go_on(mturk_set
     assert failed_unit.channel_ref == "" and len(hit_rows(server)) == 2
     job.refresh_from_db()
     assert job.failures[0]["position"] == 0 and job.done == 2  # saved, not only returned
-    again = mturk_publish_run(job=new_job(batch))  # the researcher publishes again
+    again = publish_job_run(job=new_job(batch))  # the researcher publishes again
     assert (again.done, again.failures) == (3, [])
     published_once(server, batch)
 
@@ -197,5 +197,5 @@ def test_settings_made_invalid_after_the_request_fail_the_job(mturk_settings, se
     batch = mturk_batch(units=1)
     batch.channel_settings = {"reward": "-1"}
     batch.save()
-    job = mturk_publish_run(job=new_job(batch))
+    job = publish_job_run(job=new_job(batch))
     assert job.status == "failed" and "reward" in job.error and hit_rows(server) == []

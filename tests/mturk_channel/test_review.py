@@ -6,8 +6,8 @@ from decimal import Decimal
 import pytest
 
 from annotation.channels import get_channel, request_token
-from annotation.models import Assignment, MTurkBonus, MTurkPublishJob, MTurkSubmission
-from annotation.services.mturk_publish import mturk_publish_run
+from annotation.models import Assignment, Payment, PublishJob, Submission
+from annotation.services.publish import publish_job_run
 from quality.models import AnnotatorDecision, QualityRun
 from quality.services.review import (
     ReviewError, review_apply, review_block, review_bonus, review_grant_qualification, review_message,
@@ -23,7 +23,7 @@ FEEDBACK = "Your answers disagreed with the gold questions; see the instructions
 def reviewed(mturk_settings, server):
     """A published batch with work from kept, dropped, undecided and forging workers."""
     batch = mturk_batch(units=3, assignments=3)
-    mturk_publish_run(job=MTurkPublishJob.objects.create(batch=batch, base_url=BASE_URL, total=3))
+    publish_job_run(job=PublishJob.objects.create(batch=batch, base_url=BASE_URL, total=3))
     u0, u1, u2 = batch.units.order_by("position")
     work = {
         "keep1": do_work(server, u0, "A1KEEP1"),
@@ -59,8 +59,8 @@ def test_review_approves_kept_and_rejects_dropped_with_feedback(reviewed, server
     ours = {name: Assignment.objects.get(pk=w.assignment.pk).status for name, w in work.items() if w.assignment}
     assert ours == {"keep1": "approved", "keep2": "approved", "drop": "rejected", "guesser": "submitted",
                     "undecided": "submitted"}
-    dropped = MTurkSubmission.objects.get(assignment=work["drop"].assignment)
-    assert (dropped.review, dropped.feedback, dropped.mturk_status) == ("rejected", FEEDBACK, "Rejected")
+    dropped = Submission.objects.get(assignment=work["drop"].assignment)
+    assert (dropped.review, dropped.feedback, dropped.channel_status) == ("rejected", FEEDBACK, "Rejected")
 
     again = review_apply(batch=batch, reject_feedback=FEEDBACK)
     assert (again.approved, again.rejected) == (0, 0)
@@ -83,7 +83,7 @@ def test_unpaid_approval_is_listed_as_failed(reviewed, server):
     assert report.approved == 1 and report.rejected == 1
     [(failed_id, reason)] = report.failed.items()
     assert failed_id == work["keep2"].mturk_id and "insufficient funds" in reason
-    assert MTurkSubmission.objects.get(assignment=work["keep2"].assignment).review == ""
+    assert Submission.objects.get(assignment=work["keep2"].assignment).review == ""
 
 
 def test_bonus_pays_each_kept_verified_worker_once(reviewed, server):
@@ -98,7 +98,7 @@ def test_bonus_pays_each_kept_verified_worker_once(reviewed, server):
     assert before - server.store.balance() == Decimal("1.20")
     again = review_bonus(batch=batch, amount="0.50", reason="Careful work", label="round 1 bonus")
     assert again.paid == 0 and set(again.skipped) == {"A1KEEP1", "A1KEEP2"}
-    assert len(server.store.rows("SELECT * FROM bonuses")) == 2 and MTurkBonus.objects.count() == 2
+    assert len(server.store.rows("SELECT * FROM bonuses")) == 2 and Payment.objects.count() == 2
     assert before - server.store.balance() == Decimal("1.20")
 
 
@@ -153,7 +153,7 @@ def test_grant_private_qualification_to_kept_workers_and_require_it(reviewed, se
     assert review_grant_qualification(batch=batch)[0] == type_id  # found again by name, not duplicated
 
     follow_up = mturk_batch(units=1, project=batch.project, channel_settings={"require_private_qualification": True})
-    mturk_publish_run(job=MTurkPublishJob.objects.create(batch=follow_up, base_url=BASE_URL, total=1))
+    publish_job_run(job=PublishJob.objects.create(batch=follow_up, base_url=BASE_URL, total=1))
     hit = hit_rows(server)[-1]
     requirements = json.loads(server.store.row("SELECT qualification_requirements FROM hit_types WHERE id = ?",
                                                 (hit["hit_type_id"],))[0])
@@ -166,7 +166,7 @@ def test_unverified_submissions_are_rejected_before_mturk_approves_them(reviewed
     auto-approval delay runs out: rejecting the forged and the orphan is the way to not pay."""
     from django.urls import reverse
 
-    from annotation.services.mturk_review import ReviewError, mturk_reject_unverified
+    from annotation.services.review import ReviewError, reject_unverified
 
     batch, work = reviewed
     change = reverse("admin:annotation_batch_change", args=[batch.pk])
@@ -175,9 +175,9 @@ def test_unverified_submissions_are_rejected_before_mturk_approves_them(reviewed
     assert "<strong>2 unverified submission(s) still Submitted on MTurk</strong>: MTurk approves and pays" in page
 
     with pytest.raises(ReviewError, match="needs feedback"):
-        mturk_reject_unverified(batch=batch, feedback=" ")
+        reject_unverified(batch=batch, feedback=" ")
     told = "We found no work saved on our site for this HIT."
-    report = mturk_reject_unverified(batch=batch, feedback=told)
+    report = reject_unverified(batch=batch, feedback=told)
     assert (report.approved, report.rejected, report.failed) == (0, 2, {})
     assert {name: local_assignment(server, w.mturk_id)["status"] for name, w in work.items()} == {
         "keep1": "Approved", "keep2": "Approved", "drop": "Rejected", "guesser": "Rejected",
@@ -185,7 +185,7 @@ def test_unverified_submissions_are_rejected_before_mturk_approves_them(reviewed
     }
     assert local_assignment(server, work["orphan"].mturk_id)["requester_feedback"] == told
     assert Assignment.objects.get(pk=work["guesser"].assignment.pk).status == "rejected"
-    assert mturk_reject_unverified(batch=batch, feedback=told).rejected == 0  # nothing left to do
+    assert reject_unverified(batch=batch, feedback=told).rejected == 0  # nothing left to do
     assert "unverified submission(s) still Submitted" not in admin_client.get(change).content.decode()
 
 

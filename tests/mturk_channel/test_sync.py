@@ -2,9 +2,9 @@
 import pytest
 
 from annotation.channels import get_channel
-from annotation.models import Assignment, MTurkPublishJob, MTurkSubmission
-from annotation.services.mturk_publish import mturk_publish_run
-from annotation.services.mturk_sync import mturk_sync_batch, mturk_sync_open_batches
+from annotation.models import Assignment, PublishJob, Submission
+from annotation.services.publish import publish_job_run
+from annotation.services.sync import batch_sync, open_batches_sync
 
 from .conftest import BASE_URL, do_work, mturk_batch, record_ours
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def published(mturk_settings, server):
     batch = mturk_batch(units=3, assignments=3)
-    mturk_publish_run(job=MTurkPublishJob.objects.create(batch=batch, base_url=BASE_URL, total=3))
+    publish_job_run(job=PublishJob.objects.create(batch=batch, base_url=BASE_URL, total=3))
     return batch
 
 
@@ -22,28 +22,28 @@ def unit(batch, position):
     return batch.units.get(position=position)
 
 
-def record(work) -> MTurkSubmission:
-    return MTurkSubmission.objects.get(assignment=work.assignment)
+def record(work) -> Submission:
+    return Submission.objects.get(assignment=work.assignment)
 
 
 def test_genuine_submission_is_verified_and_its_state_follows_mturk(published, server):
     good = do_work(server, unit(published, 0), "A1GOOD")
     Assignment.objects.filter(pk=good.assignment.pk).update(status=Assignment.Status.ACTIVE)  # page not saved yet
-    report = mturk_sync_batch(batch=published)
+    report = batch_sync(batch=published)
     assert (report.hits, report.listed, report.verified, report.flagged, report.updated) == (3, 1, 1, 0, 1)
     row = record(good)
-    assert (row.verified, row.problem, row.mturk_status) == (True, "", "Submitted")
-    assert (row.worker_id, row.hit_id, row.mturk_assignment_id) == ("A1GOOD", unit(published, 0).channel_ref,
+    assert (row.verified, row.problem, row.channel_status) == (True, "", "Submitted")
+    assert (row.participant_ref, row.posting_ref, row.ref) == ("A1GOOD", unit(published, 0).channel_ref,
                                                                   good.mturk_id)
     assert Assignment.objects.get(pk=good.assignment.pk).status == Assignment.Status.SUBMITTED
     assert get_channel("mturk").verify_submission(good.assignment) == (True, "")
 
     server.store.execute("UPDATE assignments SET status = 'Approved' WHERE id = ?", (good.mturk_id,))
-    report = mturk_sync_batch(batch=published)
-    assert report.updated == 1 and record(good).mturk_status == "Approved"
+    report = batch_sync(batch=published)
+    assert report.updated == 1 and record(good).channel_status == "Approved"
     assert Assignment.objects.get(pk=good.assignment.pk).status == Assignment.Status.APPROVED
-    again = mturk_sync_batch(batch=published)  # nothing changed: nothing to do
-    assert (again.verified, again.updated) == (1, 0) and MTurkSubmission.objects.count() == 1
+    again = batch_sync(batch=published)  # nothing changed: nothing to do
+    assert (again.verified, again.updated) == (1, 0) and Submission.objects.count() == 1
 
 
 def test_forged_submissions_are_flagged(published, server):
@@ -63,49 +63,49 @@ def test_forged_submissions_are_flagged(published, server):
     # submitted on MTurk with the right token, but nothing of our pages was answered
     unfinished = do_work(server, unit(published, 1), "A1HALFWAY", complete=False)
 
-    report = mturk_sync_batch(batch=published)
+    report = batch_sync(batch=published)
     assert (report.listed, report.verified, report.flagged) == (7, 1, 7)
-    problems = {row.mturk_assignment_id + ":" + (row.assignment.annotator.external_id if row.assignment else "-"):
-                (row.verified, row.problem) for row in MTurkSubmission.objects.select_related("assignment__annotator")}
+    problems = {row.ref + ":" + (row.assignment.annotator.external_id if row.assignment else "-"):
+                (row.verified, row.problem) for row in Submission.objects.select_related("assignment__annotator")}
     assert problems[f"{good.mturk_id}:A1GOOD"] == (True, "")
     assert problems[f"{bad_token.mturk_id}:A1GUESSER"] == (False, "completion token missing or wrong")
     assert problems[f"{no_token.mturk_id}:A1SKIPPER"] == (False, "completion token missing or wrong")
     assert problems[f"{real.mturk_id}:A1FORGER"] == (
-        False, "worker mismatch: the channel says A1REAL, our annotator is A1FORGER")
-    assert problems["3NOSUCHASSIGNMENTEVERISSUED:A1GHOST"] == (False, "MTurk does not know this assignment")
+        False, "participant mismatch: the channel says A1REAL, our annotator is A1FORGER")
+    assert problems["3NOSUCHASSIGNMENTEVERISSUED:A1GHOST"] == (False, "the channel does not know this work")
     assert problems[f"{elsewhere.mturk_id}:A1WANDERER"][1].startswith(
-        f"HIT mismatch: the channel says {unit(published, 0).channel_ref}")
+        f"posting mismatch: the channel says {unit(published, 0).channel_ref}")
     assert problems[f"{orphan.mturk_id}:-"] == (False, "no saved answers on our side")
     assert problems[f"{unfinished.mturk_id}:A1HALFWAY"] == (False, "no saved answers on our side")
     assert len(problems) == 8
     # MTurk's state is never copied onto work that is not that worker's, nor onto unfinished work
     assert Assignment.objects.get(pk=unfinished.assignment.pk).status == Assignment.Status.ACTIVE
-    ghost = MTurkSubmission.objects.get(assignment=unknown)
-    assert (ghost.mturk_status, ghost.worker_id, ghost.hit_id) == ("", "", "")
-    assert MTurkSubmission.objects.get(assignment=wrong_hit).hit_id == unit(published, 0).channel_ref
+    ghost = Submission.objects.get(assignment=unknown)
+    assert (ghost.channel_status, ghost.participant_ref, ghost.posting_ref) == ("", "", "")
+    assert Submission.objects.get(assignment=wrong_hit).posting_ref == unit(published, 0).channel_ref
 
     channel = get_channel("mturk")
     assert channel.verify_submission(forged_worker)[0] is False
-    assert channel.verify_submission(unknown) == (False, "MTurk does not know this assignment")
+    assert channel.verify_submission(unknown) == (False, "the channel does not know this work")
     assert channel.verify_submission(bad_token.assignment) == (False, "completion token missing or wrong")
 
 
 def test_half_finished_work_is_flagged(mturk_settings, server):
     batch = mturk_batch(units=1, items_per_unit=2)
-    mturk_publish_run(job=MTurkPublishJob.objects.create(batch=batch, base_url=BASE_URL, total=1))
+    publish_job_run(job=PublishJob.objects.create(batch=batch, base_url=BASE_URL, total=1))
     work = do_work(server, unit(batch, 0), "A1HALFWAY")
     work.assignment.responses.filter(position=1).update(completed_at=None)
-    mturk_sync_batch(batch=batch)
+    batch_sync(batch=batch)
     assert (record(work).verified, record(work).problem) == (False, "not every item was completed on our side")
 
 
 def test_an_orphan_becomes_matched_once_our_answers_arrive(published, server):
     late = do_work(server, unit(published, 0), "A1LATE", ours=False)
-    mturk_sync_batch(batch=published)
-    assert MTurkSubmission.objects.get().problem == "no saved answers on our side"
+    batch_sync(batch=published)
+    assert Submission.objects.get().problem == "no saved answers on our side"
     mine = record_ours(unit(published, 0), "A1LATE", late.mturk_id)
-    mturk_sync_batch(batch=published)
-    row = MTurkSubmission.objects.get()
+    batch_sync(batch=published)
+    row = Submission.objects.get()
     assert row.assignment == mine and row.verified
 
 
@@ -114,7 +114,7 @@ def test_periodic_sync_covers_open_mturk_batches_only(published, server):
     closed = mturk_batch(units=1, project=published.project)
     closed.status = "closed"
     closed.save()
-    reports = mturk_sync_open_batches()
+    reports = open_batches_sync()
     assert [(r.batch, r.verified) for r in reports] == [(published.pk, 1)]
 
 
@@ -122,7 +122,7 @@ def test_unreachable_hit_is_reported_and_the_others_go_on(published, server):
     do_work(server, unit(published, 2), "A1GOOD")
     server.faults.add("ListAssignmentsForHIT", "RequestError", message="no such HIT",
                       turk_error_code="AWS.MechanicalTurk.HITDoesNotExist")
-    report = mturk_sync_batch(batch=published)
+    report = batch_sync(batch=published)
     assert list(report.errors) == [unit(published, 0).channel_ref] and "no such HIT" in report.errors[
         unit(published, 0).channel_ref]
     assert report.verified == 1
@@ -130,12 +130,12 @@ def test_unreachable_hit_is_reported_and_the_others_go_on(published, server):
 
 def test_sync_pages_through_more_than_100_assignments_of_a_hit(mturk_settings, server):
     batch = mturk_batch(units=1, assignments=101)
-    mturk_publish_run(job=MTurkPublishJob.objects.create(batch=batch, base_url=BASE_URL, total=1))
+    publish_job_run(job=PublishJob.objects.create(batch=batch, base_url=BASE_URL, total=1))
     only = unit(batch, 0)
     works = [do_work(server, only, f"A{n:03d}WORKER") for n in range(101)]
     server.faults.clear_requests()
-    report = mturk_sync_batch(batch=batch)
+    report = batch_sync(batch=batch)
     assert (report.listed, report.verified, report.flagged) == (101, 101, 0)
     pages = server.faults.requests("ListAssignmentsForHIT")
     assert len(pages) == 2 and "NextToken" in pages[1]["params"]
-    assert set(MTurkSubmission.objects.values_list("mturk_assignment_id", flat=True)) == {w.mturk_id for w in works}
+    assert set(Submission.objects.values_list("ref", flat=True)) == {w.mturk_id for w in works}

@@ -9,8 +9,8 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from annotation.models import MTurkHit, MTurkPublishJob, MTurkSubmission
-from annotation.services.mturk_publish import mturk_publish_watchdog
+from annotation.models import Posting, PublishJob, Submission
+from annotation.services.publish import publish_watchdog
 from tests.worker import broker_reachable
 
 from .conftest import BASE_URL, do_work, hit_rows, mturk_batch
@@ -33,21 +33,21 @@ def wait_for(condition, timeout: float = 60, step: float = 0.05) -> None:
 
 
 def test_worker_publishes_and_syncs(mturk_settings, server, tmp_path):
-    from annotation.tasks import publish_batch, sync_mturk
+    from annotation.tasks import publish_batch, sync_open_batches
 
     batch = mturk_batch(units=3, assignments=2)
-    job = MTurkPublishJob.objects.create(batch=batch, base_url=BASE_URL, total=3)
+    job = PublishJob.objects.create(batch=batch, base_url=BASE_URL, total=3)
     with mturk_worker(server.url, tmp_path) as worker:
         result = publish_batch.apply_async(args=[job.pk], queue=worker.queue).get(timeout=90)
         assert result == {"job": job.pk, "status": "done", "done": 3, "total": 3, "failed": 0}
-        assert len(hit_rows(server)) == 3 and MTurkHit.objects.filter(unit__batch=batch).count() == 3
+        assert len(hit_rows(server)) == 3 and Posting.objects.filter(unit__batch=batch).count() == 3
         unit = batch.units.get(position=0)
         good = do_work(server, unit, "A1GOOD")
         forged = do_work(server, unit, "A1FORGER", token="not-our-token")
-        [report] = sync_mturk.apply_async(queue=worker.queue).get(timeout=90)
+        [report] = sync_open_batches.apply_async(queue=worker.queue).get(timeout=90)
     assert (report["batch"], report["listed"], report["verified"], report["flagged"]) == (batch.pk, 2, 1, 1)
-    assert MTurkSubmission.objects.get(assignment=good.assignment).verified is True
-    flagged = MTurkSubmission.objects.get(assignment=forged.assignment)
+    assert Submission.objects.get(assignment=good.assignment).verified is True
+    flagged = Submission.objects.get(assignment=forged.assignment)
     assert (flagged.verified, flagged.problem) == (False, "completion token missing or wrong")
 
 
@@ -55,7 +55,7 @@ def test_killed_worker_then_rerun_publishes_every_unit_exactly_once(mturk_settin
     from annotation.tasks import publish_batch
 
     batch = mturk_batch(units=6, assignments=2)
-    job = MTurkPublishJob.objects.create(batch=batch, base_url=BASE_URL, total=6)
+    job = PublishJob.objects.create(batch=batch, base_url=BASE_URL, total=6)
     server.faults.add("CreateHITWithHITType", error="", count=1000, delay_seconds=0.7)  # slow MTurk
     with mturk_worker(server.url, tmp_path) as first:
         publish_batch.apply_async(args=[job.pk], queue=first.queue)
@@ -66,16 +66,16 @@ def test_killed_worker_then_rerun_publishes_every_unit_exactly_once(mturk_settin
     job.refresh_from_db()
     made = len(hit_rows(server))
     assert job.status == "running" and 2 <= job.done < 6 and made < 6
-    assert MTurkHit.objects.filter(unit__batch=batch).count() < made  # a HIT exists that we never recorded
+    assert Posting.objects.filter(unit__batch=batch).count() < made  # a HIT exists that we never recorded
 
     # nobody redelivers the dead worker's message (on Redis not for an hour): the watchdog sees
     # no progress for MTURK_PUBLISH_STALE_MINUTES and sends the job to a live worker again
     server.faults.clear()
-    assert mturk_publish_watchdog().resent == []  # not stale yet
+    assert publish_watchdog().resent == []  # not stale yet
     later = timezone.now() + timedelta(minutes=settings.MTURK_PUBLISH_STALE_MINUTES + 1)
     with mturk_worker(server.url, tmp_path) as second:
-        assert mturk_publish_watchdog(now=later, queue=second.queue).resent == [job.pk]
-        wait_for(lambda: MTurkPublishJob.objects.get(pk=job.pk).status == "done", timeout=90)
+        assert publish_watchdog(now=later, queue=second.queue).resent == [job.pk]
+        wait_for(lambda: PublishJob.objects.get(pk=job.pk).status == "done", timeout=90)
     job.refresh_from_db()
     assert (job.done, job.dispatches, job.error) == (6, 2, "")
 
@@ -85,6 +85,6 @@ def test_killed_worker_then_rerun_publishes_every_unit_exactly_once(mturk_settin
     assert sorted(h["id"] for h in hits) == sorted(u.channel_ref for u in units)
     assert sorted(h["requester_annotation"] for h in hits) == sorted(f"batch {batch.pk} unit {u.pk} round 1"
                                                                     for u in units)
-    assert MTurkHit.objects.filter(unit__batch=batch).count() == 6
+    assert Posting.objects.filter(unit__batch=batch).count() == 6
     answered_again = [r for r in server.faults.requests("CreateHITWithHITType") if r["error"] == "RequestError"]
     assert len(answered_again) == 1  # the HIT made for the dead worker, found again by its token

@@ -12,12 +12,12 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.channels import ChannelError
-from annotation.models import MTurkPublishJob
-from annotation.services.mturk_publish import (
-    PublishRefused, check_balance, mturk_cost_estimate, mturk_publish_request, mturk_publish_watchdog,
+from annotation.models import PublishJob
+from annotation.services.publish import (
+    PublishRefused, check_balance, cost_estimate, batch_publish_request, publish_watchdog,
 )
-from annotation.services.mturk_review import ReviewError, decisions_for, mturk_reject_unverified, mturk_review_apply
-from annotation.services.mturk_sync import mturk_sync_batch, mturk_sync_open_batches
+from annotation.services.review import ReviewError, decisions_for, reject_unverified, decisions_apply
+from annotation.services.sync import batch_sync, open_batches_sync
 
 from ._common import add_base_url_argument, base_url, batch_or_error
 
@@ -52,7 +52,7 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
 
     def do_estimate(self, *, batch: int, **_) -> None:
-        e = mturk_cost_estimate(batch=batch_or_error(batch))
+        e = cost_estimate(batch=batch_or_error(batch))
         self.stdout.write(
             f"{e.units} unit(s) x {e.assignments_per_unit} assignment(s) x (${e.reward} reward + ${e.fee} fee) = "
             f"${e.total} (rewards ${e.rewards_total}, fees ${e.fees_total}); balance ${e.balance}"
@@ -60,28 +60,28 @@ class Command(BaseCommand):
 
     def do_publish(self, *, batch: int, yes: bool, base_url: str | None, **opts) -> None:
         target = batch_or_error(batch)
-        estimate = mturk_cost_estimate(batch=target)
+        estimate = cost_estimate(batch=target)
         check_balance(estimate)
         self.do_estimate(batch=batch)
         if not yes and input("Publish? [y/N] ").strip().lower() != "y":
             raise CommandError("Not published.")
-        job = mturk_publish_request(batch=target, base_url=_base(base_url))
-        job = MTurkPublishJob.objects.get(pk=job.pk)  # without a broker the task has run inline
+        job = batch_publish_request(batch=target, base_url=_base(base_url))
+        job = PublishJob.objects.get(pk=job.pk)  # without a broker the task has run inline
         self.stdout.write(f"Job #{job.pk}: {job.get_status_display()}, {job.done} of {job.total} units published.")
         for failure in job.failures:
             self.stdout.write(f"  unit #{failure['position']} failed: {failure['reason']}")
 
     def do_sync(self, *, batch: int | None, **_) -> None:
-        reports = [mturk_sync_batch(batch=batch_or_error(batch))] if batch else mturk_sync_open_batches()
+        reports = [batch_sync(batch=batch_or_error(batch))] if batch else open_batches_sync()
         for report in reports:
             self.stdout.write(f"Batch {report.batch}: {report.summary()}")
 
     def do_reject_unverified(self, *, batch: int, feedback: str, **_) -> None:
-        report = mturk_reject_unverified(batch=batch_or_error(batch), feedback=feedback)
+        report = reject_unverified(batch=batch_or_error(batch), feedback=feedback)
         self.stdout.write(f"Unverified submissions: {report.summary()}")
 
     def do_watchdog(self, **_) -> None:
-        report = mturk_publish_watchdog()
+        report = publish_watchdog()
         for pk in report.resent:
             self.stdout.write(f"Job #{pk}: no progress; sent to the workers again.")
         for pk in report.failed:
@@ -92,7 +92,7 @@ class Command(BaseCommand):
     def do_review(self, *, batch: int, reject_feedback: str, approve_feedback: str, **_) -> None:
         target = batch_or_error(batch)
         decisions = decisions_for(target)
-        report = mturk_review_apply(batch=target, decisions=decisions, reject_feedback=reject_feedback,
+        report = decisions_apply(batch=target, decisions=decisions, reject_feedback=reject_feedback,
                                     approve_feedback=approve_feedback)
         self.stdout.write(f"{decisions.source}: {report.summary()}")
         for ref, why in report.skipped.items():

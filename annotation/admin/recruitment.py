@@ -19,16 +19,16 @@ from django.utils.safestring import SafeString
 
 from annotation import tasks
 from annotation.channels import ChannelError, HitSettings, HitSettingsError, hit_settings_parse
-from annotation.channels.mturk import hit_units
 from annotation.channels.mturk_settings import default_texts
-from annotation.models import Batch, MTurkHit, MTurkPublishJob, MTurkSubmission
-from annotation.services.mturk_hits import mturk_assignments_add, mturk_hits_expire, mturk_hits_extend
-from annotation.services.mturk_publish import (
-    PublishRefused, consistency_lead_count, job_stale_minutes, mturk_balance, mturk_cost_estimate, mturk_publish_request,
+from annotation.models import Batch, Posting, PublishJob, Submission
+from annotation.selectors import publishable_units
+from annotation.services.postings import places_add, postings_expire, postings_extend
+from annotation.services.publish import (
+    PublishRefused, consistency_lead_count, job_stale_minutes, channel_balance, cost_estimate, batch_publish_request,
 )
-from annotation.services.mturk_review import (
-    ReviewError, decisions_for, mturk_block, mturk_bonus, mturk_grant_qualification, mturk_message,
-    mturk_reject_unverified, mturk_review_apply, unverified_pending,
+from annotation.services.review import (
+    ReviewError, decisions_for, participants_block, bonus_pay, qualification_grant, participants_message,
+    reject_unverified, decisions_apply, unverified_pending,
 )
 
 from .common import request_base_url
@@ -111,11 +111,11 @@ class ReviewForm(forms.Form):
         return data
 
 
-class MTurkBatchActions:
+class RecruitmentActions:
     """Mixed into BatchAdmin: the MTurk actions and the progress field of the batch page."""
 
     form = BatchSettingsForm
-    mturk_actions = ["publish_to_mturk", "sync_mturk", "expire_mturk_hits", "extend_mturk_hits",
+    mturk_actions = ["publish_to_mturk", "sync_open_batches", "expire_mturk_hits", "extend_mturk_hits",
                      "add_mturk_assignments", "review_mturk"]
 
     def _page(self, request: HttpRequest, queryset: QuerySet, action: str, title: str, **extra: Any):
@@ -134,11 +134,11 @@ class MTurkBatchActions:
         return chosen
 
     @admin.display(description="MTurk")
-    def mturk_status(self, batch: Batch) -> SafeString | str:
+    def recruitment_status(self, batch: Batch) -> SafeString | str:
         if batch.channel != "mturk":
             return "—"
-        job = batch.mturk_jobs.first()
-        units = hit_units(batch)
+        job = batch.publish_jobs.first()
+        units = publishable_units(batch)
         lines = [format_html("{} of {} units published as HITs.", units.exclude(channel_ref="").count(), units.count())]
         lead = consistency_lead_count(batch)
         if lead:
@@ -154,9 +154,9 @@ class MTurkBatchActions:
             if job.failures:
                 lines.append(format_html("Failed units: <ul>{}</ul>", format_html_join(
                     "", "<li>unit #{}: {}</li>", ((f["position"], f["reason"]) for f in job.failures))))
-        counts = batch.mturk_submissions.aggregate(ok=Count("id", filter=Q(verified=True)),
+        counts = batch.submissions.aggregate(ok=Count("id", filter=Q(verified=True)),
                                                    flagged=Count("id", filter=Q(verified=False)))
-        url = reverse("admin:annotation_mturksubmission_changelist") + f"?batch__id__exact={batch.pk}"
+        url = reverse("admin:annotation_submission_changelist") + f"?batch__id__exact={batch.pk}"
         lines.append(format_html('Submissions: {} verified, <a href="{}">{} flagged</a>.', counts["ok"],
                                  url + "&verified__exact=0", counts["flagged"]))
         pending = unverified_pending(batch).count()
@@ -171,11 +171,11 @@ class MTurkBatchActions:
         rows, problems = [], []
         for batch in queryset.select_related("project"):
             try:
-                rows.append((batch, mturk_cost_estimate(batch=batch, with_balance=False)))
+                rows.append((batch, cost_estimate(batch=batch, with_balance=False)))
             except PublishRefused as exc:
                 problems.append(f"{batch}: {exc}")
         try:
-            balance = mturk_balance()
+            balance = channel_balance(batch=queryset.first())
         except ChannelError as exc:
             balance = None
             problems.append(f"MTurk did not tell the account balance: {exc}")
@@ -184,7 +184,7 @@ class MTurkBatchActions:
         if request.POST.get("post") == "yes" and enough:
             for batch, _ in rows:
                 try:
-                    job = mturk_publish_request(batch=batch, base_url=request_base_url(request), by=request.user)
+                    job = batch_publish_request(batch=batch, base_url=request_base_url(request), by=request.user)
                 except PublishRefused as exc:
                     messages.error(request, f"“{batch}” was not published: {exc}")
                 else:
@@ -197,12 +197,12 @@ class MTurkBatchActions:
                           fees_total=sum((e.fees_total for _, e in rows), start=0))
 
     @admin.action(description="Sync MTurk assignments now", permissions=["change"])
-    def sync_mturk(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
+    def sync_open_batches(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
         for batch in self._mturk_only(request, queryset):
-            result = tasks.sync_mturk_batch.delay(batch.pk)
+            result = tasks.sync_batch.delay(batch.pk)
             if result.ready() and result.successful():
                 r = result.result
-                messages.success(request, f"“{batch}”: {r['hits']} HIT(s), {r['listed']} MTurk assignment(s): "
+                messages.success(request, f"“{batch}”: {r['hits']} posting(s), {r['listed']} submission(s): "
                                           f"{r['verified']} verified, {r['flagged']} flagged.")
             elif result.ready():
                 messages.error(request, f"“{batch}”: sync failed: {result.result}")
@@ -212,7 +212,7 @@ class MTurkBatchActions:
     @admin.action(description="Expire MTurk HITs", permissions=["change"])
     def expire_mturk_hits(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
         for batch in self._mturk_only(request, queryset):
-            report = mturk_hits_expire(batch=batch)
+            report = postings_expire(batch=batch)
             messages.success(request, f"“{batch}”: {report.summary('Expired')}.")
 
     @admin.action(description="Extend MTurk HITs…", permissions=["change"])
@@ -220,7 +220,7 @@ class MTurkBatchActions:
         form = ExtendForm(request.POST if "apply" in request.POST else None)
         if form.is_valid():
             for batch in self._mturk_only(request, queryset):
-                report = mturk_hits_extend(batch=batch, hours=form.cleaned_data["hours"])
+                report = postings_extend(batch=batch, hours=form.cleaned_data["hours"])
                 messages.success(request, f"“{batch}”: {report.summary('Extended')}.")
             return None
         return self._page(request, queryset, "extend_mturk_hits", "Extend MTurk HITs", form=form)
@@ -233,7 +233,7 @@ class MTurkBatchActions:
             data = form.cleaned_data
             for batch in self._mturk_only(request, queryset):
                 try:
-                    report = mturk_assignments_add(batch=batch, number=data["number"], label=data["label"],
+                    report = places_add(batch=batch, number=data["number"], label=data["label"],
                                                    positions=data["positions"])
                 except PublishRefused as exc:
                     messages.error(request, f"“{batch}”: {exc}")
@@ -270,28 +270,28 @@ class MTurkBatchActions:
     def _review(batch: Batch, decisions, data: dict[str, Any]) -> str:
         op, who = data["operation"], data["who"]
         if op == "reject_unverified":
-            return mturk_reject_unverified(batch=batch, feedback=data["reject_feedback"]).summary() + "."
+            return reject_unverified(batch=batch, feedback=data["reject_feedback"]).summary() + "."
         if decisions is None and (op == "review" or who != "all"):
             raise ReviewError("there are no quality decisions for this batch's project: run the quality rules first")
         if op == "review":
-            return mturk_review_apply(batch=batch, decisions=decisions, reject_feedback=data["reject_feedback"],
+            return decisions_apply(batch=batch, decisions=decisions, reject_feedback=data["reject_feedback"],
                                       approve_feedback=data["approve_feedback"]).summary() + "."
         if op == "bonus":
-            return mturk_bonus(batch=batch, amount=str(data["amount"]), reason=data["text"], who=who,
+            return bonus_pay(batch=batch, amount=str(data["amount"]), reason=data["text"], who=who,
                                decisions=decisions, label=data["label"]).summary() + "."
         if op == "message":
-            result = mturk_message(batch=batch, subject=data["subject"], text=data["text"], who=who,
+            result = participants_message(batch=batch, subject=data["subject"], text=data["text"], who=who,
                                    decisions=decisions)
             return f"sent in {result.calls} call(s); {len(result.failed)} worker(s) not reached."
         if op == "block":
-            blocked, failed = mturk_block(batch=batch, reason=data["text"], who=who, decisions=decisions)
+            blocked, failed = participants_block(batch=batch, reason=data["text"], who=who, decisions=decisions)
             return f"{blocked} worker(s) blocked" + (f"; failed: {failed}" if failed else ".")
-        type_id, count = mturk_grant_qualification(batch=batch, who=who, decisions=decisions)
+        type_id, count = qualification_grant(batch=batch, who=who, decisions=decisions)
         return f"qualification {type_id} granted to {count} worker(s)."
 
 
-@admin.register(MTurkPublishJob)
-class MTurkPublishJobAdmin(ReadOnlyAdmin):
+@admin.register(PublishJob)
+class PublishJobAdmin(ReadOnlyAdmin):
     list_display = ("id", "batch", "status", "done", "total", "dispatches", "progress_at", "created_by", "created_at",
                     "finished_at")
     list_filter = ("status", "batch__project")
@@ -301,24 +301,24 @@ class MTurkPublishJobAdmin(ReadOnlyAdmin):
     readonly_fields = fields
 
 
-@admin.register(MTurkHit)
-class MTurkHitAdmin(ReadOnlyAdmin):
-    list_display = ("hit_id", "unit", "round", "status", "max_assignments", "expiration", "created_at")
+@admin.register(Posting)
+class PostingAdmin(ReadOnlyAdmin):
+    list_display = ("ref", "unit", "round", "status", "places", "expiration", "created_at")
     list_filter = ("status", "unit__batch")
     list_select_related = ("unit__batch",)
-    search_fields = ("hit_id", "hit_type_id")
-    fields = ("hit_id", "hit_type_id", "unit", "round", "status", "max_assignments", "expiration", "created_at",
+    search_fields = ("ref", "group_ref")
+    fields = ("ref", "group_ref", "unit", "round", "status", "places", "expiration", "created_at",
               "updated_at")
     readonly_fields = fields
 
 
-@admin.register(MTurkSubmission)
-class MTurkSubmissionAdmin(ReadOnlyAdmin):
-    list_display = ("mturk_assignment_id", "worker_id", "batch", "mturk_status", "verified", "problem", "review",
+@admin.register(Submission)
+class SubmissionAdmin(ReadOnlyAdmin):
+    list_display = ("ref", "participant_ref", "batch", "channel_status", "verified", "problem", "review",
                     "synced_at")
-    list_filter = ("verified", "mturk_status", "review", "batch")
+    list_filter = ("verified", "channel_status", "review", "batch")
     list_select_related = ("batch",)
-    search_fields = ("mturk_assignment_id", "worker_id", "hit_id")
-    fields = ("mturk_assignment_id", "hit_id", "worker_id", "batch", "assignment", "mturk_status", "verified",
+    search_fields = ("ref", "participant_ref", "posting_ref")
+    fields = ("ref", "posting_ref", "participant_ref", "batch", "assignment", "channel_status", "verified",
               "problem", "submitted_at", "review", "feedback", "reviewed_at", "synced_at")
     readonly_fields = fields

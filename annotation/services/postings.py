@@ -1,4 +1,5 @@
-"""Changing published HITs: expire them, extend them, add assignments (re-annotating a block)."""
+"""Changing a batch's postings on its channel: close them, extend them, add places
+(re-annotating a block)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -8,13 +9,13 @@ from typing import Callable, Iterable
 from django.utils import timezone
 
 from annotation.channels import ChannelError, UnitState, get_channel, request_token
-from annotation.models import Batch, MTurkHit, Unit
+from annotation.models import Batch, Posting, Unit
 
-from .mturk_publish import SLUG, PublishRefused, check_balance, check_mturk_batch, mturk_cost_estimate
+from .publish import PublishRefused, check_balance, check_publishable, cost_estimate
 
 
 @dataclass
-class HitsReport:
+class PostingsReport:
     changed: int = 0
     failed: dict[int, str] = field(default_factory=dict)  # unit position -> reason
 
@@ -37,46 +38,46 @@ def _published(batch: Batch, positions: Iterable[int] | None) -> list[Unit]:
 
 
 def _each(batch: Batch, positions: Iterable[int] | None,
-          change: Callable[[Unit], UnitState]) -> HitsReport:
-    check_mturk_batch(batch)
-    report = HitsReport()
+          change: Callable[[Unit], UnitState]) -> PostingsReport:
+    check_publishable(batch)
+    report = PostingsReport()
     for unit in _published(batch, positions):
         try:
             state = change(unit)
         except ChannelError as exc:
             report.failed[unit.position] = str(exc)
             continue
-        MTurkHit.objects.filter(hit_id=state.ref).update(
-            status=state.status, expiration=state.expiration, max_assignments=state.max_assignments,
+        Posting.objects.filter(ref=state.ref).update(
+            status=state.status, expiration=state.expiration, places=state.max_assignments,
             updated_at=timezone.now(),
         )
         report.changed += 1
     return report
 
 
-def mturk_hits_expire(*, batch: Batch, positions: Iterable[int] | None = None) -> HitsReport:
-    """Stop new workers from taking the batch's HITs (work already accepted may still be submitted)."""
-    channel = get_channel(SLUG)
+def postings_expire(*, batch: Batch, positions: Iterable[int] | None = None) -> PostingsReport:
+    """Stop new participants from taking the batch's postings (work already taken may still come in)."""
+    channel = get_channel(batch.channel)
     return _each(batch, positions, lambda unit: channel.close_unit(unit.channel_ref))
 
 
-def mturk_hits_extend(*, batch: Batch, hours: int, positions: Iterable[int] | None = None) -> HitsReport:
-    """Keep the HITs open ``hours`` longer than now or their current expiration, whichever is later."""
+def postings_extend(*, batch: Batch, hours: int, positions: Iterable[int] | None = None) -> PostingsReport:
+    """Keep the postings open ``hours`` longer than now or their current expiration, whichever is later."""
     if not 1 <= hours <= 365 * 24:
         raise PublishRefused("extend by 1 hour to 365 days")
-    channel = get_channel(SLUG)
+    channel = get_channel(batch.channel)
     now = timezone.now()
 
     def extend(unit: Unit) -> UnitState:
-        hit = unit.mturk_hits.filter(hit_id=unit.channel_ref).first()
+        hit = unit.postings.filter(ref=unit.channel_ref).first()
         start = max(now, hit.expiration) if hit is not None and hit.expiration else now
         return channel.extend_unit(unit.channel_ref, until=start + timedelta(hours=hours))
 
     return _each(batch, positions, extend)
 
 
-def mturk_assignments_add(*, batch: Batch, number: int, label: str,
-                          positions: Iterable[int] | None = None) -> HitsReport:
+def places_add(*, batch: Batch, number: int, label: str,
+                          positions: Iterable[int] | None = None) -> PostingsReport:
     """``number`` more assignments on each chosen HIT (re-annotating a bad block).
 
     ``label`` names this request: the same label again (a second click, a retry) adds nothing
@@ -88,12 +89,12 @@ def mturk_assignments_add(*, batch: Batch, number: int, label: str,
         raise PublishRefused("add at least one assignment")
     if not label.strip():
         raise PublishRefused("name the request (a label), so a repeat adds nothing twice")
-    check_mturk_batch(batch)
+    check_publishable(batch)
     units = _published(batch, positions)
-    top = max((h.max_assignments for u in units for h in u.mturk_hits.all()), default=batch.assignments_per_unit)
-    check_balance(mturk_cost_estimate(batch=batch, units=len(units), assignments_per_unit=number,
-                                      max_assignments=top + number))
-    channel = get_channel(SLUG)
+    top = max((h.places for u in units for h in u.postings.all()), default=batch.assignments_per_unit)
+    check_balance(cost_estimate(batch=batch, units=len(units), assignments_per_unit=number,
+                                max_assignments=top + number))
+    channel = get_channel(batch.channel)
     chosen = [u.position for u in units]
     return _each(batch, chosen, lambda unit: channel.add_assignments(
         unit.channel_ref, number=number, request_token=request_token("add", unit.channel_ref, label, number)))

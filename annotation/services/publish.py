@@ -1,6 +1,7 @@
-"""Publishing a batch on MTurk: the cost estimate, the balance check, the publish job that
-makes one HIT per unit with progress n of N (run by the ``publish_batch`` task), and the
-watchdog that resends a job stuck after its worker died."""
+"""Publishing a batch on its recruiting channel (MTurk, later Prolific): the cost estimate, the
+balance check, the publish job that makes one posting per unit with progress n of N (run by the
+``publish_batch`` task), and the watchdog that resends a job stuck after its worker died. Every
+step speaks the channel interface (`get_channel(batch.channel)`)."""
 from __future__ import annotations
 
 import uuid
@@ -13,15 +14,13 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from annotation.channels import ChannelError, ChannelUnavailable, HitSettingsError, get_channel
-from annotation.channels.mturk import hit_units
-from annotation.models import Batch, MTurkPublishJob, Unit, UnitItem
-
-SLUG = "mturk"
+from annotation.channels import Channel, ChannelError, ChannelSettingsError, ChannelUnavailable, get_channel
+from annotation.models import Batch, PublishJob, Unit, UnitItem
+from annotation.selectors import publishable_units
 
 
 class PublishRefused(ValueError):
-    """The batch cannot be published as asked (not an MTurk batch, bad settings, no money)."""
+    """The batch cannot be published as asked (not on a recruiting site, bad settings, no money)."""
 
 
 @dataclass(frozen=True)
@@ -32,7 +31,8 @@ class CostEstimate:
     assignments_per_unit: int
     reward: Decimal  # per assignment
     fee: Decimal  # per assignment
-    masters: bool
+    #: who may take the work, in the channel's words (MTurk: "Masters"); empty: anybody
+    audience: str
     balance: Decimal | None = None
     lead_items: int = 0  # consistency items each worker's first HIT also holds
 
@@ -65,30 +65,34 @@ class CostEstimate:
         return max(Decimal("0.00"), self.total - (self.balance or Decimal("0.00")))
 
 
-def check_mturk_batch(batch: Batch) -> None:
-    if batch.channel != SLUG:
-        raise PublishRefused(f"“{batch}” is recruited by {batch.channel}, not on MTurk")
+def check_publishable(batch: Batch) -> Channel:
+    """The batch's channel, if it recruits on a remote site and the batch's settings for it are
+    valid; else PublishRefused."""
+    channel = get_channel(batch.channel)
+    if not channel.recruits_remotely:
+        raise PublishRefused(f"“{batch}” is recruited by {channel.title}: there is nothing to publish")
     try:
-        get_channel(SLUG).settings_for(batch)
-    except HitSettingsError as exc:
-        raise PublishRefused(f"the HIT settings of “{batch}” are not valid: {exc}") from exc
+        channel.check_settings(batch)
+    except ChannelSettingsError as exc:
+        raise PublishRefused(f"the {channel.title} settings of “{batch}” are not valid: {exc}") from exc
+    return channel
 
 
-def mturk_cost_estimate(*, batch: Batch, with_balance: bool = True, units: int | None = None,
-                        assignments_per_unit: int | None = None, max_assignments: int | None = None) -> CostEstimate:
-    """Reward + MTurk's fee per assignment × assignments per unit × units not published yet.
+def cost_estimate(*, batch: Batch, with_balance: bool = True, units: int | None = None,
+                  assignments_per_unit: int | None = None, max_assignments: int | None = None) -> CostEstimate:
+    """Reward + the channel's fee per assignment × assignments per unit × units not published yet.
 
     ``units``/``assignments_per_unit`` override the counts (adding assignments); the fee rate
-    follows ``max_assignments`` (the HIT's total; +20 % from 10 on). ``with_balance`` asks MTurk.
+    follows ``max_assignments`` (a posting's total places). ``with_balance`` asks the channel.
     """
-    check_mturk_batch(batch)
-    channel = get_channel(SLUG)
-    hs = channel.settings_for(batch)
+    channel = check_publishable(batch)
     per_unit = assignments_per_unit or batch.assignments_per_unit
     cost = channel.unit_cost(batch, max_assignments=max_assignments or per_unit)
-    count = units if units is not None else hit_units(batch).filter(channel_ref="").count()
+    if cost is None:
+        raise PublishRefused(f"{channel.title} does not say what the work costs")
+    count = units if units is not None else publishable_units(batch).filter(channel_ref="").count()
     return CostEstimate(units=count, assignments_per_unit=per_unit, reward=cost.reward, fee=cost.fee,
-                        masters=hs.masters, balance=channel.balance() if with_balance else None,
+                        audience=channel.audience(batch), balance=channel.balance() if with_balance else None,
                         lead_items=consistency_lead_count(batch))
 
 
@@ -97,9 +101,9 @@ def consistency_lead_count(batch: Batch) -> int:
     return UnitItem.objects.filter(unit__batch=batch, unit__every_annotator=True).count()
 
 
-def mturk_balance() -> Decimal:
-    """The requester account's available balance (raises ``ChannelError``)."""
-    return get_channel(SLUG).balance()
+def channel_balance(*, batch: Batch) -> Decimal | None:
+    """The balance of the batch's channel account (raises ``ChannelError``; None: it does not pay)."""
+    return get_channel(batch.channel).balance()
 
 
 def check_balance(estimate: CostEstimate) -> None:
@@ -110,7 +114,7 @@ def check_balance(estimate: CostEstimate) -> None:
         )
 
 
-def mturk_publish_request(*, batch: Batch, base_url: str, by=None) -> MTurkPublishJob:
+def batch_publish_request(*, batch: Batch, base_url: str, by=None) -> PublishJob:
     """Record a publish job and hand it to the ``publish_batch`` task once committed.
 
     Preconditions: an MTurk batch with valid HIT settings, and a balance that covers the cost
@@ -120,74 +124,74 @@ def mturk_publish_request(*, batch: Batch, base_url: str, by=None) -> MTurkPubli
     """
     from annotation import tasks  # tasks call services; imported here to keep the cycle out of module load
 
-    check_mturk_batch(batch)
+    check_publishable(batch)
     try:
-        check_balance(mturk_cost_estimate(batch=batch))
+        check_balance(cost_estimate(batch=batch))
     except ChannelError as exc:
-        raise PublishRefused(f"MTurk did not tell the balance: {exc}") from exc
+        raise PublishRefused(f"{get_channel(batch.channel).title} did not tell the balance: {exc}") from exc
     with transaction.atomic():
         Batch.objects.select_for_update().filter(pk=batch.pk).first()
-        running = batch.mturk_jobs.filter(status__in=[MTurkPublishJob.Status.PENDING, MTurkPublishJob.Status.RUNNING])
+        running = batch.publish_jobs.filter(status__in=[PublishJob.Status.PENDING, PublishJob.Status.RUNNING])
         job = running.first()
         task_id = str(uuid.uuid4())
         if job is not None:  # a second click: send the same job again (harmless: same tokens)
             _save(job, celery_task_id=task_id)
         else:
-            job = MTurkPublishJob.objects.create(
-                batch=batch, base_url=base_url.rstrip("/"), total=hit_units(batch).count(),
-                done=hit_units(batch).exclude(channel_ref="").count(), created_by=by, celery_task_id=task_id,
+            job = PublishJob.objects.create(
+                batch=batch, base_url=base_url.rstrip("/"), total=publishable_units(batch).count(),
+                done=publishable_units(batch).exclude(channel_ref="").count(), created_by=by, celery_task_id=task_id,
             )
     transaction.on_commit(lambda: tasks.publish_batch.apply_async(args=[job.pk], task_id=task_id), robust=True)
     return job
 
 
-def mturk_publish_run(*, job: MTurkPublishJob) -> MTurkPublishJob:
-    """Publish the job's batch: one HIT per unit without one, progress saved after each unit.
+def publish_job_run(*, job: PublishJob) -> PublishJob:
+    """Publish the job's batch: one posting per unit without one, progress saved after each unit.
 
     Idempotent and crash-safe: a finished job is returned as is (unless units failed for a
     transient reason: then it runs again for them); a job interrupted in the middle
     (a killed worker) runs again and skips published units, and a unit whose HIT was created
-    but not recorded gets the same HIT back through its request token. A unit that fails is
+    but not recorded gets the same posting back through its request token. A unit that fails is
     listed with its reason and the others go on; ``job_transient_failures`` says whether
-    running again may help. Raises ``ChannelUnavailable`` when MTurk cannot be reached at all.
+    running again may help. Raises ``ChannelUnavailable`` when the channel cannot be reached.
     """
-    if job.status == MTurkPublishJob.Status.DONE and not job_transient_failures(job):
+    if job.status == PublishJob.Status.DONE and not job_transient_failures(job):
         return job
     batch = Batch.objects.select_related("project").get(pk=job.batch_id)
-    _save(job, status=MTurkPublishJob.Status.RUNNING, started_at=job.started_at or timezone.now(),
-          total=hit_units(batch).count(), error="")
+    _save(job, status=PublishJob.Status.RUNNING, started_at=job.started_at or timezone.now(),
+          total=publishable_units(batch).count(), error="")
     try:
-        check_balance(mturk_cost_estimate(batch=batch))
+        check_balance(cost_estimate(batch=batch))
     except ChannelUnavailable as exc:
-        _save(job, error=f"MTurk is unavailable; will try again: {exc}")
+        _save(job, error=f"The channel is unavailable; will try again: {exc}")
         raise
     except (PublishRefused, ChannelError) as exc:
-        return _finish(job, status=MTurkPublishJob.Status.FAILED, error=str(exc))
+        return _finish(job, status=PublishJob.Status.FAILED, error=str(exc))
     failures: list[dict] = []
 
     def progress(unit: Unit, ref: str | None, reason: str | None) -> None:
         if reason is not None:
             failures.append({"unit": unit.pk, "position": unit.position, "reason": reason,
                              "transient": False})
-        _save(job, done=hit_units(batch).exclude(channel_ref="").count(), failures=failures)
+        _save(job, done=publishable_units(batch).exclude(channel_ref="").count(), failures=failures)
 
     try:
-        result = get_channel(SLUG).publish(batch, base_url=job.base_url, on_unit=progress)
+        result = get_channel(batch.channel).publish(batch, base_url=job.base_url, on_unit=progress)
     except ChannelUnavailable as exc:
-        _save(job, error=f"MTurk is unavailable; will try again: {exc}")
+        _save(job, error=f"The channel is unavailable; will try again: {exc}")
         raise
-    except (ChannelError, HitSettingsError) as exc:
-        return _finish(job, status=MTurkPublishJob.Status.FAILED, error=str(exc))
+    except (ChannelError, ChannelSettingsError) as exc:
+        return _finish(job, status=PublishJob.Status.FAILED, error=str(exc))
     for failure in failures:
         failure["transient"] = failure["unit"] in result.retryable
-    return _finish(job, status=MTurkPublishJob.Status.DONE, done=len(result.refs), failures=failures)
+    return _finish(job, status=PublishJob.Status.DONE, done=len(result.refs), failures=failures)
 
 
-def job_transient_failures(job: MTurkPublishJob) -> bool:
+def job_transient_failures(job: PublishJob) -> bool:
     return any(f.get("transient") for f in job.failures or [])
 
 
-def job_stale_minutes(job: MTurkPublishJob, now: datetime | None = None) -> int | None:
+def job_stale_minutes(job: PublishJob, now: datetime | None = None) -> int | None:
     """Minutes without progress of an open job that counts as stuck, else None."""
     if not job.open:
         return None
@@ -208,7 +212,7 @@ class WatchdogReport:
         return {"resent": self.resent, "failed": self.failed}
 
 
-def mturk_publish_watchdog(*, now: datetime | None = None, queue: str | None = None) -> WatchdogReport:
+def publish_watchdog(*, now: datetime | None = None, queue: str | None = None) -> WatchdogReport:
     """Resend publish jobs that made no progress for MTURK_PUBLISH_STALE_MINUTES.
 
     A job stays pending or running when its worker died and the broker did not redeliver the
@@ -222,8 +226,8 @@ def mturk_publish_watchdog(*, now: datetime | None = None, queue: str | None = N
     now = now or timezone.now()
     cutoff, limit = now - _stale_after(), settings.MTURK_PUBLISH_MAX_DISPATCHES
     report = WatchdogReport()
-    open_jobs = MTurkPublishJob.objects.filter(status__in=[MTurkPublishJob.Status.PENDING,
-                                                          MTurkPublishJob.Status.RUNNING])
+    open_jobs = PublishJob.objects.filter(status__in=[PublishJob.Status.PENDING,
+                                                          PublishJob.Status.RUNNING])
     stuck = open_jobs.filter(Q(progress_at__lt=cutoff) | Q(progress_at__isnull=True, created_at__lt=cutoff))
     for pk in stuck.values_list("pk", flat=True):
         with transaction.atomic():
@@ -232,10 +236,10 @@ def mturk_publish_watchdog(*, now: datetime | None = None, queue: str | None = N
                 continue
             minutes = job_stale_minutes(job, now)
             if job.dispatches >= limit:
-                _finish(job, status=MTurkPublishJob.Status.FAILED, error=(
+                _finish(job, status=PublishJob.Status.FAILED, error=(
                     f"No progress for {minutes} minutes after {job.dispatches} sends to the Celery workers: is a "
                     "worker running (celery -A config worker) and reaching the broker? Publishing the batch again "
-                    "resumes with the units still without a HIT."))
+                    "resumes with the units still without a posting."))
                 report.failed.append(job.pk)
                 continue
             task_id = str(uuid.uuid4())
@@ -249,14 +253,14 @@ def mturk_publish_watchdog(*, now: datetime | None = None, queue: str | None = N
     return report
 
 
-def _save(job: MTurkPublishJob, **values) -> None:
+def _save(job: PublishJob, **values) -> None:
     """Save these fields of the job; every save is a sign of life for the watchdog."""
     values.setdefault("progress_at", timezone.now())
-    MTurkPublishJob.objects.filter(pk=job.pk).update(**values)
+    PublishJob.objects.filter(pk=job.pk).update(**values)
     for name, value in values.items():
         setattr(job, name, value)
 
 
-def _finish(job: MTurkPublishJob, **values) -> MTurkPublishJob:
+def _finish(job: PublishJob, **values) -> PublishJob:
     _save(job, finished_at=timezone.now(), **values)
     return job

@@ -1,9 +1,9 @@
-"""Reviewing MTurk work through the channel, given who is kept: approve / reject with feedback,
+"""Reviewing work on a recruiting site through its channel, given who is kept: approve / reject with feedback,
 bonuses with request tokens, messages, blocks and the private qualification.
 
 Who is kept is decided elsewhere (the quality app's runs): annotation never imports quality, so
 a decision source registers itself here (``register_decision_source``), and the admin finds it
-through ``decisions_for``. Only verified submissions (see ``mturk_sync``) are approved,
+through ``decisions_for``. Only verified submissions (see ``services.sync``) are approved,
 rejected or paid; every review syncs first so verification is fresh.
 """
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Callable
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.channels import ChannelError, MessageResult, get_channel, hit_settings_for, request_token
-from annotation.models import Assignment, Batch, MTurkBonus, MTurkSubmission
+from annotation.channels import ChannelError, MessageResult, get_channel, request_token
+from annotation.models import Assignment, Batch, Payment, Submission
 
-from .mturk_sync import mturk_sync_batch
+from .sync import batch_sync
 
 WHO = ("all", "kept", "dropped")
 
@@ -59,7 +59,7 @@ class ReviewReport:
     approved: int = 0
     rejected: int = 0
     paid: int = 0
-    skipped: dict[str, str] = field(default_factory=dict)  # MTurk assignment or worker id -> why
+    skipped: dict[str, str] = field(default_factory=dict)  # the channel's work or participant id -> why
     failed: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> str:
@@ -73,20 +73,20 @@ class ReviewReport:
         return ", ".join(parts)
 
 
-def mturk_review_apply(*, batch: Batch, decisions: Decisions, reject_feedback: str, approve_feedback: str = "",
+def decisions_apply(*, batch: Batch, decisions: Decisions, reject_feedback: str, approve_feedback: str = "",
                        sync: bool = True) -> ReviewReport:
     """Approve the verified, still Submitted work of kept annotators; reject the others' with
-    ``reject_feedback`` (MTurk requires it). Unverified work is never approved: it is listed in
+    ``reject_feedback`` (the participant is told why). Unverified work is never approved: it is listed in
     ``skipped`` with its problem. Safe to repeat: reviewed work is left alone.
     """
     channel = _review_start(batch, reject_feedback, sync=sync)
     report = ReviewReport()
-    pending = MTurkSubmission.objects.filter(batch=batch, review=MTurkSubmission.Review.NONE)
+    pending = Submission.objects.filter(batch=batch, review=Submission.Review.NONE)
     for sub in pending.select_related("assignment__annotator", "assignment__unit").order_by("id"):
         keep = decisions.keep.get(sub.assignment.annotator_id) if sub.assignment else None
-        why = _not_reviewable(sub, keep)
+        why = _not_reviewable(sub, keep, channel.awaiting_review_status)
         if why:
-            report.skipped[sub.mturk_assignment_id] = why
+            report.skipped[sub.ref] = why
             continue
         try:
             if keep:
@@ -94,9 +94,10 @@ def mturk_review_apply(*, batch: Batch, decisions: Decisions, reject_feedback: s
             else:
                 channel.reject(sub.assignment, feedback=reject_feedback)
         except ChannelError as exc:
-            report.failed[sub.mturk_assignment_id] = str(exc)
+            report.failed[sub.ref] = str(exc)
             continue
-        _reviewed(sub, approved=bool(keep), feedback=approve_feedback if keep else reject_feedback)
+        _reviewed(sub, approved=bool(keep), feedback=approve_feedback if keep else reject_feedback,
+                  word=channel.reviewed_status(approved=bool(keep)))
         if keep:
             report.approved += 1
         else:
@@ -104,23 +105,23 @@ def mturk_review_apply(*, batch: Batch, decisions: Decisions, reject_feedback: s
     return report
 
 
-def mturk_reject_unverified(*, batch: Batch, feedback: str, sync: bool = True) -> ReviewReport:
-    """Reject what MTurk holds as Submitted but sync could not verify (a forged completion
-    token, no or unfinished answers on our pages, another worker or HIT).
+def reject_unverified(*, batch: Batch, feedback: str, sync: bool = True) -> ReviewReport:
+    """Reject what the channel holds as awaiting review but sync could not verify (a forged
+    completion token, no or unfinished answers on our pages, another participant or posting).
 
-    The review above never approves such work, but MTurk approves and pays every assignment
-    still Submitted when the HIT's auto-approval delay runs out; rejecting it is the only way
+    The review above never approves such work, but a channel may approve and pay what is left
+    waiting (MTurk, when the HIT's auto-approval delay runs out); rejecting it is the only way
     it is not paid. Safe to repeat: reviewed submissions are left alone.
     """
     channel = _review_start(batch, feedback, sync=sync)
     report = ReviewReport()
     for sub in unverified_pending(batch).order_by("id"):
         try:
-            channel.reject_ref(sub.mturk_assignment_id, feedback=feedback)
+            channel.reject_ref(sub.ref, feedback=feedback)
         except ChannelError as exc:
-            report.failed[sub.mturk_assignment_id] = str(exc)
+            report.failed[sub.ref] = str(exc)
             continue
-        _reviewed(sub, approved=False, feedback=feedback)
+        _reviewed(sub, approved=False, feedback=feedback, word=channel.reviewed_status(approved=False))
         report.rejected += 1
     return report
 
@@ -130,38 +131,38 @@ def _review_start(batch: Batch, reject_feedback: str, *, sync: bool):
     if not reject_feedback.strip():
         raise ReviewError("rejecting needs feedback: the worker is told why")
     if sync:
-        mturk_sync_batch(batch=batch)
+        batch_sync(batch=batch)
     return get_channel(batch.channel)
 
 
 def unverified_pending(batch: Batch):
-    """Unverified submissions MTurk still holds as Submitted (it will approve them in time)."""
-    return MTurkSubmission.objects.filter(batch=batch, verified=False, mturk_status="Submitted",
-                                          review=MTurkSubmission.Review.NONE)
+    """Unverified submissions the channel still holds as awaiting review."""
+    waiting = get_channel(batch.channel).awaiting_review_status
+    return Submission.objects.filter(batch=batch, verified=False, channel_status=waiting, review=Submission.Review.NONE)
 
 
-def _not_reviewable(sub: MTurkSubmission, keep: bool | None) -> str:
+def _not_reviewable(sub: Submission, keep: bool | None, waiting: str) -> str:
     if not sub.verified or sub.assignment is None:
         return f"not verified: {sub.problem or 'no assignment of ours'}"
-    if sub.mturk_status != "Submitted":
-        return f"MTurk says {sub.mturk_status or 'nothing'}"
+    if sub.channel_status != waiting:
+        return f"the channel says {sub.channel_status or 'nothing'}"
     if keep is None:
         return "the quality run has no decision on this annotator"
     return ""
 
 
-def _reviewed(sub: MTurkSubmission, *, approved: bool, feedback: str) -> None:
-    review, status, word = (
-        (MTurkSubmission.Review.APPROVED, Assignment.Status.APPROVED, "Approved") if approved
-        else (MTurkSubmission.Review.REJECTED, Assignment.Status.REJECTED, "Rejected")
+def _reviewed(sub: Submission, *, approved: bool, feedback: str, word: str) -> None:
+    review, status = (
+        (Submission.Review.APPROVED, Assignment.Status.APPROVED) if approved
+        else (Submission.Review.REJECTED, Assignment.Status.REJECTED)
     )
     with transaction.atomic():
-        MTurkSubmission.objects.filter(pk=sub.pk).update(
-            review=review, feedback=feedback, reviewed_at=timezone.now(), mturk_status=word)
+        Submission.objects.filter(pk=sub.pk).update(
+            review=review, feedback=feedback, reviewed_at=timezone.now(), channel_status=word)
         Assignment.objects.filter(pk=sub.assignment_id).update(status=status)
 
 
-def mturk_chosen(*, batch: Batch, who: str, decisions: Decisions | None, sync: bool = True) -> list[MTurkSubmission]:
+def submissions_chosen(*, batch: Batch, who: str, decisions: Decisions | None, sync: bool = True) -> list[Submission]:
     """The latest verified submission of each worker of the batch that ``who`` names (all,
     kept, dropped), after a sync so that verification is fresh."""
     if who not in WHO:
@@ -169,24 +170,24 @@ def mturk_chosen(*, batch: Batch, who: str, decisions: Decisions | None, sync: b
     if who != "all" and decisions is None:
         raise ReviewError(f"choosing the {who} workers needs quality decisions")
     if sync:
-        mturk_sync_batch(batch=batch)
+        batch_sync(batch=batch)
     keep = decisions.keep if decisions is not None else {}
-    latest: dict[str, MTurkSubmission] = {}
-    verified = MTurkSubmission.objects.filter(batch=batch, verified=True, assignment__isnull=False)
+    latest: dict[str, Submission] = {}
+    verified = Submission.objects.filter(batch=batch, verified=True, assignment__isnull=False)
     for sub in verified.select_related("assignment__annotator").order_by("submitted_at", "id"):
         decision = keep.get(sub.assignment.annotator_id)
         if who == "all" or (decision is not None and decision == (who == "kept")):
-            latest[sub.worker_id] = sub
+            latest[sub.participant_ref] = sub
     return list(latest.values())
 
 
 def _worker_ids(batch: Batch, who: str, decisions: Decisions | None, worker_ids: list[str] | None) -> list[str]:
     if worker_ids is not None:
         return list(dict.fromkeys(worker_ids))
-    return [s.worker_id for s in mturk_chosen(batch=batch, who=who, decisions=decisions)]
+    return [s.participant_ref for s in submissions_chosen(batch=batch, who=who, decisions=decisions)]
 
 
-def mturk_bonus(*, batch: Batch, amount: str, reason: str, who: str = "kept", decisions: Decisions | None = None,
+def bonus_pay(*, batch: Batch, amount: str, reason: str, who: str = "kept", decisions: Decisions | None = None,
                 label: str = "bonus") -> ReviewReport:
     """Pay ``amount`` once per worker ``who`` names, on their latest verified submission.
 
@@ -203,23 +204,23 @@ def mturk_bonus(*, batch: Batch, amount: str, reason: str, who: str = "kept", de
         raise ReviewError("a bonus needs a reason (the worker sees it)")
     channel = get_channel(batch.channel)
     report = ReviewReport()
-    for sub in mturk_chosen(batch=batch, who=who, decisions=decisions):
-        token = request_token("bonus", batch.pk, batch.created_at.isoformat(), sub.worker_id, label)
-        if MTurkBonus.objects.filter(request_token=token).exists():
-            report.skipped[sub.worker_id] = f"already paid this bonus ({label})"
+    for sub in submissions_chosen(batch=batch, who=who, decisions=decisions):
+        token = request_token("bonus", batch.pk, batch.created_at.isoformat(), sub.participant_ref, label)
+        if Payment.objects.filter(request_token=token).exists():
+            report.skipped[sub.participant_ref] = f"already paid this bonus ({label})"
             continue
         try:
             channel.bonus(sub.assignment, amount=f"{value:.2f}", reason=reason, request_token=token)
         except ChannelError as exc:
-            report.failed[sub.worker_id] = str(exc)
+            report.failed[sub.participant_ref] = str(exc)
             continue
-        MTurkBonus.objects.get_or_create(request_token=token,
+        Payment.objects.get_or_create(request_token=token,
                                          defaults=dict(submission=sub, amount=value, reason=reason))
         report.paid += 1
     return report
 
 
-def mturk_message(*, batch: Batch, subject: str, text: str, who: str = "all", decisions: Decisions | None = None,
+def participants_message(*, batch: Batch, subject: str, text: str, who: str = "all", decisions: Decisions | None = None,
                   worker_ids: list[str] | None = None) -> MessageResult:
     """Message the workers ``who`` names (or exactly ``worker_ids``); the channel splits the
     list into calls it accepts (MTurk: at most 100 workers per call)."""
@@ -232,7 +233,7 @@ def mturk_message(*, batch: Batch, subject: str, text: str, who: str = "all", de
         raise ReviewError(str(exc)) from exc
 
 
-def mturk_block(*, batch: Batch, reason: str, who: str = "dropped", decisions: Decisions | None = None,
+def participants_block(*, batch: Batch, reason: str, who: str = "dropped", decisions: Decisions | None = None,
                 worker_ids: list[str] | None = None) -> tuple[int, dict[str, str]]:
     """Block the workers ``who`` names from our HITs; (how many, worker id -> why one failed)."""
     if not reason.strip():
@@ -249,12 +250,11 @@ def mturk_block(*, batch: Batch, reason: str, who: str = "dropped", decisions: D
     return blocked, failed
 
 
-def mturk_grant_qualification(*, batch: Batch, who: str = "kept", decisions: Decisions | None = None,
+def qualification_grant(*, batch: Batch, who: str = "kept", decisions: Decisions | None = None,
                               worker_ids: list[str] | None = None) -> tuple[str, int]:
     """Grant the batch's private qualification (HIT setting ``private_qualification``) to the
     workers ``who`` names; (its id on the channel, how many workers)."""
     ids = _worker_ids(batch, who, decisions, worker_ids)
-    name = hit_settings_for(batch).private_qualification
-    type_id = get_channel(batch.channel).grant_qualification(
-        ids, name=name, description=f"Trusted annotators of {batch.project.name}, granted by the researcher.")
+    type_id = get_channel(batch.channel).grant_batch_qualification(
+        ids, batch=batch, description=f"Trusted annotators of {batch.project.name}, granted by the researcher.")
     return type_id, len(ids)

@@ -1,9 +1,10 @@
-"""Sync: what MTurk says about each HIT's assignments, matched with the answers we saved.
+"""Sync: what the batch's channel says about the work on each posting (MTurk: a HIT's
+assignments), matched with the answers we saved.
 
-Every MTurk assignment gets an ``MTurkSubmission`` row: verified when MTurk knows it, its
-worker and HIT are the ones our Assignment names, its answer carries our completion token and
+Every piece of work gets a ``Submission`` row: verified when the channel knows it, its
+participant and posting are the ones our Assignment names, it carries our completion token and
 every item was saved here; otherwise flagged with the problem. Only verified work is ever
-approved or paid (see quality.services.review).
+approved or paid (see services.review).
 """
 from __future__ import annotations
 
@@ -14,11 +15,10 @@ from django.db import transaction
 from django.db.models import Prefetch
 from django.utils import timezone
 
-from annotation.channels import ChannelError, Submission, get_channel
+from annotation.channels import ChannelError, SubmissionInfo, channel_choices, get_channel
 from annotation.channels.base import NO_ANSWERS, UNIT_MISMATCH, UNKNOWN, WORKER_MISMATCH, submission_problems
-from annotation.models import Assignment, Batch, MTurkHit, MTurkSubmission, Response, Unit
+from annotation.models import Assignment, Batch, Posting, Response, Submission, Unit
 
-from .mturk_publish import SLUG
 
 log = logging.getLogger(__name__)
 SETTLED = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
@@ -27,15 +27,15 @@ SETTLED = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.S
 @dataclass
 class SyncReport:
     batch: int
-    hits: int = 0
-    listed: int = 0  # MTurk assignments listed
+    hits: int = 0  # postings asked about
+    listed: int = 0  # pieces of work the channel listed
     verified: int = 0
     flagged: int = 0
     updated: int = 0  # our Assignments whose status changed
-    errors: dict[str, str] = field(default_factory=dict)  # HIT or assignment id -> reason
+    errors: dict[str, str] = field(default_factory=dict)  # posting or work id -> reason
 
     def summary(self) -> str:
-        text = (f"{self.hits} HIT(s), {self.listed} MTurk assignment(s): {self.verified} verified, "
+        text = (f"{self.hits} posting(s), {self.listed} submission(s): {self.verified} verified, "
                 f"{self.flagged} flagged, {self.updated} status change(s)")
         return text + (f"; {len(self.errors)} error(s)" if self.errors else "")
 
@@ -44,29 +44,29 @@ class SyncReport:
 
 
 def _refs(unit: Unit) -> set[str]:
-    return {h.hit_id for h in unit.mturk_hits.all()} | ({unit.channel_ref} - {""})
+    return {p.ref for p in unit.postings.all()} | ({unit.channel_ref} - {""})
 
 
-def _ours(mturk_assignment_id: str) -> list[Assignment]:
+def _ours(ref: str, channel: str) -> list[Assignment]:
     return list(
-        Assignment.objects.filter(channel_assignment_id=mturk_assignment_id, unit__batch__channel=SLUG)
+        Assignment.objects.filter(channel_assignment_id=ref, unit__batch__channel=channel)
         .select_related("annotator", "unit__batch")
         .prefetch_related(Prefetch("responses", queryset=Response.objects.only("id", "assignment_id", "completed_at")),
-                          "unit__mturk_hits")
+                          "unit__postings")
     )
 
 
-def mturk_sync_batch(*, batch: Batch) -> SyncReport:
+def batch_sync(*, batch: Batch) -> SyncReport:
     """Pull every HIT's assignments of the batch and match them with our Assignments.
 
-    Our submitted assignments MTurk did not list are looked up one by one (GetAssignment); one
-    MTurk does not know is flagged. Idempotent: a second sync changes nothing that did not change.
-    Raises ``ChannelUnavailable`` only when MTurk cannot be reached at all.
+    Our submitted assignments the channel did not list are looked up one by one; one the
+    channel does not know is flagged. Idempotent: a second sync changes nothing that did not
+    change. Raises ``ChannelUnavailable`` only when the channel cannot be reached at all.
     """
-    channel = get_channel(SLUG)
+    channel = get_channel(batch.channel)
     report = SyncReport(batch=batch.pk)
     seen: set[str] = set()
-    units = batch.units.exclude(channel_ref="").prefetch_related("mturk_hits").order_by("position")
+    units = batch.units.exclude(channel_ref="").prefetch_related("postings").order_by("position")
     for unit in units:
         for ref in sorted(_refs(unit)):
             report.hits += 1
@@ -90,45 +90,45 @@ def mturk_sync_batch(*, batch: Batch) -> SyncReport:
             report.errors[ref] = str(exc)
             continue
         if found is None:
-            for assignment in _ours(ref):
+            for assignment in _ours(ref, batch.channel):
                 _record(assignment, None, report)
         else:
             _match(batch, found, report)
     return report
 
 
-def _match(batch: Batch, submission: Submission, report: SyncReport) -> None:
-    ours = _ours(submission.ref)
+def _match(batch: Batch, submission: SubmissionInfo, report: SyncReport) -> None:
+    ours = _ours(submission.ref, batch.channel)
     if not ours:
-        MTurkSubmission.objects.update_or_create(
-            batch=batch, mturk_assignment_id=submission.ref, assignment=None,
-            defaults=dict(_mturk_fields(submission), verified=False, problem=NO_ANSWERS),
+        Submission.objects.update_or_create(
+            batch=batch, ref=submission.ref, assignment=None,
+            defaults=dict(_channel_fields(submission), verified=False, problem=NO_ANSWERS),
         )
         report.flagged += 1
         return
     for assignment in ours:
         _record(assignment, submission, report)
-    MTurkSubmission.objects.filter(mturk_assignment_id=submission.ref, assignment=None).delete()
+    Submission.objects.filter(ref=submission.ref, assignment=None).delete()
 
 
-def _mturk_fields(submission: Submission | None) -> dict:
+def _channel_fields(submission: SubmissionInfo | None) -> dict:
     if submission is None:
-        return dict(hit_id="", worker_id="", mturk_status="", submitted_at=None)
-    return dict(hit_id=submission.unit_ref, worker_id=submission.annotator_ref,
-                mturk_status=submission.channel_status, submitted_at=submission.submitted_at)
+        return dict(posting_ref="", participant_ref="", channel_status="", submitted_at=None)
+    return dict(posting_ref=submission.unit_ref, participant_ref=submission.annotator_ref,
+                channel_status=submission.channel_status, submitted_at=submission.submitted_at)
 
 
-def _record(assignment: Assignment, submission: Submission | None, report: SyncReport) -> None:
+def _record(assignment: Assignment, submission: SubmissionInfo | None, report: SyncReport) -> None:
     if submission is None:
         problems = [UNKNOWN]
     else:
-        problems = submission_problems(assignment, submission, _refs(assignment.unit), channel=SLUG)
+        problems = submission_problems(assignment, submission, _refs(assignment.unit), channel=assignment.unit.batch.channel)
     verified = not problems
     with transaction.atomic():
-        MTurkSubmission.objects.update_or_create(
+        Submission.objects.update_or_create(
             assignment=assignment,
-            defaults=dict(_mturk_fields(submission), batch=assignment.unit.batch,
-                          mturk_assignment_id=assignment.channel_assignment_id,
+            defaults=dict(_channel_fields(submission), batch=assignment.unit.batch,
+                          ref=assignment.channel_assignment_id,
                           verified=verified, problem="; ".join(problems)),
         )
         if submission is not None and _update_status(assignment, submission, problems, verified):
@@ -139,8 +139,8 @@ def _record(assignment: Assignment, submission: Submission | None, report: SyncR
         report.flagged += 1
 
 
-def _update_status(assignment: Assignment, submission: Submission, problems: list[str], verified: bool) -> bool:
-    """Mirror MTurk's state on our Assignment when the MTurk assignment really is this one's
+def _update_status(assignment: Assignment, submission: SubmissionInfo, problems: list[str], verified: bool) -> bool:
+    """Mirror the channel's state on our Assignment when its work really is this one's
     (same worker and HIT): approved/rejected always, submitted only for verified work."""
     if any(p.startswith((WORKER_MISMATCH, UNIT_MISMATCH)) for p in problems):
         return False
@@ -158,19 +158,20 @@ def _update_status(assignment: Assignment, submission: Submission, problems: lis
     return True
 
 
-def mturk_sync_open_batches() -> list[SyncReport]:
-    """Sync every open MTurk batch that has published HITs (the periodic beat task)."""
+def open_batches_sync() -> list[SyncReport]:
+    """Sync every open batch of a recruiting site that has postings (the periodic beat task)."""
     reports = []
-    batches = Batch.objects.filter(channel=SLUG, status=Batch.Status.OPEN, units__channel_ref__gt="").distinct()
+    remote = [slug for slug, _title in channel_choices() if get_channel(slug).recruits_remotely]
+    batches = Batch.objects.filter(channel__in=remote, status=Batch.Status.OPEN, units__channel_ref__gt="").distinct()
     for batch in batches.order_by("pk"):
         try:
-            reports.append(mturk_sync_batch(batch=batch))
+            reports.append(batch_sync(batch=batch))
         except ChannelError as exc:
-            log.warning("MTurk sync of batch %s failed: %s", batch.pk, exc)
+            log.warning("sync of batch %s failed: %s", batch.pk, exc)
             reports.append(SyncReport(batch=batch.pk, errors={"batch": str(exc)}))
     return reports
 
 
-def mturk_hit_of(unit: Unit) -> MTurkHit | None:
+def posting_of(unit: Unit) -> Posting | None:
     """The HIT a unit is published as now (its latest round)."""
-    return unit.mturk_hits.filter(hit_id=unit.channel_ref).first() if unit.channel_ref else None
+    return unit.postings.filter(ref=unit.channel_ref).first() if unit.channel_ref else None
