@@ -65,6 +65,9 @@ class ImportForm(forms.Form):
 @admin.register(Project)
 class ProjectAdmin(admin.ModelAdmin):
     form = ProjectForm
+
+    class Media:
+        css = {"all": ["annotation/admin.css"]}  # pretty_json's <pre> (no inline style under the CSP)
     list_display = ("name", "kind", "language", "item_count", "created_at", "links")
     list_filter = ("kind", "language")
     search_fields = ("name",)
@@ -173,6 +176,9 @@ class ItemAdmin(admin.ModelAdmin):
     """Items change only by importing; here they can be looked up and inspected."""
 
     list_display = ("external_id", "project", "group_key", "source", "created_at")
+
+    class Media:
+        css = {"all": ["annotation/admin.css"]}
     list_filter = ("project",)
     search_fields = ("external_id",)
     list_select_related = ("project",)
