@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 from typing import Any, Iterator
 
 import orjson
@@ -16,6 +18,12 @@ import orjson
 from .base import ImportProblem
 
 _SCALARS = frozenset({str, int, bool, type(None)})
+#: deeper than any released dataset nests; also keeps the json module far from its recursion limit
+MAX_DEPTH = 64
+#: what PostgreSQL cannot store in text or jsonb (NUL) and what is not Unicode text (lone surrogates)
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+#: JSON's strings and brackets, enough to measure nesting without parsing
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]')
 
 
 def text_lines(text: str) -> list[str]:
@@ -47,15 +55,87 @@ def _float_free(value: Any) -> bool:
     return True
 
 
+def field_path(path: tuple[Any, ...]) -> str | None:
+    """`("meta", "tags", 3)` as `meta.tags[3]`: the field an error names (None: the record itself)."""
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
+    return text or None
+
+
+def value_problem(value: Any) -> tuple[str, str | None] | None:
+    """(what is wrong, where) for the first part of `value` that no database stores alike: NaN or
+    Infinity (not JSON; PostgreSQL's jsonb refuses them), NUL (PostgreSQL refuses it in text and
+    jsonb, SQLite keeps it), a lone surrogate (not Unicode text), nesting deeper than MAX_DEPTH.
+    None when all is well. Iterative, so no nesting can exhaust the stack."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        kind = type(node)
+        if kind is str:
+            found = _UNSTORABLE.search(node)
+            if found:
+                return _character_problem(found.group()), field_path(path)
+        elif kind is float:
+            if not math.isfinite(node):
+                name = "NaN" if math.isnan(node) else ("Infinity" if node > 0 else "-Infinity")
+                return f"{name} is not a JSON number", field_path(path)
+        elif kind is dict or kind is list:
+            if len(path) >= MAX_DEPTH:
+                return f"nested more than {MAX_DEPTH} levels deep", field_path(path)
+            pairs = node.items() if kind is dict else enumerate(node)
+            for key, item in pairs:
+                if kind is dict and _UNSTORABLE.search(key):
+                    return "the key: " + _character_problem(_UNSTORABLE.search(key).group()), field_path((*path, key))
+                stack.append((item, (*path, key)))
+    return None
+
+
+def _character_problem(char: str) -> str:
+    if char == "\x00":
+        return "a NUL character (\\u0000) is not allowed in text"
+    return f"a lone surrogate (\\u{ord(char):04x}) is not Unicode text"
+
+
+def _deep_field(line: str) -> str | None | bool:
+    """The top-level field under which `line` nests deeper than MAX_DEPTH (None: the record
+    itself), or False when it does not; measured without parsing, so any depth is safe."""
+    depth, key, last = 0, None, ""
+    for token in _JSON_TOKENS.finditer(line):
+        text = token.group()
+        if text in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return key if depth > 1 else None
+        elif text in "]}":
+            depth -= 1
+        elif text == ":":
+            if depth == 1:
+                key = last
+        else:
+            last = text[1:-1]
+    return False
+
+
 def _json_value(line: str) -> Any:
-    """json.loads(line), faster: orjson where it reads the same, the json module otherwise."""
+    """json.loads(line), faster: orjson where it reads the same, the json module otherwise.
+
+    Raises ValueError (json.JSONDecodeError among them) for what is not JSON, and _TooDeep."""
     try:
         value = orjson.loads(line)
     except orjson.JSONDecodeError:
         # what orjson refuses (NaN, lone surrogates, deep nesting...) the json module may read;
         # if it cannot either, its error is the one imports have always shown
+        deep = _deep_field(line)
+        if deep is not False:
+            raise _TooDeep(deep)
         return json.loads(line)
     return value if _float_free(value) else json.loads(line)
+
+
+class _TooDeep(Exception):
+    def __init__(self, field: str | None):
+        self.field = field
 
 
 def jsonl_records(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -67,6 +147,8 @@ def jsonl_records(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
             continue
         try:
             record = _json_value(line)
+        except _TooDeep as exc:
+            raise ImportProblem(f"nested more than {MAX_DEPTH} levels deep", line=number, field=exc.field) from None
         except json.JSONDecodeError:
             line = line[:-1] if line.endswith("\r") else line
             try:  # the column as counted in the line without its CR
@@ -74,8 +156,13 @@ def jsonl_records(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
             except json.JSONDecodeError as exc:
                 raise ImportProblem(f"invalid JSON ({exc.msg} at column {exc.colno})", line=number) from None
             raise  # pragma: no cover - whitespace at the end never makes JSON valid
+        except ValueError as exc:  # an integer of more digits than Python converts (4,300)
+            raise ImportProblem(f"invalid JSON ({exc})", line=number) from None
         if not isinstance(record, dict):
             raise ImportProblem(f"expected a JSON object, got {type(record).__name__}", line=number)
+        problem = value_problem(record)
+        if problem:
+            raise ImportProblem(problem[0], line=number, field=problem[1])
         yield number, record
 
 
