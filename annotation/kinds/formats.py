@@ -82,7 +82,7 @@ def value_problem(value: Any) -> tuple[str, str | None] | None:
                 return f"{name} is not a JSON number", field_path(path)
         elif kind is dict or kind is list:
             if len(path) >= MAX_DEPTH:
-                return f"nested more than {MAX_DEPTH} levels deep", field_path(path)
+                return f"nested more than {MAX_DEPTH} levels deep", field_path(path[:1])  # as _deep_field
             pairs = node.items() if kind is dict else enumerate(node)
             for key, item in pairs:
                 if kind is dict and _UNSTORABLE.search(key):
