@@ -21,7 +21,7 @@ _SCALARS = frozenset({str, int, bool, type(None)})
 #: deeper than any released dataset nests; also keeps the json module far from its recursion limit
 MAX_DEPTH = 64
 #: what PostgreSQL cannot store in text or jsonb (NUL) and what is not Unicode text (lone surrogates)
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 #: JSON's strings and brackets, enough to measure nesting without parsing
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]')
 
@@ -73,7 +73,7 @@ def value_problem(value: Any) -> tuple[str, str | None] | None:
         node, path = stack.pop()
         kind = type(node)
         if kind is str:
-            found = _UNSTORABLE.search(node)
+            found = UNSTORABLE.search(node)
             if found:
                 return _character_problem(found.group()), field_path(path)
         elif kind is float:
@@ -85,8 +85,8 @@ def value_problem(value: Any) -> tuple[str, str | None] | None:
                 return f"nested more than {MAX_DEPTH} levels deep", field_path(path[:1])  # as _deep_field
             pairs = node.items() if kind is dict else enumerate(node)
             for key, item in pairs:
-                if kind is dict and _UNSTORABLE.search(key):
-                    return "the key: " + _character_problem(_UNSTORABLE.search(key).group()), field_path((*path, key))
+                if kind is dict and UNSTORABLE.search(key):
+                    return "the key: " + _character_problem(UNSTORABLE.search(key).group()), field_path((*path, key))
                 stack.append((item, (*path, key)))
     return None
 

@@ -3,11 +3,12 @@ database stores alike, ids too long for the table, and a record whose id is alre
 different content (in the project, or earlier in the same file)."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 from annotation.kinds import ImportProblem, ParsedItem
-from annotation.kinds.formats import value_problem
+from annotation.kinds.formats import UNSTORABLE, value_problem
 from annotation.models import Item
 
 ID_MAX = Item._meta.get_field("external_id").max_length
@@ -35,6 +36,12 @@ def differing_fields(new: Any, old: Any) -> list[str]:
         else:
             fields.append(key)
     return fields
+
+
+def source_label(filename: str) -> str:
+    """The file's name as items record it: without NUL and lone surrogates (an uploaded file's
+    name is the client's to choose, and PostgreSQL refuses NUL in text)."""
+    return UNSTORABLE.sub("\ufffd", filename) or "upload"
 
 
 def check_item(item: ParsedItem) -> None:

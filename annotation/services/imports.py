@@ -27,7 +27,7 @@ from annotation.kinds import ImportProblem, ParsedItem, TaskKind, get_kind
 from annotation.kinds.formats import payload_json
 from annotation.models import Item, Project
 
-from .import_checks import Tally, new_items
+from .import_checks import Tally, new_items, source_label
 
 BULK_SIZE = 2000
 #: COPY sends rows in chunks of about this size; PostgreSQL stores one while Python parses on
@@ -103,7 +103,7 @@ def items_import(*, project: Project, data: bytes, filename: str = "", max_bytes
         existing = {} if fresh else _existing_payloads(project, parsed, alias)
         items = kind.iter_parse(text) if parsed is None else parsed
         fresh_items = new_items(items, existing, tally, skip_conflicts=skip_conflicts)
-        insert(connection, project, fresh_items, filename or "upload", timezone.now())
+        insert(connection, project, fresh_items, source_label(filename), timezone.now())
         if not tally.total:
             raise ImportProblem("the file holds no records")
     return ImportReport(created=tally.created, duplicates=tally.total - tally.created - tally.conflicts,
