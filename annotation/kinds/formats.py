@@ -22,6 +22,7 @@ _SCALARS = frozenset({str, int, bool, type(None)})
 MAX_DEPTH = 64
 #: what PostgreSQL cannot store in text or jsonb (NUL) and what is not Unicode text (lone surrogates)
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 #: JSON's strings and brackets, enough to measure nesting without parsing
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]')
 
@@ -67,34 +68,52 @@ def value_problem(value: Any) -> tuple[str, str | None] | None:
     """(what is wrong, where) for the first part of `value` that no database stores alike: NaN or
     Infinity (not JSON; PostgreSQL's jsonb refuses them), NUL (PostgreSQL refuses it in text and
     jsonb, SQLite keeps it), a lone surrogate (not Unicode text), nesting deeper than MAX_DEPTH.
-    None when all is well. Iterative, so no nesting can exhaust the stack."""
+    None when all is well. Iterative, so no nesting can exhaust the stack; containers only go on
+    the stack (scalars are checked in place: this runs for every imported record)."""
+    if type(value) is not dict and type(value) is not list:
+        return _scalar_problem(value, ())
     stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
     while stack:
         node, path = stack.pop()
-        kind = type(node)
-        if kind is str:
-            found = UNSTORABLE.search(node)
-            if found:
-                return _character_problem(found.group()), field_path(path)
-        elif kind is float:
-            if not math.isfinite(node):
-                name = "NaN" if math.isnan(node) else ("Infinity" if node > 0 else "-Infinity")
-                return f"{name} is not a JSON number", field_path(path)
-        elif kind is dict or kind is list:
-            if len(path) >= MAX_DEPTH:
-                return f"nested more than {MAX_DEPTH} levels deep", field_path(path[:1])  # as _deep_field
-            pairs = node.items() if kind is dict else enumerate(node)
-            for key, item in pairs:
-                if kind is dict and UNSTORABLE.search(key):
-                    return "the key: " + _character_problem(UNSTORABLE.search(key).group()), field_path((*path, key))
+        if len(path) >= MAX_DEPTH:
+            return f"nested more than {MAX_DEPTH} levels deep", field_path(path[:1])  # as _deep_field
+        if type(node) is dict:
+            if _text_problem("".join(node)):
+                key = next(key for key in node if _text_problem(key))
+                return "the key: " + _text_problem(key), field_path((*path, key))
+            pairs: Any = node.items()
+        else:
+            pairs = enumerate(node)
+        for key, item in pairs:
+            kind = type(item)
+            if kind is dict or kind is list:
                 stack.append((item, (*path, key)))
+            elif (kind is str and _text_problem(item)) or (kind is float and not math.isfinite(item)):
+                return _scalar_problem(item, (*path, key))
     return None
 
 
-def _character_problem(char: str) -> str:
-    if char == "\x00":
+def _scalar_problem(value: Any, path: tuple[Any, ...]) -> tuple[str, str | None] | None:
+    if type(value) is str:
+        problem = _text_problem(value)
+        return (problem, field_path(path)) if problem else None
+    if type(value) is float and not math.isfinite(value):
+        name = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        return f"{name} is not a JSON number", field_path(path)
+    return None
+
+
+def _text_problem(text: str) -> str | None:
+    """NUL or a lone surrogate in `text`, described; None when there is neither. (A regular
+    expression over every string cost a third of a ReCAM file's parse; `in` and isascii() are
+    near free, and only non-ASCII text can hold a surrogate.)"""
+    if "\x00" in text:
         return "a NUL character (\\u0000) is not allowed in text"
-    return f"a lone surrogate (\\u{ord(char):04x}) is not Unicode text"
+    if not text.isascii():
+        found = _SURROGATE.search(text)
+        if found:
+            return f"a lone surrogate (\\u{ord(found.group()):04x}) is not Unicode text"
+    return None
 
 
 def _deep_field(line: str) -> str | None | bool:
@@ -129,8 +148,24 @@ def _json_value(line: str) -> Any:
         deep = _deep_field(line)
         if deep is not False:
             raise _TooDeep(deep)
-        return json.loads(line)
+        return _storable(json.loads(line))
+    # orjson refuses NaN, lone surrogates and nesting past 1024; NUL (only as the escape \u0000)
+    # and nesting past MAX_DEPTH remain, possible only where the line has them or many brackets
+    if "\\u0000" in line or line.count("[") + line.count("{") > MAX_DEPTH:
+        _storable(value)  # before _float_free, which recurses
     return value if _float_free(value) else json.loads(line)
+
+
+def _storable(value: Any) -> Any:
+    problem = value_problem(value)
+    if problem:
+        raise _Unstorable(*problem)
+    return value
+
+
+class _Unstorable(Exception):
+    def __init__(self, message: str, field: str | None):
+        self.message, self.field = message, field
 
 
 class _TooDeep(Exception):
@@ -149,6 +184,8 @@ def jsonl_records(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
             record = _json_value(line)
         except _TooDeep as exc:
             raise ImportProblem(f"nested more than {MAX_DEPTH} levels deep", line=number, field=exc.field) from None
+        except _Unstorable as exc:
+            raise ImportProblem(exc.message, line=number, field=exc.field) from None
         except json.JSONDecodeError:
             line = line[:-1] if line.endswith("\r") else line
             try:  # the column as counted in the line without its CR
@@ -160,9 +197,6 @@ def jsonl_records(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
             raise ImportProblem(f"invalid JSON ({exc})", line=number) from None
         if not isinstance(record, dict):
             raise ImportProblem(f"expected a JSON object, got {type(record).__name__}", line=number)
-        problem = value_problem(record)
-        if problem:
-            raise ImportProblem(problem[0], line=number, field=problem[1])
         yield number, record
 
 
