@@ -1,10 +1,51 @@
 """Settings for every environment; the environment variables decide (see deploy/env.example)."""
+from datetime import timedelta
+
+from csp.constants import NONE, SELF
+
 from .env import BASE_DIR, env
 
 SECRET_KEY = env.str("SECRET_KEY", default="dev-only-insecure-key-change-me")
 DEBUG = env.bool("DEBUG", default=False)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# The site's own address (invite links printed by commands); https:// here means "served over HTTPS".
+PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000")
+
+# --- HTTPS ----------------------------------------------------------------------------
+# Served over HTTPS (DEBUG off and PUBLIC_BASE_URL https://...): every setting below defaults to
+# its secure value; each can still be set from the environment. Plain-HTTP and DEBUG sites get
+# Django's defaults, so the demo on http://127.0.0.1:8000 keeps working.
+SERVED_OVER_HTTPS = not DEBUG and PUBLIC_BASE_URL.lower().startswith("https://")
+# Behind nginx (deploy/nginx.conf), which terminates TLS and sets X-Forwarded-Proto itself. Only
+# when the proxy overwrites that header: otherwise a client could claim HTTPS.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIND_HTTPS_PROXY", default=False) else None
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=SERVED_OVER_HTTPS)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000 if SERVED_OVER_HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=SERVED_OVER_HTTPS)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=SERVED_OVER_HTTPS)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=SERVED_OVER_HTTPS)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=SERVED_OVER_HTTPS)
+
+# --- Content-Security-Policy (django-csp 4) -------------------------------------------
+# Only the platform's own scripts, styles, images and fonts (no inline script or style; the
+# API docs use drf-spectacular's split view, whose script is a file). No page may be framed,
+# except the MTurk pages, which name MTurk's worker hosts themselves (surveys/mturk.py).
+# data: images: Django's admin and Swagger UI draw icons from data: URLs in their stylesheets.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+X_FRAME_OPTIONS = "DENY"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -16,6 +57,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "csp",
+    "axes",
     "annotation",
     "surveys",
     "quality",
@@ -31,6 +74,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # last, as django-axes documents: it turns a locked-out login into its 429 answer
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -89,6 +135,12 @@ DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=
 DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# django-axes first: it refuses a locked-out login before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -108,6 +160,14 @@ STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
 WHITENOISE_USE_FINDERS = env.bool("WHITENOISE_USE_FINDERS", default=True)
 
 LOGIN_URL = "admin:login"
+
+# --- Login throttling (django-axes) ---------------------------------------------------
+# After AXES_FAILURE_LIMIT failed logins of one user name from one address, that pair is locked
+# out for AXES_COOLOFF_MINUTES (a success before then resets the count).
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
 
 # --- REST API -------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -164,7 +224,6 @@ CELERY_BEAT_SCHEDULE = {
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=200 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=10 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
-PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000")
 # Export jobs write their files here (one folder per project); a finished file is kept this
 # many days, then the `purge-exports` beat task (or `manage.py purge_exports`) deletes it.
 EXPORT_ROOT = env.path("EXPORT_ROOT", default=BASE_DIR / "exports")

@@ -23,7 +23,7 @@ def adopt(obj: Model, created: Model) -> None:
 
 def pretty_json(value: Any) -> SafeString:
     """JSON as released or answered, readable, never re-encoded (ensure_ascii off)."""
-    return format_html("<pre style='white-space:pre-wrap'>{}</pre>", json.dumps(value, indent=2, ensure_ascii=False))
+    return format_html("<pre class='json-value'>{}</pre>", json.dumps(value, indent=2, ensure_ascii=False))
 
 
 def quality_report_url(project_id: int) -> str | None:

@@ -60,11 +60,19 @@ class ImportForm(forms.Form):
         label="Dataset file",
         help_text="The dataset's released file, unchanged. Re-uploading a file skips items already imported.",
     )
+    skip_conflicts = forms.BooleanField(
+        required=False,
+        label="Skip records whose id the project already has with different content",
+        help_text="Off (the default): such a record refuses the whole import and is named with its line.",
+    )
 
 
 @admin.register(Project)
 class ProjectAdmin(admin.ModelAdmin):
     form = ProjectForm
+
+    class Media:
+        css = {"all": ["annotation/admin.css"]}  # pretty_json's <pre> (no inline style under the CSP)
     list_display = ("name", "kind", "language", "item_count", "created_at", "links")
     list_filter = ("kind", "language")
     search_fields = ("name",)
@@ -142,7 +150,8 @@ class ProjectAdmin(admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             upload = form.cleaned_data["file"]
             try:
-                report = items_import_file(project=project, fileobj=upload, size=upload.size, filename=upload.name)
+                report = items_import_file(project=project, fileobj=upload, size=upload.size, filename=upload.name,
+                                           skip_conflicts=form.cleaned_data["skip_conflicts"])
             except ImportProblem as exc:
                 text = str(exc)
                 message = f"{text[:1].upper()}{text[1:]}. Nothing was imported; fix the file and upload it again."
@@ -151,6 +160,8 @@ class ProjectAdmin(admin.ModelAdmin):
                 messages.success(request, (
                     f"Imported {report.created} new items into “{project.name}”; {report.duplicates} were "
                     f"already there and were skipped ({report.total} records in {upload.name})."
+                    + (f" {report.conflicts} records whose id was taken by different content were skipped."
+                       if report.conflicts else "")
                 ))
                 return redirect(reverse("admin:annotation_item_changelist") + f"?project__id__exact={project.pk}")
         context = self._import_context(request, project, form)
@@ -173,6 +184,9 @@ class ItemAdmin(admin.ModelAdmin):
     """Items change only by importing; here they can be looked up and inspected."""
 
     list_display = ("external_id", "project", "group_key", "source", "created_at")
+
+    class Media:
+        css = {"all": ["annotation/admin.css"]}
     list_filter = ("project",)
     search_fields = ("external_id",)
     list_select_related = ("project",)

@@ -18,6 +18,8 @@ from annotation.selectors import batches_with_progress, invite_url, progress_of
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import BatchError, batch_create, invite_link_create
 
+from .params import id_param
+
 
 class ProgressSerializer(serializers.Serializer):
     units = serializers.IntegerField()
@@ -121,9 +123,9 @@ class BatchViewSet(
 
     def get_queryset(self) -> QuerySet[Batch]:
         qs = Batch.objects.order_by("-created_at")
-        project = self.request.query_params.get("project", "")
-        if project.isdigit():
-            qs = qs.filter(project_id=int(project))
+        project = id_param(self.request, "project")
+        if project is not None:
+            qs = qs.filter(project_id=project)
         return batches_with_progress(qs)
 
     @extend_schema(request=BatchCreateSerializer, responses={201: BatchSerializer})

@@ -18,6 +18,8 @@ from annotation.models import Item, Project
 from annotation.services.projects import project_create
 from annotation.services.uploads import items_import_file
 
+from .params import id_param
+
 
 class ProjectSerializer(serializers.ModelSerializer):
     kind = serializers.ChoiceField(choices=kind_choices(), help_text="Task kind; fixed once items are imported.")
@@ -47,12 +49,16 @@ class ItemSerializer(serializers.ModelSerializer):
 
 class ImportRequestSerializer(serializers.Serializer):
     file = serializers.FileField(allow_empty_file=True, help_text="The dataset's released file (ReCAM: JSON Lines).")
+    skip_conflicts = serializers.BooleanField(
+        default=False, help_text="Skip records whose id the project already has with different content "
+        "(default: such a record refuses the import with a 400 naming its line, id and fields).")
 
 
 class ImportReportSerializer(serializers.Serializer):
     created = serializers.IntegerField(help_text="New items added to the project.")
     duplicates = serializers.IntegerField(help_text="Records skipped because the project already has them.")
     total = serializers.IntegerField(help_text="Records in the file.")
+    conflicts = serializers.IntegerField(help_text="Records skipped because their id has different content (skip_conflicts).")
 
 
 class ImportErrorSerializer(serializers.Serializer):
@@ -88,7 +94,8 @@ class ProjectViewSet(viewsets.ModelViewSet):
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]
         try:
-            report = items_import_file(project=project, fileobj=upload, size=upload.size, filename=upload.name)
+            report = items_import_file(project=project, fileobj=upload, size=upload.size, filename=upload.name,
+                                       skip_conflicts=form.validated_data["skip_conflicts"])
         except ImportProblem as exc:
             return Response({"detail": str(exc), "line": exc.line, "field": exc.field}, status=400)
         return Response(asdict(report))
@@ -109,11 +116,9 @@ class ItemViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self) -> QuerySet[Item]:
         qs = Item.objects.order_by("id")
-        project = self.request.query_params.get("project")
+        project = id_param(self.request, "project")
         if project is not None:
-            if not project.isdigit():
-                raise serializers.ValidationError({"project": "Must be a project id."})
-            qs = qs.filter(project_id=int(project))
+            qs = qs.filter(project_id=project)
         external_id = self.request.query_params.get("external_id")
         if external_id is not None:
             qs = qs.filter(external_id=external_id)

@@ -27,6 +27,8 @@ from annotation.kinds import ImportProblem, ParsedItem, TaskKind, get_kind
 from annotation.kinds.formats import payload_json
 from annotation.models import Item, Project
 
+from .import_checks import Tally, new_items, source_label
+
 BULK_SIZE = 2000
 #: COPY sends rows in chunks of about this size; PostgreSQL stores one while Python parses on
 COPY_CHUNK_BYTES = 256 * 1024
@@ -55,12 +57,8 @@ class ImportReport:
     created: int
     duplicates: int
     total: int
-
-
-@dataclass
-class _Tally:
-    total: int = 0
-    created: int = 0
+    #: records skipped because their id was taken by different content (skip_conflicts only)
+    conflicts: int = 0
 
 
 def decode_upload(data: bytes, *, max_bytes: int | None = None) -> str:
@@ -79,12 +77,14 @@ def decode_upload(data: bytes, *, max_bytes: int | None = None) -> str:
         raise ImportProblem(f"not UTF-8 (byte 0x{data[exc.start]:02x} at byte offset {exc.start})", line=line) from None
 
 
-def items_import(*, project: Project, data: bytes, filename: str = "", max_bytes: int | None = None) -> ImportReport:
+def items_import(*, project: Project, data: bytes, filename: str = "", max_bytes: int | None = None,
+                 skip_conflicts: bool = False) -> ImportReport:
     """Insert every new item of the file in one transaction; a bad record anywhere imports nothing.
 
     Preconditions: none; a bad record raises ImportProblem (naming its line and field) and the
-    transaction is rolled back. Items already in the project (same external id) are skipped,
-    so a re-import is harmless.
+    transaction is rolled back. Items already in the project (same external id, same content)
+    are skipped, so a re-import is harmless; the same id with different content (in the project
+    or earlier in the file) refuses the import, or with `skip_conflicts` is skipped and counted.
     """
     kind = get_kind(project.kind)
     text = decode_upload(data, max_bytes=max_bytes)
@@ -94,18 +94,20 @@ def items_import(*, project: Project, data: bytes, filename: str = "", max_bytes
     # SQLite and PostgreSQL parse while the rows are written; elsewhere the whole file is
     # parsed before the transaction.
     parsed = None if streams else _parse_all(kind, text)
-    tally = _Tally()
+    tally = Tally()
     with transaction.atomic(using=alias):
         # a project's first import (the usual case) needs no look-up of the ids it holds
         fresh = not Item.objects.using(alias).filter(project=project).exists()
         if parsed is None and not fresh:
             parsed = _parse_all(kind, text)  # the existing ids to skip depend on the file's ids
-        existing = set() if fresh else _existing_ids(project, parsed, alias)
+        existing = {} if fresh else _existing_payloads(project, parsed, alias)
         items = kind.iter_parse(text) if parsed is None else parsed
-        insert(connection, project, _new_items(items, existing, tally), filename or "upload", timezone.now())
+        fresh_items = new_items(items, existing, tally, skip_conflicts=skip_conflicts)
+        insert(connection, project, fresh_items, source_label(filename), timezone.now())
         if not tally.total:
             raise ImportProblem("the file holds no records")
-    return ImportReport(created=tally.created, duplicates=tally.total - tally.created, total=tally.total)
+    return ImportReport(created=tally.created, duplicates=tally.total - tally.created - tally.conflicts,
+                        total=tally.total, conflicts=tally.conflicts)
 
 
 def _parse_all(kind: TaskKind, text: str) -> list[ParsedItem]:
@@ -115,24 +117,14 @@ def _parse_all(kind: TaskKind, text: str) -> list[ParsedItem]:
     return parsed
 
 
-def _existing_ids(project: Project, parsed: list[ParsedItem], alias: str) -> set[str]:
+def _existing_payloads(project: Project, parsed: list[ParsedItem], alias: str) -> dict[str, Any]:
+    """id -> payload of the project's items that the file's ids name (to tell a re-import from a conflict)."""
     ids = {item.external_id for item in parsed}
     items = Item.objects.using(alias).filter(project=project)
-    if len(ids) < 20000:  # beyond that, reading all the project's ids beats a huge IN list
+    if len(ids) < 20000:  # beyond that, reading all the project's items beats a huge IN list
         items = items.filter(external_id__in=ids)
-    return set(items.values_list("external_id", flat=True))
-
-
-def _new_items(items: Iterable[ParsedItem], existing: set[str], tally: _Tally) -> Iterator[ParsedItem]:
-    """The items to create: neither in the project already nor earlier in the file; counts all."""
-    seen: set[str] = set()
-    for item in items:
-        tally.total += 1
-        if item.external_id in existing or item.external_id in seen:
-            continue
-        seen.add(item.external_id)
-        tally.created += 1
-        yield item
+    return {external_id: payload for external_id, payload in items.values_list("external_id", "payload")
+            if external_id in ids}
 
 
 def _inserter(connection: BaseDatabaseWrapper) -> tuple[Inserter, bool]:

@@ -11,7 +11,8 @@ from annotation.models import Project
 from .imports import ImportReport, items_import
 
 
-def items_import_file(*, project: Project, fileobj: BinaryIO, size: int, filename: str = "") -> ImportReport:
+def items_import_file(*, project: Project, fileobj: BinaryIO, size: int, filename: str = "",
+                      skip_conflicts: bool = False) -> ImportReport:
     """Refuse a file over IMPORT_MAX_BYTES by its size alone, then import it all or nothing.
 
     The admin, the API and the import command all come through here, so their limits agree.
@@ -21,4 +22,4 @@ def items_import_file(*, project: Project, fileobj: BinaryIO, size: int, filenam
         raise ImportProblem(
             f"the file is {size:,} bytes, over the import limit of {limit:,} bytes (IMPORT_MAX_BYTES)"
         )
-    return items_import(project=project, data=fileobj.read(), filename=filename)
+    return items_import(project=project, data=fileobj.read(), filename=filename, skip_conflicts=skip_conflicts)

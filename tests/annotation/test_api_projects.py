@@ -70,9 +70,9 @@ def test_import_then_reimport_creates_no_duplicates(staff_api, recam_dev_bytes, 
     project = ProjectFactory()
     first = upload(staff_api, project, recam_dev_bytes)
     assert first.status_code == 200, first.content
-    assert first.json() == {"created": 20, "duplicates": 0, "total": 20}
+    assert first.json() == {"created": 20, "duplicates": 0, "total": 20, "conflicts": 0}
     again = upload(staff_api, project, recam_dev_bytes)
-    assert again.json() == {"created": 0, "duplicates": 20, "total": 20}
+    assert again.json() == {"created": 0, "duplicates": 20, "total": 20, "conflicts": 0}
     upload(staff_api, project, recam_test_bytes, "test.jsonl")
     assert Item.objects.filter(project=project).count() == 25
 

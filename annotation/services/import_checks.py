@@ -1,0 +1,94 @@
+"""What an import refuses beyond a kind's own parsing, the same on every database: values no
+database stores alike, ids too long for the table, and a record whose id is already taken by
+different content (in the project, or earlier in the same file)."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from annotation.kinds import ImportProblem, ParsedItem
+from annotation.kinds.formats import UNSTORABLE, value_problem
+from annotation.models import Item
+
+ID_MAX = Item._meta.get_field("external_id").max_length
+GROUP_MAX = Item._meta.get_field("group_key").max_length
+
+
+@dataclass
+class Tally:
+    total: int = 0
+    created: int = 0
+    conflicts: int = 0
+
+
+def differing_fields(new: Any, old: Any) -> list[str]:
+    """The payload's fields whose values differ, one level into nested objects (`reference.sim1`)."""
+    if not (isinstance(new, dict) and isinstance(old, dict)):
+        return [] if new == old else ["payload"]
+    fields = []
+    for key in sorted(set(new) | set(old)):
+        a, b = new.get(key), old.get(key)
+        if a == b and (key in new) == (key in old):
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            fields += [f"{key}.{sub}" for sub in sorted(set(a) | set(b)) if a.get(sub) != b.get(sub) or (sub in a) != (sub in b)]
+        else:
+            fields.append(key)
+    return fields
+
+
+def source_label(filename: str) -> str:
+    """The file's name as items record it: without NUL and lone surrogates (an uploaded file's
+    name is the client's to choose, and PostgreSQL refuses NUL in text)."""
+    return UNSTORABLE.sub("\ufffd", filename) or "upload"
+
+
+def check_item(item: ParsedItem) -> None:
+    """Refuse what the kind's parser let through but a database would refuse, or store differently."""
+    problem = value_problem(item.payload)
+    if problem:
+        raise ImportProblem(problem[0], line=item.line, field=problem[1])
+    if len(item.external_id) > ID_MAX:
+        raise ImportProblem(f"the item's id is {len(item.external_id):,} characters long; at most {ID_MAX} fit",
+                            line=item.line, field="id")
+    if len(item.group_key) > GROUP_MAX:
+        raise ImportProblem(f"the item's group key is longer than {GROUP_MAX} characters", line=item.line)
+    problem = value_problem([item.external_id, item.group_key])
+    if problem:
+        raise ImportProblem(problem[0], line=item.line, field="id")
+
+
+def new_items(items: Iterable[ParsedItem], existing: Mapping[str, Any], tally: Tally, *,
+              skip_conflicts: bool) -> Iterator[ParsedItem]:
+    """The items to create: checked, neither in the project (`existing`: id -> payload) nor earlier
+    in the file. An identical duplicate is skipped; one with different content raises
+    ImportProblem naming its line, id and fields, or with `skip_conflicts` is counted and skipped."""
+    seen: dict[str, ParsedItem] = {}
+    for item in items:
+        check_item(item)
+        tally.total += 1
+        earlier = seen.get(item.external_id)
+        if earlier is not None:
+            _compare(item, earlier.payload, f"line {earlier.line}", tally, skip_conflicts)
+            continue
+        if item.external_id in existing:
+            _compare(item, existing[item.external_id], "the project", tally, skip_conflicts)
+            continue
+        seen[item.external_id] = item
+        tally.created += 1
+        yield item
+
+
+def _compare(item: ParsedItem, other: Any, where: str, tally: Tally, skip_conflicts: bool) -> None:
+    fields = differing_fields(item.payload, other)
+    if not fields:
+        return
+    if skip_conflicts:
+        tally.conflicts += 1
+        return
+    raise ImportProblem(
+        f"id {item.external_id!r} is already used in {where} by a record with different content "
+        f"({', '.join(fields)} differ); change the id, or import with the option to skip such records",
+        line=item.line, field=", ".join(fields),
+    )
