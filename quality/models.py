@@ -58,3 +58,18 @@ class ItemResult(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "item"], name="itemresult_unique")]
+
+
+class RunPlot(models.Model):
+    """A plot of a run's report, drawn once when the run finishes (SVG text): the page and the
+    report download read it, never redraw it."""
+
+    run = models.ForeignKey(QualityRun, on_delete=models.CASCADE, related_name="plots")
+    name = models.SlugField(max_length=60)
+    title = models.CharField(max_length=200)
+    position = models.PositiveSmallIntegerField(default=0)
+    svg = models.TextField()
+
+    class Meta:
+        ordering = ["run", "position"]
+        constraints = [models.UniqueConstraint(fields=["run", "name"], name="runplot_unique_name")]

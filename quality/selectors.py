@@ -1,11 +1,12 @@
 """Read queries of the quality app, shared by the report page, the admin, the API and exports."""
 from __future__ import annotations
 
-from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Value
+import pandas as pd
+from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
-from annotation.models import Project
-from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision
+from annotation.models import Assignment, Project, Unit
+from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision, RunPlot
 
 
 def latest_run(project: Project) -> QualityRun | None:
@@ -95,3 +96,46 @@ def run_summary(run: QualityRun, *, skip: tuple[str, ...] = ()) -> list[tuple[st
     summary = report.get("summary", {})
     keys = [k for k in report.get("summary_keys", []) if k in summary]
     return [(k, summary[k]) for k in keys + sorted(set(summary) - set(keys)) if k not in skip]
+
+
+def run_plots(run: QualityRun) -> QuerySet[RunPlot]:
+    """The run's stored plots in page order."""
+    return RunPlot.objects.filter(run=run).order_by("position")
+
+
+def run_agreement(run: QualityRun) -> dict:
+    """Per label field: agreement figures, as stored by the run (`quality.agreement.agreement_json`)."""
+    report = run.report or {}
+    fields = report.get("agreement") or {}
+    return {name: fields[name] for name in report.get("agreement_fields", sorted(fields)) if name in fields}
+
+
+def run_headline(run: QualityRun) -> dict:
+    return (run.report or {}).get("headline") or {}
+
+
+def run_aggregation(run: QualityRun) -> dict:
+    return (run.report or {}).get("aggregation") or {}
+
+
+def assignment_events(project: Project) -> pd.DataFrame:
+    """One row per assignment of the project: `started`, `ended` (submitted; for a released one
+    its last activity; NaT while working) and `done` (submitted, approved or rejected)."""
+    done_statuses = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
+    rows = Assignment.objects.filter(unit__batch__project=project).values_list(
+        "started_at", "submitted_at", "last_activity_at", "status")
+    records = [
+        {"started": started, "ended": submitted if submitted else (last if status == Assignment.Status.RELEASED else None),
+         "done": status in done_statuses and submitted is not None}
+        for started, submitted, last, status in rows.iterator()
+    ]
+    frame = pd.DataFrame.from_records(records, columns=["started", "ended", "done"])
+    frame["started"] = pd.to_datetime(frame["started"], utc=True)
+    frame["ended"] = pd.to_datetime(frame["ended"], utc=True)
+    return frame
+
+
+def assignment_slots(project: Project) -> int:
+    """How many assignments the project's batches hand out in all: units times annotators per unit."""
+    total = Unit.objects.filter(batch__project=project).aggregate(slots=Sum("batch__assignments_per_unit"))
+    return int(total["slots"] or 0)

@@ -36,7 +36,7 @@ class Command(BaseCommand):
         if project is None:
             raise CommandError(f"no project with id {project_id}")
         settings = dict(parse_setting(text) for text in overrides)
-        unknown = sorted(set(settings) - set(get_kind(project.kind).default_settings))
+        unknown = sorted(set(settings) - set(get_kind(project.kind).settings_for(None)))
         if unknown:
             raise CommandError(f"unknown setting(s): {', '.join(unknown)}")
         run = quality_run_create(project=project, overrides=settings)
