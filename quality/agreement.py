@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -31,7 +31,6 @@ class RunAgreement:
     fields: dict[str, dict[str, Any]]  # field name -> agreement figures (JSON-able)
     aggregation: dict[str, dict[str, Any]]  # field name -> aggregation summary (JSON-able)
     items: pd.DataFrame  # index item id: AGGREGATE_SUFFIXES columns per aggregated field
-    annotators: pd.DataFrame = field(default_factory=pd.DataFrame)  # index annotator id: main field's figures
 
 
 def aggregate_columns(fields: Sequence[LabelField]) -> list[str]:
@@ -51,36 +50,52 @@ def main_field(fields: Sequence[LabelField], settings: Mapping[str, Any]) -> Lab
     return usable[0] if usable else None
 
 
-def low_agreement_annotators(kept: pd.DataFrame, fields: Sequence[LabelField], settings: Mapping[str, Any]) -> dict[int, str]:
-    """Annotators whose Cohen's kappa against the majority of the others (on the main field) is
-    below `min_annotator_kappa`, with the reason in words; none when the setting is None. An
-    annotator whose kappa cannot be computed (no item with a majority of others) stays."""
-    threshold = settings.get("min_annotator_kappa")
+def annotator_agreement(kept: pd.DataFrame, fields: Sequence[LabelField], settings: Mapping[str, Any]) -> pd.DataFrame:
+    """Each annotator's share of agreement and Cohen's kappa against the majority of the others,
+    on the main field (index annotator id; empty without a usable field or labels)."""
     chosen = main_field(fields, settings)
-    if threshold is None or chosen is None or kept.empty:
+    labels = clean_labels(label_frame(kept, chosen)) if chosen is not None and not kept.empty else None
+    if labels is None or labels.empty:
+        return pd.DataFrame(columns=["agreement_vs_majority", "kappa_vs_majority"])
+    table = agreement_with_majority(labels)
+    table = table[["n_items", "agreement", "kappa"]].rename(
+        columns={"n_items": "n_items_vs_majority", "agreement": "agreement_vs_majority", "kappa": "kappa_vs_majority"})
+    return table.set_axis([int(i) for i in table.index])
+
+
+def low_agreement_annotators(table: pd.DataFrame, fields: Sequence[LabelField], settings: Mapping[str, Any]) -> dict[int, str]:
+    """Annotators of `annotator_agreement` whose kappa is below `min_annotator_kappa`, with the
+    reason in words; none when the setting is None. An annotator whose kappa cannot be computed
+    (no item with a majority of others) stays."""
+    threshold = settings.get("min_annotator_kappa")
+    if threshold is None or table.empty:
         return {}
-    table = agreement_with_majority(clean_labels(label_frame(kept, chosen)))
-    low = table[table["kappa"].notna() & (table["kappa"] < float(threshold))]
+    chosen = main_field(fields, settings)
+    low = table[table["kappa_vs_majority"].notna() & (table["kappa_vs_majority"] < float(threshold))]
     return {
-        int(who): f"kappa {row.kappa:.3f} against the others' majority on {chosen.name} ({row.n_items} items) "
-        f"is below the minimum of {float(threshold):g}"
+        int(who): f"kappa {row.kappa_vs_majority:.3f} against the others' majority on {chosen.name} "
+        f"({row.n_items_vs_majority} items) is below the minimum of {float(threshold):g}"
         for who, row in low.iterrows()
     }
 
 
 def apply_annotator_rule(frame: pd.DataFrame, outcome: QualityOutcome, fields: Sequence[LabelField],
                          settings: Mapping[str, Any]) -> QualityOutcome:
-    """The kind's outcome with the annotators below `min_annotator_kappa` (judged on what the
-    kind's rules kept) dropped too, with their reason, and their annotations with
-    "annotator dropped: <reason>", as the kinds' own annotator rules record it."""
-    drops = low_agreement_annotators(kept_frame(frame, outcome.responses["keep"]), fields, settings)
-    if not drops:
-        return outcome
-    annotators = outcome.annotators.copy()
+    """The kind's outcome with each annotator's agreement with the others' majority (judged on
+    what the kind's rules kept) among its metrics, and the annotators below `min_annotator_kappa`
+    dropped with their reason, their annotations with "annotator dropped: <reason>", as the
+    kinds' own annotator rules record it."""
+    table = annotator_agreement(kept_frame(frame, outcome.responses["keep"]), fields, settings)
+    drops = low_agreement_annotators(table, fields, settings)
+    new = [c for c in table.columns if c not in outcome.annotators.columns]
+    annotators = outcome.annotators.join(table[new], how="left")
     annotators["reasons"] = [list(r) for r in annotators["reasons"]]
     for who, reason in drops.items():
         annotators.at[who, "reasons"] = [*annotators.at[who, "reasons"], reason]
         annotators.at[who, "keep"] = False
+    if not drops:
+        return QualityOutcome(responses=outcome.responses, annotators=annotators, items=outcome.items,
+                              summary=outcome.summary)
     responses = outcome.responses.copy()
     responses["reasons"] = [list(r) for r in responses["reasons"]]
     owner = frame.set_index("response_id")["annotator_id"].reindex(responses.index)
@@ -100,27 +115,17 @@ def run_agreement(kept: pd.DataFrame, fields: Sequence[LabelField], settings: Ma
     figures: dict[str, dict[str, Any]] = {}
     aggregation: dict[str, dict[str, Any]] = {}
     items: list[pd.DataFrame] = []
-    chosen = main_field(fields, settings)
-    annotators = pd.DataFrame()
     for declared in fields:
         labels = label_frame(kept, declared)
         result = field_agreement(labels, level=declared.level, order=declared.order, **BOOTSTRAP)
         figures[declared.name] = agreement_json(result, declared)
-        if chosen is not None and declared.name == chosen.name and result.per_annotator is not None:
-            annotators = _annotator_figures(result.per_annotator)
         cleaned = clean_labels(labels, sets=declared.level == "set")
         if declared.level in AGGREGATED_LEVELS and not cleaned.empty:
             table, summary = _aggregate(cleaned, declared.name)
             items.append(table)
             aggregation[declared.name] = summary
     frame = pd.concat(items, axis=1) if items else pd.DataFrame()
-    return RunAgreement(figures, aggregation, frame, annotators)
-
-
-def _annotator_figures(per_annotator: pd.DataFrame) -> pd.DataFrame:
-    names = {"agreement": "agreement_vs_majority", "kappa": "kappa_vs_majority", "spearman_vs_rest": "spearman_vs_rest"}
-    table = per_annotator[[c for c in names if c in per_annotator.columns]].rename(columns=names)
-    return table.set_axis([int(i) for i in table.index])
+    return RunAgreement(figures, aggregation, frame)
 
 
 def _aggregate(cleaned: pd.DataFrame, name: str) -> tuple[pd.DataFrame, dict[str, Any]]:

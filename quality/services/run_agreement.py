@@ -34,8 +34,7 @@ def run_extras(*, project: Project, frame: pd.DataFrame, outcome: QualityOutcome
     outcome = apply_annotator_rule(frame, outcome, fields, settings)
     kept = kept_frame(frame, outcome.responses["keep"])
     agreement = run_agreement(kept, fields, settings)
-    new = [c for c in agreement.annotators.columns if c not in outcome.annotators.columns]
-    annotators = outcome.annotators.join(agreement.annotators[new], how="left") if new else outcome.annotators
+    annotators = outcome.annotators
     items = _with_aggregates(outcome.items, agreement.items)
     merged = QualityOutcome(responses=outcome.responses, annotators=annotators, items=items, summary=outcome.summary)
     report = {
