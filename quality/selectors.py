@@ -139,3 +139,8 @@ def assignment_slots(project: Project) -> int:
     """How many assignments the project's batches hand out in all: units times annotators per unit."""
     total = Unit.objects.filter(batch__project=project).aggregate(slots=Sum("batch__assignments_per_unit"))
     return int(total["slots"] or 0)
+
+
+def running_run(project: Project) -> QualityRun | None:
+    """The newest run still being computed (a worker has it), if any."""
+    return QualityRun.objects.filter(project=project, status=QualityRun.Status.RUNNING).order_by("-created_at", "-id").first()

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from annotation.kinds import get_kind
-from quality.agreement import BOOTSTRAP, agreement_json, aggregate_columns
+from quality.agreement import BOOTSTRAP, aggregate_columns, agreement_json
 from quality.frames import annotation_frame, kept_frame, label_frame
 from quality.models import AnnotatorDecision, ItemResult, ResponseDecision, RunPlot
 from quality.services.runs import quality_run_create
