@@ -2,7 +2,8 @@
 figures, the agreement table and the plots, formatted as a paper's table prints them."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from quality.models import QualityRun
 from quality.selectors import run_aggregation, run_agreement, run_headline, run_plots

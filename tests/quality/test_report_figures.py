@@ -63,3 +63,11 @@ def test_running_run_is_polled_by_a_static_script(staff_client, annotated):
     assert f'data-status-url="{status_url}"' in page
     assert staff_client.get(status_url).json() == {"id": run.pk, "status": "running", "error": ""}
     assert staff_client.get("/static/quality/report.js").status_code in (200, 404)  # served by whitenoise when collected
+
+
+def test_run_admin_page_shows_the_figures_and_plots(admin_client, annotated):
+    run = quality_run_create(project=annotated.project)
+    page = admin_client.get(reverse("admin:quality_qualityrun_change", args=[run.pk])).content.decode()
+    assert 'id="headline"' in page and 'data-field="post_choice"' in page
+    assert page.count('data-plot="') == RunPlot.objects.filter(run=run).count()
+    assert reverse("quality:report_download", args=[annotated.project.pk, run.pk]) in page
