@@ -71,3 +71,34 @@ def test_run_admin_page_shows_the_figures_and_plots(admin_client, annotated):
     assert 'id="headline"' in page and 'data-field="post_choice"' in page
     assert page.count('data-plot="') == RunPlot.objects.filter(run=run).count()
     assert reverse("quality:report_download", args=[annotated.project.pk, run.pk]) in page
+
+
+def test_api_returns_headline_agreement_and_aggregation(staff_client, annotated):
+    run = quality_run_create(project=annotated.project)
+    body = staff_client.get(reverse("api-quality-run-detail", args=[run.pk])).json()
+    assert body["headline"] == run.report["headline"]
+    assert [f["field"] for f in body["agreement"]] == ["post_choice", "pre_choice", "second_choice", "relation", "difficulty"]
+    post = body["agreement"][0]
+    assert post["alpha"] == run.report["agreement"]["post_choice"]["alpha"]
+    assert post["cohen"]["mean"] == run.report["agreement"]["post_choice"]["cohen"]["mean"]
+    assert post["level"] == "nominal" and body["agreement"][-1]["level"] == "ordinal"
+    assert {a["field"] for a in body["aggregation"]} == {"post_choice", "pre_choice", "second_choice", "relation", "difficulty"}
+    listed = staff_client.get(reverse("api-project-quality-runs", args=[annotated.project.pk])).json()
+    runs = listed["results"] if isinstance(listed, dict) else listed
+    assert runs[0]["agreement"] == body["agreement"]
+
+
+def test_run_quality_command_prints_the_figures(annotated):
+    import io
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("run_quality", str(annotated.project.pk), stdout=out)
+    text = out.getvalue()
+    run = QualityRun.objects.get()
+    alpha = run.report["agreement"]["post_choice"]["alpha"]["value"]
+    line = next(line for line in text.splitlines() if line.startswith("post_choice "))
+    assert f"{alpha:.3f}" in line.split() and "nominal" in line.split()
+    assert "Annotators dropped: accuracy #% on # labeled items is not above the minimum of #%: 1" in text
+    assert "aggregation difficulty: 20 items" in text
