@@ -89,6 +89,8 @@ def apply_annotator_rule(frame: pd.DataFrame, outcome: QualityOutcome, fields: S
     drops = low_agreement_annotators(table, fields, settings)
     new = [c for c in table.columns if c not in outcome.annotators.columns]
     annotators = outcome.annotators.join(table[new], how="left")
+    if "n_items_vs_majority" in new:  # an annotator not in the table had no item with a majority of others
+        annotators["n_items_vs_majority"] = annotators["n_items_vs_majority"].fillna(0).astype(int)
     annotators["reasons"] = [list(r) for r in annotators["reasons"]]
     for who, reason in drops.items():
         annotators.at[who, "reasons"] = [*annotators.at[who, "reasons"], reason]

@@ -35,7 +35,8 @@ def agreement_rows(fields: Mapping[str, Mapping[str, Any]]) -> list[dict[str, An
             "fleiss": _fixed(fleiss.get("value")),
             "alpha": _fixed(alpha.get("value")),
             "interval": "—" if low is None or high is None else f"[{low:.3f}, {high:.3f}]",
-            "notes": notes + list((f.get("not_applicable") or {}).values()),
+            # the Spearman figures are for ratings only: not a note worth a row of every other field
+            "notes": notes + [why for key, why in (f.get("not_applicable") or {}).items() if key != "spearman"],
         })
     return rows
 

@@ -13,7 +13,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+from matplotlib.dates import AutoDateLocator, ConciseDateFormatter  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 SIZE = (6.4, 3.6)
 METADATA = {"Date": None}  # no timestamp: the same data draw the same bytes
@@ -40,6 +42,7 @@ def histogram(values: Sequence[float], *, title: str, xlabel: str, threshold: fl
     """Distribution of one figure over annotators, with the rule's threshold as a vertical line."""
     figure, axes = _figure(title, xlabel, "annotators")
     axes.hist([float(v) for v in values], bins=min(20, max(5, len(values))), color="#417690", edgecolor="white")
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))
     if threshold is not None:
         axes.axvline(float(threshold), color="#ba2121", linestyle="--", label=f"{threshold_label} {threshold:g}")
         axes.legend(loc="upper left")
@@ -60,7 +63,7 @@ def intervals(names: Sequence[str], values: Sequence[float | None], lows: Sequen
     axes.set_yticks(positions, list(names))
     axes.invert_yaxis()
     axes.axvline(0.0, color="#999999", linewidth=0.8)
-    axes.set_xlim(min(-0.1, *[v for v in lows if v is not None] or [0]), 1.0)
+    axes.set_xlim(min(-0.1, *[v - 0.05 for v in lows if v is not None] or [0]), 1.05)
     return to_svg(figure)
 
 
@@ -95,5 +98,7 @@ def stacked(times: Sequence, series: dict[str, Sequence[int]], *, title: str, yl
     axes.stackplot(list(times), *[list(v) for v in series.values()], labels=list(series), colors=colors[: len(series)],
                    step="post")
     axes.legend(loc="upper left")
-    figure.autofmt_xdate()
+    locator = AutoDateLocator()
+    axes.xaxis.set_major_locator(locator)
+    axes.xaxis.set_major_formatter(ConciseDateFormatter(locator))
     return to_svg(figure)
