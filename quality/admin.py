@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision
+from quality.report.context import run_report_context
 from quality.selectors import export_jobs, run_summary, runs_with_counts
 
 
@@ -53,6 +54,11 @@ class QualityRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
     def get_queryset(self, request):
         return runs_with_counts(super().get_queryset(request))
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """The run's headline figures, agreement table and plots above its fields."""
+        run = self.get_object(request, object_id)
+        return super().change_view(request, object_id, form_url, {**run_report_context(run), **(extra_context or {})})
 
     @admin.display(description="responses kept", ordering="n_responses_kept")
     def responses_kept(self, run: QualityRun) -> str:

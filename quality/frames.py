@@ -1,11 +1,44 @@
-"""The one place that turns a project's responses into a DataFrame for quality.stats."""
+"""The one place that turns a project's responses into DataFrames for quality.stats: the wide
+annotation frame (one row per response) and, from it, the long label frame of one label field."""
 from __future__ import annotations
+
+import math
+from typing import Any
 
 import pandas as pd
 
+from annotation.kinds import LabelField
 from annotation.models import Project
 from annotation.selectors import annotation_columns, annotation_rows
 
 
 def annotation_frame(project: Project) -> pd.DataFrame:
     return pd.DataFrame.from_records(list(annotation_rows(project)), columns=annotation_columns(project))
+
+
+def kept_frame(frame: pd.DataFrame, keep: pd.Series) -> pd.DataFrame:
+    """The completed responses a run keeps: agreement and aggregation are computed on these
+    only, so a dropped annotator's labels neither count nor sway the others' majority.
+    `keep`: a boolean Series indexed by response id (a response it lacks is not kept)."""
+    kept = frame["response_id"].map(keep).fillna(False).astype(bool)
+    completed = frame["completed"].fillna(False).astype(bool)
+    return frame[kept & completed]
+
+
+def label_frame(frame: pd.DataFrame, field: LabelField) -> pd.DataFrame:
+    """The long frame (item, annotator, value) of one label field: item and annotator ids, the
+    label read by `field.value` from each annotation row (None: no label)."""
+    values = [_plain(field.value(row)) for row in frame.to_dict("records")]
+    return pd.DataFrame(
+        {"item": frame["item_id"].to_numpy(), "annotator": frame["annotator_id"].to_numpy(), "value": values},
+        columns=["item", "annotator", "value"],
+    )
+
+
+def _plain(value: Any) -> Any:
+    """A whole float back to int (a column of ints with gaps is read as floats: 2.0 is label 2)."""
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and not math.isnan(value) and value.is_integer():
+        return int(value)
+    return value

@@ -108,3 +108,18 @@ class ExportJob(models.Model):
         """How CSV/TSV text cells were written: "exact" or "spreadsheet-safe"."""
         safe = (self.options or {}).get("spreadsheet_safe") and self.format in ("csv", "tsv")
         return "spreadsheet-safe" if safe else "exact"
+
+
+class RunPlot(models.Model):
+    """A plot of a run's report, drawn once when the run finishes (SVG text): the page and the
+    report download read it, never redraw it."""
+
+    run = models.ForeignKey(QualityRun, on_delete=models.CASCADE, related_name="plots")
+    name = models.SlugField(max_length=60)
+    title = models.CharField(max_length=200)
+    position = models.PositiveSmallIntegerField(default=0)
+    svg = models.TextField()
+
+    class Meta:
+        ordering = ["run", "position"]
+        constraints = [models.UniqueConstraint(fields=["run", "name"], name="runplot_unique_name")]

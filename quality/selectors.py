@@ -1,11 +1,12 @@
 """Read queries of the quality app, shared by the report page, the admin, the API and exports."""
 from __future__ import annotations
 
-from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Value
+import pandas as pd
+from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
-from annotation.models import Project
-from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision
+from annotation.models import Assignment, Project, Unit
+from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision, RunPlot
 
 
 def latest_run(project: Project) -> QualityRun | None:
@@ -105,3 +106,51 @@ def project_export_jobs(project: Project) -> QuerySet[ExportJob]:
 def export_jobs(queryset: QuerySet[ExportJob] | None = None) -> QuerySet[ExportJob]:
     """Export jobs with their project and creator loaded (API detail, admin list)."""
     return (ExportJob.objects.all() if queryset is None else queryset).select_related("project", "created_by")
+
+
+def run_plots(run: QualityRun) -> QuerySet[RunPlot]:
+    """The run's stored plots in page order."""
+    return RunPlot.objects.filter(run=run).order_by("position")
+
+
+def run_agreement(run: QualityRun) -> dict:
+    """Per label field: agreement figures, as stored by the run (`quality.agreement.agreement_json`)."""
+    report = run.report or {}
+    fields = report.get("agreement") or {}
+    return {name: fields[name] for name in report.get("agreement_fields", sorted(fields)) if name in fields}
+
+
+def run_headline(run: QualityRun) -> dict:
+    return (run.report or {}).get("headline") or {}
+
+
+def run_aggregation(run: QualityRun) -> dict:
+    return (run.report or {}).get("aggregation") or {}
+
+
+def assignment_events(project: Project) -> pd.DataFrame:
+    """One row per assignment of the project: `started`, `ended` (submitted; for a released one
+    its last activity; NaT while working) and `done` (submitted, approved or rejected)."""
+    done_statuses = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
+    rows = Assignment.objects.filter(unit__batch__project=project).values_list(
+        "started_at", "submitted_at", "last_activity_at", "status")
+    records = [
+        {"started": started, "ended": submitted if submitted else (last if status == Assignment.Status.RELEASED else None),
+         "done": status in done_statuses and submitted is not None}
+        for started, submitted, last, status in rows.iterator()
+    ]
+    frame = pd.DataFrame.from_records(records, columns=["started", "ended", "done"])
+    frame["started"] = pd.to_datetime(frame["started"], utc=True)
+    frame["ended"] = pd.to_datetime(frame["ended"], utc=True)
+    return frame
+
+
+def assignment_slots(project: Project) -> int:
+    """How many assignments the project's batches hand out in all: units times annotators per unit."""
+    total = Unit.objects.filter(batch__project=project).aggregate(slots=Sum("batch__assignments_per_unit"))
+    return int(total["slots"] or 0)
+
+
+def running_run(project: Project) -> QualityRun | None:
+    """The newest run still being computed (a worker has it), if any."""
+    return QualityRun.objects.filter(project=project, status=QualityRun.Status.RUNNING).order_by("-created_at", "-id").first()

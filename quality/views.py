@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib import admin, messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -20,6 +20,7 @@ from quality.exports import FORMATS, ExportUnavailable, Options, UnknownExport, 
 from quality.exports.http import export_job_response, export_response
 from quality.forms import ExportForm
 from quality.models import ExportJob, QualityRun
+from quality.report.context import inline_svg, run_report_context
 from quality.selectors import (
     annotator_decisions,
     annotator_metric_columns,
@@ -27,8 +28,10 @@ from quality.selectors import (
     latest_run,
     project_export_jobs,
     project_runs,
+    run_plots,
     run_summary,
     run_with_counts,
+    running_run,
 )
 from quality.services.exports import export_job_create
 from quality.services.runs import quality_run_request
@@ -100,9 +103,49 @@ def report(request: HttpRequest, project_id: int) -> HttpResponse:
         "formats": list(FORMATS),
         "export_form": ExportForm(project=project),
         "export_jobs": project_export_jobs(project)[:JOBS_SHOWN],
+        "pending": running_run(project),
         **_run_tables(request, run, columns),
+        **run_report_context(run),
     }
     return render(request, "quality/report.html", context)
+
+
+def _run_of(project_id: int, run_id: int) -> QualityRun:
+    return get_object_or_404(QualityRun.objects.select_related("project"), pk=run_id, project_id=project_id)
+
+
+@staff_member_required
+@require_GET
+def plot(request: HttpRequest, project_id: int, run_id: int, name: str) -> HttpResponse:
+    """One stored plot of a run, as an SVG image."""
+    found = run_plots(_run_of(project_id, run_id)).filter(name=name).first()
+    if found is None:
+        raise Http404("No such plot in this run.")
+    return HttpResponse(found.svg, content_type="image/svg+xml")
+
+
+@staff_member_required
+@require_GET
+def run_status(request: HttpRequest, project_id: int, run_id: int) -> JsonResponse:
+    """A run's state, polled by the report page while a worker computes it."""
+    run = _run_of(project_id, run_id)
+    return JsonResponse({"id": run.pk, "status": run.status, "error": run.error})
+
+
+@staff_member_required
+@require_GET
+def report_download(request: HttpRequest, project_id: int, run_id: int) -> HttpResponse:
+    """The run's figures, tables and plots as one self-contained HTML file (plots inline as SVG)."""
+    run = run_with_counts(_run_of(project_id, run_id).pk)
+    context = {
+        "project": run.project, "run": run, **run_report_context(run),
+        "inline_plots": [(p.title, inline_svg(p.svg)) for p in run_plots(run)],
+        "summary": [(_summary_label(k), _summary_value(k, v)) for k, v in run_summary(run, skip=SHOWN_AS_COUNTS)],
+    }
+    response = render(request, "quality/report_download.html", context)
+    filename = f"quality-report-project{run.project_id}-run{run.pk}.html"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 @staff_member_required

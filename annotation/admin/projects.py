@@ -47,7 +47,7 @@ class ProjectForm(forms.ModelForm):
             raise forms.ValidationError("Settings must be a JSON object.")
         kind_slug = self.cleaned_data.get("kind") or self.instance.kind
         if kind_slug:
-            known = get_kind(kind_slug).default_settings
+            known = get_kind(kind_slug).settings_for(None)
             unknown = sorted(set(value) - set(known))
             if unknown:
                 raise forms.ValidationError(f"Unknown setting(s) {unknown}; this kind knows: {sorted(known)}.")
@@ -101,7 +101,7 @@ class ProjectAdmin(admin.ModelAdmin):
 
     @admin.display(description="Kind's default settings")
     def kind_defaults(self, project: Project) -> SafeString | str:
-        return pretty_json(get_kind(project.kind).default_settings) if project.kind else "—"
+        return pretty_json(get_kind(project.kind).settings_for(None)) if project.kind else "—"
 
     @admin.display(description="Items", ordering="item_count")
     def item_count(self, project: Project) -> SafeString:

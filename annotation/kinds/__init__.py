@@ -1,10 +1,16 @@
 """Task kinds. Each kind module is imported here explicitly (no directory scan)."""
 from . import cosimlex, recam  # noqa: F401  (registers)
-from .base import Column, ImportProblem, ItemExport, Page, PageForm, ParsedItem, QualityOutcome, TaskKind
+from .base import (
+    AGREEMENT_SETTINGS, Column, ImportProblem, ItemExport, KindPlot, LabelField, Page, PageForm, ParsedItem,
+    QualityOutcome, TaskKind,
+)
 from .registry import UnknownKind, all_kinds, get_kind, kind_choices, register
 
 __all__ = [
+    "AGREEMENT_SETTINGS",
     "Column",
+    "KindPlot",
+    "LabelField",
     "ImportProblem",
     "ItemExport",
     "Page",

@@ -218,6 +218,67 @@ class TaskKind(ABC):
         return 3
 
     def settings_for(self, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
-        merged = dict(self.default_settings)
+        """The kind's defaults and the agreement rule's (`AGREEMENT_SETTINGS`), then `overrides`;
+        `settings_for(None)` names every setting a project may have."""
+        merged = {**AGREEMENT_SETTINGS, **self.default_settings}
         merged.update(overrides or {})
         return merged
+
+    # --- agreement and aggregation (quality runs, the quality report) ------------------
+    def label_fields(self) -> Sequence[LabelField]:
+        """The fields whose agreement a quality run measures, the kind's main label first (the
+        per-annotator agreement rule judges that one unless `annotator_kappa_field` names another)."""
+        return ()
+
+    def report_plots(self, frame: Any) -> list[KindPlot]:
+        """The kind's own plots for the quality report, as data, from the kept annotation rows
+        (a DataFrame of `annotation_columns`); the report draws them."""
+        return []
+
+
+# --- label fields: what agreement and aggregation are computed on --------------------------
+LABEL_LEVELS = ("nominal", "ordinal", "interval", "set")
+#: project settings of the generic agreement rule, beside each kind's own: drop annotators whose
+#: Cohen's kappa against the others' majority is below `min_annotator_kappa` (None: off), on
+#: `annotator_kappa_field` ("": the kind's first label field)
+AGREEMENT_SETTINGS: dict[str, Any] = {"min_annotator_kappa": None, "annotator_kappa_field": ""}
+
+
+@dataclass(frozen=True)
+class LabelField:
+    """One label field: `value(row)` reads its label from an annotation row (a mapping of
+    `annotation_columns`; None: no label), at a level of measurement; `order` ranks ordinal
+    labels that do not sort by themselves (easy < medium < difficult)."""
+
+    name: str
+    level: str
+    value: Callable[[Mapping[str, Any]], Any]
+    order: tuple | None = None
+    title: str = ""
+
+    def __post_init__(self) -> None:
+        if self.level not in LABEL_LEVELS:
+            raise ValueError(f"unknown level {self.level!r} of label field {self.name!r}; known: {LABEL_LEVELS}")
+
+
+def column_label(column: str) -> Callable[[Mapping[str, Any]], Any]:
+    """A `LabelField.value` that is one annotation column as it is."""
+
+    def value(row: Mapping[str, Any]) -> Any:
+        return row.get(column)
+
+    return value
+
+
+@dataclass(frozen=True)
+class KindPlot:
+    """A plot's data: `chart` 'bar' (x: categories, y: heights), 'scatter' (x, y: points) or
+    'hist' (x: values); kinds give data, never drawing code."""
+
+    name: str
+    title: str
+    chart: str
+    x: tuple
+    y: tuple = ()
+    xlabel: str = ""
+    ylabel: str = ""

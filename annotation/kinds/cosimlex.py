@@ -21,11 +21,14 @@ from .base import (
     Column,
     ImportProblem,
     ItemExport,
+    KindPlot,
+    LabelField,
     Page,
     PageForm,
     ParsedItem,
     QualityOutcome,
     TaskKind,
+    column_label,
 )
 from .formats import text_lines
 from .registry import register
@@ -299,3 +302,18 @@ class CoSimLex(TaskKind):
             "sim_context2": format_score(d.get("sim_context2")),
             "change": format_score(d.get("change")),
         }
+
+    # --- agreement and aggregation: label fields and the report's plot ---------------------
+    def label_fields(self) -> tuple[LabelField, ...]:
+        return COSIMLEX_LABEL_FIELDS
+
+    def report_plots(self, frame: Any) -> list[KindPlot]:
+        """How often each point of the 0-6 scale was given, in the kept ratings."""
+        counts = frame["rating"].dropna().astype(int).value_counts().reindex(RATING_SCALE, fill_value=0)
+        return [KindPlot("rating_distribution", "Rating distribution (kept ratings)", "bar",
+                         x=tuple(str(n) for n in RATING_SCALE), y=tuple(int(c) for c in counts),
+                         xlabel="rating", ylabel="ratings")]
+
+
+# --- label fields (agreement) -------------------------------------------------------------------
+COSIMLEX_LABEL_FIELDS = (LabelField("rating", "interval", column_label("rating"), title="similarity rating 0-6"),)

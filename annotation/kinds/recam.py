@@ -14,11 +14,14 @@ from quality.stats import recam as recam_stats
 from .base import (
     Column,
     ImportProblem,
+    KindPlot,
+    LabelField,
     Page,
     PageForm,
     ParsedItem,
     QualityOutcome,
     TaskKind,
+    column_label,
 )
 from .formats import content_id, jsonl_records, require_str
 from .registry import register
@@ -248,3 +251,43 @@ class ReCAM(TaskKind):
         for column in self.item_diagnostic_columns():
             row[column] = None if diagnostics is None else diagnostics.get(column)
         return row
+
+    # --- agreement and aggregation: label fields and the report's plot ---------------------
+    def label_fields(self) -> tuple[LabelField, ...]:
+        """Post-reading choice first: the answer accuracy and the annotator agreement rule judge."""
+        return RECAM_LABEL_FIELDS
+
+    def report_plots(self, frame: Any) -> list[KindPlot]:
+        return _pre_post_plot(frame)
+
+
+# --- label fields and the report's plot (agreement, aggregation) ----------------------------
+def _second_choice(row: Mapping[str, Any]) -> Any:
+    """The second choice, with "No Other Answer" as a label of its own (it is an answer, not a gap)."""
+    if row.get("no_other_answer") is None:
+        return None
+    return NO_OTHER_ANSWER if row["no_other_answer"] else row.get("second_choice")
+
+
+RECAM_LABEL_FIELDS = (
+    LabelField("post_choice", "nominal", column_label("post_choice"), title="answer after reading"),
+    LabelField("pre_choice", "nominal", column_label("pre_choice"), title="answer before reading"),
+    LabelField("second_choice", "nominal", _second_choice, title="second choice"),
+    LabelField("relation", "nominal", column_label("relation"), title="evidence: summarize or paraphrase"),
+    LabelField("difficulty", "ordinal", column_label("difficulty"), order=tuple(k for k, _ in DIFFICULTIES),
+               title="difficulty"),
+)
+
+
+def _pre_post_plot(frame: Any) -> list[KindPlot]:
+    """Per item, the share of kept annotations right before reading against after (items with a label)."""
+    known = frame[frame["label"].notna() & frame["post_correct"].notna()]
+    if known.empty:
+        return []
+    shares = known.groupby("item_id")[["pre_correct", "post_correct"]].agg(
+        lambda column: float(column.astype(float).mean()))
+    return [KindPlot(
+        "pre_post_accuracy", "Accuracy per item: before vs after reading", "scatter",
+        x=tuple(shares["pre_correct"]), y=tuple(shares["post_correct"]),
+        xlabel="share right before reading", ylabel="share right after reading",
+    )]

@@ -11,6 +11,7 @@ from rest_framework import serializers
 from annotation.kinds import all_kinds
 from quality.exports import DATASETS, FORMATS
 from quality.models import ExportJob, QualityRun
+from quality.selectors import run_aggregation, run_agreement, run_headline
 
 
 class RunCountsSerializer(serializers.Serializer):
@@ -23,20 +24,111 @@ class RunCountsSerializer(serializers.Serializer):
     items = serializers.IntegerField(source="n_items", read_only=True)
 
 
+class HeadlineSerializer(serializers.Serializer):
+    annotators = serializers.IntegerField()
+    annotators_kept = serializers.IntegerField()
+    annotators_dropped = serializers.IntegerField()
+    annotations = serializers.IntegerField()
+    annotations_kept = serializers.IntegerField()
+    annotations_dropped = serializers.IntegerField()
+    annotators_dropped_by_reason = serializers.DictField(
+        child=serializers.IntegerField(), help_text="rule (a reason with its numbers as #) -> annotators")
+    annotations_dropped_by_reason = serializers.DictField(
+        child=serializers.IntegerField(), help_text="rule -> annotations; 'annotator dropped' with their annotator")
+    computed_on = serializers.CharField()
+
+
+class ObservedSerializer(serializers.Serializer):
+    value = serializers.FloatField(allow_null=True, help_text="mean share of agreeing label pairs per item")
+    n_items = serializers.IntegerField()
+    reason = serializers.CharField(allow_null=True, help_text="why value is null")
+
+
+class AlphaSerializer(serializers.Serializer):
+    value = serializers.FloatField(allow_null=True, help_text="Krippendorff's alpha at the field's level")
+    low = serializers.FloatField(allow_null=True, help_text="bootstrap interval (95 %)")
+    high = serializers.FloatField(allow_null=True)
+    level = serializers.CharField()
+    n_items = serializers.IntegerField()
+    n_values = serializers.IntegerField()
+    iterations = serializers.IntegerField()
+    reason = serializers.CharField(allow_null=True)
+
+
+class CohenSerializer(serializers.Serializer):
+    mean = serializers.FloatField(allow_null=True, help_text="mean of the pairwise Cohen's kappas")
+    n_pairs = serializers.IntegerField()
+    reason = serializers.CharField(allow_null=True)
+
+
+class FleissSerializer(serializers.Serializer):
+    value = serializers.FloatField(allow_null=True)
+    n_items = serializers.IntegerField()
+    raters_per_item = serializers.IntegerField()
+    n_excluded = serializers.IntegerField()
+    reason = serializers.CharField(allow_null=True)
+
+
+class FieldAgreementSerializer(serializers.Serializer):
+    field = serializers.CharField()
+    title = serializers.CharField()
+    level = serializers.ChoiceField(choices=["nominal", "ordinal", "interval", "set"])
+    n_items = serializers.IntegerField()
+    n_annotators = serializers.IntegerField()
+    n_labels = serializers.IntegerField()
+    observed = ObservedSerializer()
+    alpha = AlphaSerializer()
+    cohen = CohenSerializer(allow_null=True, help_text="null for set-valued fields")
+    fleiss = FleissSerializer(allow_null=True, help_text="null for set-valued fields")
+    spearman_pairwise_mean = serializers.FloatField(allow_null=True, help_text="interval fields (ratings)")
+    spearman_vs_rest_mean = serializers.FloatField(allow_null=True, help_text="interval fields (ratings)")
+    not_applicable = serializers.DictField(child=serializers.CharField(), help_text="coefficient -> why not")
+
+
+class FieldAggregationSerializer(serializers.Serializer):
+    field = serializers.CharField()
+    n_items = serializers.IntegerField()
+    majority_ties = serializers.IntegerField(help_text="items whose top labels tie: no majority label")
+    majority_agrees_with_ds = serializers.IntegerField()
+    ds_mean_posterior = serializers.FloatField(allow_null=True)
+    ds_iterations = serializers.IntegerField()
+    ds_converged = serializers.BooleanField()
+    ds_priors = serializers.DictField(child=serializers.FloatField(allow_null=True))
+
+
 class QualityRunSerializer(serializers.ModelSerializer):
     summary = serializers.SerializerMethodField(help_text="Run-level figures from the kind's quality rules.")
     counts = RunCountsSerializer(source="*", read_only=True)
     created_by = serializers.StringRelatedField()
+    headline = serializers.SerializerMethodField(
+        help_text="Annotators and annotations kept and dropped, by rule (null: no responses, or an older run).")
+    agreement = serializers.SerializerMethodField(
+        help_text="Per label field the kind declares, in its order: agreement on the annotations the run keeps.")
+    aggregation = serializers.SerializerMethodField(
+        help_text="Per nominal/ordinal field: majority vote and Dawid-Skene over the kept annotations; the "
+        "per-item labels and their confidence are in the items export.")
 
     class Meta:
         model = QualityRun
-        fields = ["id", "project", "status", "parameters", "summary", "counts", "error", "created_by",
-                  "created_at", "finished_at"]
+        fields = ["id", "project", "status", "parameters", "summary", "counts", "headline", "agreement",
+                  "aggregation", "error", "created_by", "created_at", "finished_at"]
         read_only_fields = fields
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_summary(self, run: QualityRun) -> dict[str, Any]:
         return (run.report or {}).get("summary", {})
+
+    @extend_schema_field(HeadlineSerializer(allow_null=True))
+    def get_headline(self, run: QualityRun) -> dict[str, Any] | None:
+        return run_headline(run) or None
+
+    @extend_schema_field(FieldAgreementSerializer(many=True))
+    def get_agreement(self, run: QualityRun) -> list[dict[str, Any]]:
+        return [{"field": name, **figures} for name, figures in run_agreement(run).items()]
+
+    @extend_schema_field(FieldAggregationSerializer(many=True))
+    def get_aggregation(self, run: QualityRun) -> list[dict[str, Any]]:
+        return [{"field": name, **summary} for name, summary in run_aggregation(run).items()]
 
 
 class QualityRunRequestSerializer(serializers.Serializer):

@@ -48,7 +48,7 @@ class ProjectQualityRunsView(generics.ListAPIView):
     def post(self, request: Request, project_id: int) -> Response:
         project = get_object_or_404(Project, pk=project_id)
         kind = get_kind(project.kind)
-        body = QualityRunRequestSerializer(data=request.data, known_settings=kind.default_settings)
+        body = QualityRunRequestSerializer(data=request.data, known_settings=kind.settings_for(None))
         body.is_valid(raise_exception=True)
         run = quality_run_request(project=project, by=request.user, overrides=body.validated_data["settings"])
         run = run_with_counts(run.pk)

@@ -13,6 +13,7 @@ from django.db.models import F, FilteredRelation, JSONField, Q, Value
 from annotation.kinds import get_kind
 from annotation.models import Item, Project, Response
 from annotation.selectors import annotation_columns, annotation_rows
+from quality.agreement import aggregate_columns
 from quality.models import QualityRun
 from quality.selectors import (
     annotator_decisions,
@@ -155,8 +156,19 @@ def _item_dataset(project: Project, name: str, row_of: Callable[..., dict[str, A
 
 
 def items(project: Project, options: Options = EXACT) -> Dataset:
-    """Every item in the kind's released format plus the latest run's diagnostics."""
-    return _item_dataset(project, "items", get_kind(project.kind).export_item)
+    """Every item in the kind's released format plus the latest run's diagnostics, and the
+    aggregated label of each nominal/ordinal label field with its confidence (majority and its
+    share, Dawid-Skene's label and posterior; `quality.agreement.aggregate_columns`)."""
+    kind = get_kind(project.kind)
+    aggregated = aggregate_columns(kind.label_fields())
+
+    def row_of(payload: dict[str, Any], diagnostics: dict[str, Any] | None) -> dict[str, Any] | None:
+        row = kind.export_item(payload, diagnostics)
+        if row is not None:
+            row.update({column: (diagnostics or {}).get(column) for column in aggregated})
+        return row
+
+    return _item_dataset(project, "items", row_of)
 
 
 def _ordered_union(key_lists: Iterable[Iterable[str]]) -> list[str]:

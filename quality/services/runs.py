@@ -10,7 +10,8 @@ from django.utils import timezone
 from annotation.kinds import QualityOutcome, get_kind
 from annotation.models import Project
 from quality.frames import annotation_frame
-from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision
+from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision, RunPlot
+from quality.services.run_agreement import RunExtras, run_extras, run_plots_store
 
 BULK_SIZE = 2000
 
@@ -54,11 +55,16 @@ def quality_run_execute(*, run: QualityRun) -> QualityRun:
     try:
         frame = annotation_frame(project)
         outcome = None if frame.empty else get_kind(project.kind).quality(frame, run.parameters)
+        extras = None if outcome is None else run_extras(project=project, frame=frame, outcome=outcome,
+                                                          settings=run.parameters)
         with transaction.atomic():
             ResponseDecision.objects.filter(run=run).delete()
             AnnotatorDecision.objects.filter(run=run).delete()
             ItemResult.objects.filter(run=run).delete()
-            _store(run, outcome)
+            RunPlot.objects.filter(run=run).delete()
+            _store(run, extras)
+            if extras is not None:
+                run_plots_store(run=run, figures=extras.figures)
     except Exception as exc:
         QualityRun.objects.filter(pk=run.pk).update(
             status=QualityRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}", finished_at=timezone.now()
@@ -68,10 +74,11 @@ def quality_run_execute(*, run: QualityRun) -> QualityRun:
     return run
 
 
-def _store(run: QualityRun, outcome: QualityOutcome | None) -> None:
-    if outcome is None:
+def _store(run: QualityRun, extras: RunExtras | None) -> None:
+    if extras is None:
         report: dict[str, Any] = {"summary": {"responses": 0, "responses_kept": 0}, "note": "no responses yet"}
     else:
+        outcome: QualityOutcome = extras.outcome
         _store_responses(run, outcome.responses)
         _store_annotators(run, outcome.annotators)
         _store_items(run, outcome.items)
@@ -81,6 +88,7 @@ def _store(run: QualityRun, outcome: QualityOutcome | None) -> None:
             "summary_keys": list(outcome.summary),
             "annotator_metrics": [c for c in outcome.annotators.columns if c not in ("keep", "reasons")],
             "response_values": _value_columns(outcome.responses),
+            **extras.report,
         }
     QualityRun.objects.filter(pk=run.pk).update(
         status=QualityRun.Status.DONE, report=report, error="", finished_at=timezone.now()

@@ -8,6 +8,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotation.kinds import AGREEMENT_SETTINGS
 from quality.models import QualityRun
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +32,9 @@ def test_run_quality_prints_the_outcome(annotated):
 
 def test_run_quality_settings_and_errors(annotated):
     run("run_quality", str(annotated.project.pk), "--set", "min_accuracy=0.96", "--set", "require_spans=false")
-    assert QualityRun.objects.get().parameters == {"min_accuracy": 0.96, "require_spans": False, "easy_must_be_correct": True}
+    assert QualityRun.objects.get().parameters == {
+        **AGREEMENT_SETTINGS, "min_accuracy": 0.96, "require_spans": False, "easy_must_be_correct": True,
+    }
     with pytest.raises(CommandError, match="unknown setting"):
         run("run_quality", str(annotated.project.pk), "--set", "min_acc=0.5")
     with pytest.raises(CommandError, match="key=value"):

@@ -9,6 +9,7 @@ import json
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
@@ -213,3 +214,23 @@ def test_report_page_shows_table1_figures_and_the_kit_exports(rated_project, cli
     assert "kit_gold" in html and "kit_data" in html
     assert client.get(reverse("quality:export", args=[project.pk, "kit_gold", "tsv"])).status_code == 200
     assert client.get(reverse("quality:export", args=[project.pk, "kit_gold", "xlsx"])).status_code == 404
+
+
+def test_rating_agreement_is_interval_with_spearman_and_a_rating_plot(rated_project):
+    from annotation.kinds import get_kind
+    from quality.agreement import BOOTSTRAP, agreement_json
+    from quality.frames import annotation_frame, kept_frame, label_frame
+    from quality.models import RunPlot
+    from quality.stats.agreement import field_agreement
+
+    project, _ = rated_project
+    run = quality_run_create(project=project)
+    rating = run.report["agreement"]["rating"]
+    assert rating["level"] == "interval" and run.report["aggregation"] == {}  # ratings are not voted on
+    keep = pd.Series(dict(ResponseDecision.objects.filter(run=run).values_list("response_id", "keep")))
+    field = get_kind("cosimlex").label_fields()[0]
+    direct = field_agreement(label_frame(kept_frame(annotation_frame(project), keep), field), level="interval", **BOOTSTRAP)
+    assert rating == agreement_json(direct, field)
+    assert rating["spearman_vs_rest_mean"] is not None and rating["alpha"]["low"] <= rating["alpha"]["value"]
+    plots = set(RunPlot.objects.filter(run=run).values_list("name", flat=True))
+    assert {"rating_distribution", "annotators_kappa_vs_majority", "fields", "progress"} <= plots

@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from annotation.kinds import get_kind
 from annotation.models import Item
 from annotation.selectors import annotation_columns, annotation_rows
+from quality.agreement import aggregate_columns
 from quality.exports import ExportUnavailable, UnknownExport, export_open
 from quality.models import ItemResult
 from quality.selectors import kept_response_ids
@@ -24,7 +25,8 @@ from tests.quality.helpers import bulk_responses, tricky_jsonl
 pytestmark = pytest.mark.django_db
 
 RELEASED = ["article", "question", "option_0", "option_1", "option_2", "option_3", "option_4", "label"]
-DIAGNOSTICS = list(get_kind("recam").item_diagnostic_columns())
+#: the kind's diagnostics, then the aggregated labels of its nominal/ordinal fields with their confidence
+DIAGNOSTICS = list(get_kind("recam").item_diagnostic_columns()) + aggregate_columns(get_kind("recam").label_fields())
 
 
 def text(project, dataset: str, fmt: str) -> str:
@@ -152,7 +154,8 @@ def test_decision_and_annotator_datasets_explain_removals(annotated):
     assert {d["reasons"] for d in decisions if d["keep"]} == {""}
     assert all(d["reasons"] for d in decisions if not d["keep"])
     header, annotators = parse_csv(text(annotated.project, "annotators", "csv"))
-    assert header == ["annotator_id", "annotator", "channel", "keep", "reasons", "n_responses", "n_gold", "accuracy"]
+    assert header == ["annotator_id", "annotator", "channel", "keep", "reasons", "n_responses", "n_gold", "accuracy",
+                      "n_items_vs_majority", "agreement_vs_majority", "kappa_vs_majority"]
     dropped = [a for a in annotators if a["keep"] == "False"]
     assert len(dropped) == 1 and dropped[0]["reasons"].startswith("accuracy 0.0% on 10 labeled items")
 

@@ -8,7 +8,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.kinds import get_kind
 from annotation.models import Project
-from quality.selectors import annotator_decisions, run_with_counts
+from quality.report.context import AGREEMENT_HEADERS, agreement_rows, headline_rows
+from quality.selectors import annotator_decisions, run_aggregation, run_agreement, run_headline, run_with_counts
 from quality.services.runs import quality_run_create
 
 
@@ -36,7 +37,7 @@ class Command(BaseCommand):
         if project is None:
             raise CommandError(f"no project with id {project_id}")
         settings = dict(parse_setting(text) for text in overrides)
-        unknown = sorted(set(settings) - set(get_kind(project.kind).default_settings))
+        unknown = sorted(set(settings) - set(get_kind(project.kind).settings_for(None)))
         if unknown:
             raise CommandError(f"unknown setting(s): {', '.join(unknown)}")
         run = quality_run_create(project=project, overrides=settings)
@@ -48,3 +49,24 @@ class Command(BaseCommand):
         self.stdout.write(f"annotators kept: {run.n_annotators_kept} of {run.n_annotators}")
         for decision in annotator_decisions(run).filter(keep=False):
             self.stdout.write(f"  dropped {decision.annotator.external_id}: {'; '.join(decision.reasons)}")
+        for label, value in headline_rows(run_headline(run))[2:]:
+            self.stdout.write(f"{label}: {value}")
+        rows = agreement_rows(run_agreement(run))
+        if rows:
+            self.stdout.write("agreement (on the kept annotations):")
+            self.stdout.write(format_table(AGREEMENT_HEADERS, [
+                (r["name"], r["level"], str(r["n_items"]), r["observed"], r["cohen"], r["fleiss"], r["alpha"],
+                 r["interval"]) for r in rows]))
+        for name, summary in run_aggregation(run).items():
+            self.stdout.write(
+                f"aggregation {name}: {summary['n_items']} items, {summary['majority_ties']} majority ties, "
+                f"Dawid-Skene agrees with the majority on {summary['majority_agrees_with_ds']}, "
+                f"mean posterior {summary['ds_mean_posterior']:.3f}"
+            )
+
+
+def format_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    """Plain-text columns, padded to the widest cell."""
+    lines = [list(headers), *[list(row) for row in rows]]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(headers))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() for line in lines)

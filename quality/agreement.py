@@ -1,0 +1,190 @@
+"""Agreement and aggregation of a quality run, per label field the kind declares, on the
+annotations the run keeps; and the per-annotator agreement rule (`min_annotator_kappa`).
+
+Computation only (pandas in, JSON-able dicts and DataFrames out); `quality.services.runs` stores
+what this returns. The statistics themselves are `quality.stats`.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from annotation.kinds import LabelField, QualityOutcome
+from quality.frames import kept_frame, label_frame
+from quality.stats.aggregation import agreement_with_majority, majority_vote
+from quality.stats.agreement import FieldAgreement, field_agreement
+from quality.stats.dawid_skene import dawid_skene
+from quality.stats.labels import clean_labels
+
+BOOTSTRAP = {"iterations": 1000, "seed": 0, "confidence": 0.95}
+AGGREGATED_LEVELS = ("nominal", "ordinal")
+#: per-item columns of an aggregated field, after its name: `<field>_majority` ...
+AGGREGATE_SUFFIXES = ("majority", "majority_share", "majority_tie", "ds_label", "ds_posterior")
+
+
+@dataclass(frozen=True)
+class RunAgreement:
+    fields: dict[str, dict[str, Any]]  # field name -> agreement figures (JSON-able)
+    aggregation: dict[str, dict[str, Any]]  # field name -> aggregation summary (JSON-able)
+    items: pd.DataFrame  # index item id: AGGREGATE_SUFFIXES columns per aggregated field
+
+
+def aggregate_columns(fields: Sequence[LabelField]) -> list[str]:
+    """The per-item columns aggregation adds (the items export writes them)."""
+    return [f"{f.name}_{suffix}" for f in fields if f.level in AGGREGATED_LEVELS for suffix in AGGREGATE_SUFFIXES]
+
+
+def main_field(fields: Sequence[LabelField], settings: Mapping[str, Any]) -> LabelField | None:
+    """The field the per-annotator rule judges: `annotator_kappa_field`, else the first non-set one."""
+    wanted = settings.get("annotator_kappa_field") or ""
+    usable = [f for f in fields if f.level != "set"]
+    if wanted:
+        named = [f for f in usable if f.name == wanted]
+        if not named:
+            raise ValueError(f"annotator_kappa_field {wanted!r} is not one of {[f.name for f in usable]}")
+        return named[0]
+    return usable[0] if usable else None
+
+
+def annotator_agreement(kept: pd.DataFrame, fields: Sequence[LabelField], settings: Mapping[str, Any]) -> pd.DataFrame:
+    """Each annotator's share of agreement and Cohen's kappa against the majority of the others,
+    on the main field (index annotator id; empty without a usable field or labels)."""
+    chosen = main_field(fields, settings)
+    labels = clean_labels(label_frame(kept, chosen)) if chosen is not None and not kept.empty else None
+    if labels is None or labels.empty:
+        return pd.DataFrame(columns=["agreement_vs_majority", "kappa_vs_majority"])
+    table = agreement_with_majority(labels)
+    table = table[["n_items", "agreement", "kappa"]].rename(
+        columns={"n_items": "n_items_vs_majority", "agreement": "agreement_vs_majority", "kappa": "kappa_vs_majority"})
+    return table.set_axis([int(i) for i in table.index])
+
+
+def low_agreement_annotators(table: pd.DataFrame, fields: Sequence[LabelField], settings: Mapping[str, Any]) -> dict[int, str]:
+    """Annotators of `annotator_agreement` whose kappa is below `min_annotator_kappa`, with the
+    reason in words; none when the setting is None. An annotator whose kappa cannot be computed
+    (no item with a majority of others) stays."""
+    threshold = settings.get("min_annotator_kappa")
+    if threshold is None or table.empty:
+        return {}
+    chosen = main_field(fields, settings)
+    low = table[table["kappa_vs_majority"].notna() & (table["kappa_vs_majority"] < float(threshold))]
+    return {
+        int(who): f"kappa {row.kappa_vs_majority:.3f} against the others' majority on {chosen.name} "
+        f"({row.n_items_vs_majority} items) is below the minimum of {float(threshold):g}"
+        for who, row in low.iterrows()
+    }
+
+
+def apply_annotator_rule(frame: pd.DataFrame, outcome: QualityOutcome, fields: Sequence[LabelField],
+                         settings: Mapping[str, Any]) -> QualityOutcome:
+    """The kind's outcome with each annotator's agreement with the others' majority (judged on
+    what the kind's rules kept) among its metrics, and the annotators below `min_annotator_kappa`
+    dropped with their reason, their annotations with "annotator dropped: <reason>", as the
+    kinds' own annotator rules record it."""
+    table = annotator_agreement(kept_frame(frame, outcome.responses["keep"]), fields, settings)
+    drops = low_agreement_annotators(table, fields, settings)
+    new = [c for c in table.columns if c not in outcome.annotators.columns]
+    annotators = outcome.annotators.join(table[new], how="left")
+    if "n_items_vs_majority" in new:  # an annotator not in the table had no item with a majority of others
+        annotators["n_items_vs_majority"] = annotators["n_items_vs_majority"].fillna(0).astype(int)
+    annotators["reasons"] = [list(r) for r in annotators["reasons"]]
+    for who, reason in drops.items():
+        annotators.at[who, "reasons"] = [*annotators.at[who, "reasons"], reason]
+        annotators.at[who, "keep"] = False
+    if not drops:
+        return QualityOutcome(responses=outcome.responses, annotators=annotators, items=outcome.items,
+                              summary=outcome.summary)
+    responses = outcome.responses.copy()
+    responses["reasons"] = [list(r) for r in responses["reasons"]]
+    owner = frame.set_index("response_id")["annotator_id"].reindex(responses.index)
+    for rid, who in owner.items():
+        if who in drops:
+            responses.at[rid, "reasons"] = [*responses.at[rid, "reasons"], "annotator dropped: " + drops[who]]
+            responses.at[rid, "keep"] = False
+    summary = {**outcome.summary, "dropped_low_agreement_annotator": int(owner.isin(list(drops)).sum())}
+    for key, table in (("responses_kept", responses), ("annotators_kept", annotators)):
+        if key in summary:
+            summary[key] = int(table["keep"].sum())
+    return QualityOutcome(responses=responses, annotators=annotators, items=outcome.items, summary=summary)
+
+
+def run_agreement(kept: pd.DataFrame, fields: Sequence[LabelField], settings: Mapping[str, Any]) -> RunAgreement:
+    """Every field's agreement, and majority vote and Dawid-Skene for nominal and ordinal fields."""
+    figures: dict[str, dict[str, Any]] = {}
+    aggregation: dict[str, dict[str, Any]] = {}
+    items: list[pd.DataFrame] = []
+    for declared in fields:
+        labels = label_frame(kept, declared)
+        result = field_agreement(labels, level=declared.level, order=declared.order, **BOOTSTRAP)
+        figures[declared.name] = agreement_json(result, declared)
+        cleaned = clean_labels(labels, sets=declared.level == "set")
+        if declared.level in AGGREGATED_LEVELS and not cleaned.empty:
+            table, summary = _aggregate(cleaned, declared.name)
+            items.append(table)
+            aggregation[declared.name] = summary
+    frame = pd.concat(items, axis=1) if items else pd.DataFrame()
+    return RunAgreement(figures, aggregation, frame)
+
+
+def _aggregate(cleaned: pd.DataFrame, name: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Per item: the majority (None on a tie), its share, the tie, Dawid-Skene's label and posterior."""
+    majority = majority_vote(cleaned)
+    fitted = dawid_skene(cleaned)
+    ds = fitted.labels.reindex(majority.index)
+    table = pd.DataFrame(
+        {
+            f"{name}_majority": majority["label"],
+            f"{name}_majority_share": majority["share"],
+            f"{name}_majority_tie": majority["tie"],
+            f"{name}_ds_label": ds["label"],
+            f"{name}_ds_posterior": ds["posterior"],
+        },
+        index=majority.index,
+    )
+    summary = {
+        "n_items": int(len(majority)),
+        "majority_ties": int(majority["tie"].sum()),
+        "majority_agrees_with_ds": int((majority["label"] == ds["label"]).sum()),
+        "ds_mean_posterior": _number(ds["posterior"].mean()),
+        "ds_iterations": int(fitted.iterations),
+        "ds_converged": bool(fitted.converged),
+        "ds_priors": {str(k): _number(v) for k, v in fitted.priors.items()},
+    }
+    return table, summary
+
+
+def agreement_json(result: FieldAgreement, declared: LabelField) -> dict[str, Any]:
+    """The figures of `field_agreement` as plain JSON (NaN as None; pair tables left out)."""
+    out: dict[str, Any] = {
+        "title": declared.title or declared.name,
+        "level": result.level,
+        "n_items": int(result.n_items),
+        "n_annotators": int(result.n_annotators),
+        "n_labels": int(result.n_labels),
+        "observed": _plain(result.observed, ("value", "n_items", "reason")),
+        "alpha": _plain(result.alpha, ("value", "low", "high", "level", "n_items", "n_values", "iterations", "reason")),
+        "cohen": _plain(result.cohen, ("mean", "n_pairs", "reason")),
+        "fleiss": _plain(result.fleiss, ("value", "n_items", "raters_per_item", "n_excluded", "reason")),
+        "spearman_pairwise_mean": _number(result.spearman.mean) if result.spearman else None,
+        "spearman_vs_rest_mean": _number(result.spearman_vs_rest.mean) if result.spearman_vs_rest else None,
+        "not_applicable": dict(result.not_applicable),
+    }
+    return out
+
+
+def _plain(value: Any, names: Sequence[str]) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    return {name: _number(getattr(value, name)) for name in names}
+
+
+def _number(value: Any) -> Any:
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value

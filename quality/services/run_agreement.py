@@ -1,0 +1,67 @@
+"""What a quality run adds to the kind's rules: the per-annotator agreement rule, agreement and
+aggregation per label field (on the annotations the run keeps), headline figures and plots."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from annotation.kinds import QualityOutcome, get_kind
+from annotation.models import Project
+from quality.agreement import apply_annotator_rule, run_agreement
+from quality.frames import kept_frame
+from quality.headline import headline
+from quality.models import QualityRun, RunPlot
+from quality.report.figures import Figure, run_figures
+from quality.selectors import assignment_events, assignment_slots
+
+
+@dataclass(frozen=True)
+class RunExtras:
+    outcome: QualityOutcome  # the kind's, with the agreement rule's drops and figures merged in
+    report: dict[str, Any]  # headline, agreement, aggregation: keys of the run's report JSON
+    figures: list[Figure]
+
+
+def run_extras(*, project: Project, frame: pd.DataFrame, outcome: QualityOutcome,
+               settings: Mapping[str, Any]) -> RunExtras:
+    """Apply the agreement rule to the kind's outcome, then measure agreement and aggregate on
+    what is finally kept, and draw the plots. Reads the database (assignments) but writes nothing."""
+    kind = get_kind(project.kind)
+    fields = list(kind.label_fields())
+    outcome = apply_annotator_rule(frame, outcome, fields, settings)
+    kept = kept_frame(frame, outcome.responses["keep"])
+    agreement = run_agreement(kept, fields, settings)
+    annotators = outcome.annotators
+    items = _with_aggregates(outcome.items, agreement.items)
+    merged = QualityOutcome(responses=outcome.responses, annotators=annotators, items=items, summary=outcome.summary)
+    report = {
+        "headline": headline(outcome.responses, annotators),
+        "agreement": agreement.fields,
+        "agreement_fields": list(agreement.fields),  # jsonb reorders keys; this keeps the kind's order
+        "aggregation": agreement.aggregation,
+    }
+    figures = run_figures(
+        fields=agreement.fields, annotators=annotators, frame=frame, kind_plots=kind.report_plots(kept),
+        settings=settings, events=assignment_events(project), slots=assignment_slots(project),
+    )
+    return RunExtras(outcome=merged, report=report, figures=figures)
+
+
+def _with_aggregates(items: pd.DataFrame, aggregates: pd.DataFrame) -> pd.DataFrame:
+    """The kind's item diagnostics with the aggregated labels beside them (an item the kind has
+    no row for gets one)."""
+    if aggregates.empty:
+        return items
+    aggregates = aggregates.set_axis([int(i) for i in aggregates.index])
+    return items.join(aggregates, how="outer") if not items.empty else aggregates
+
+
+def run_plots_store(*, run: QualityRun, figures: list[Figure]) -> None:
+    """Store a run's plots (the caller holds the transaction and has removed older ones)."""
+    RunPlot.objects.bulk_create(
+        RunPlot(run=run, name=name, title=title, svg=svg, position=position)
+        for position, (name, title, svg) in enumerate(figures)
+    )
