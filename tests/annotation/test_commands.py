@@ -31,7 +31,7 @@ def test_create_project_prints_its_id():
 
 
 def test_create_project_with_unknown_kind_names_the_known_ones():
-    with pytest.raises(CommandError, match="known kinds: cosimlex, recam"):
+    with pytest.raises(CommandError, match="known kinds: cosimlex, gcrc, recam"):
         run("create_project", "--name", "X", "--kind", "nope")
 
 

@@ -22,7 +22,7 @@ def test_each_sample_imports_with_its_text_and_sentences(name):
     assert (report.created, report.duplicates, report.total) == (len(released), 0, len(released))
     items = list(Item.objects.filter(project=project).order_by("id"))
     assert [i.external_id for i in items] == [r["id"] for r in released]
-    for item, record in zip(items, released):
+    for item, record in zip(items, released, strict=True):
         for key, value in record.items():
             assert item.payload[key] == value  # Chinese text exactly, the derivative's fields kept
         assert all(item.payload["passage"][s["start"]:s["end"]] == s["text"] for s in item.payload["sentences"])

@@ -7,7 +7,8 @@ wrong statement, its error reason. Everything is checked again here, on the serv
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from django import forms
 from django.utils.translation import gettext as _
@@ -54,7 +55,7 @@ class AnswerForm(PageForm):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         options = self.payload["options"]
-        self.fields["answer"].choices = [(letter, f"{letter}. {text}") for letter, text in zip(OPTION_LETTERS, options)]
+        self.fields["answer"].choices = [(letter, f"{letter}. {text}") for letter, text in zip(OPTION_LETTERS, options, strict=True)]
 
 
 class OptionForm(PageForm):

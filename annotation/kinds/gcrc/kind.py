@@ -9,7 +9,8 @@ four sets of 20-40 sentence boxes, and every option is saved as soon as it is do
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
@@ -26,7 +27,7 @@ T = "surveys/gcrc/"
 ANSWER_PAGE = Page("answer", _("The answer"), T + "answer.html", AnswerForm)
 OPTION_PAGES: tuple[Page, ...] = tuple(
     Page(option_page(letter), format_lazy(_("Option {letter}"), letter=letter), T + "option.html", form)
-    for letter, form in zip(OPTION_LETTERS, OPTION_FORMS)
+    for letter, form in zip(OPTION_LETTERS, OPTION_FORMS, strict=True)
 )
 
 DEFAULT_INSTRUCTIONS = _(
@@ -73,7 +74,7 @@ class GCRC(TaskKind):
     columns = COLUMNS
     item_text_columns = (
         Column.item("question"),
-        Column("options", lambda p, a: "\n".join(f"{x}. {o}" for x, o in zip(OPTION_LETTERS, p["options"])),
+        Column("options", lambda p, a: "\n".join(f"{x}. {o}" for x, o in zip(OPTION_LETTERS, p["options"], strict=True)),
                payload_keys=("options",)),
         Column.item("passage"),
     )
@@ -96,7 +97,7 @@ class GCRC(TaskKind):
             "paragraphs": paragraphs(payload),
             "sentences": [s["text"] for s in payload["sentences"]],
             "options": [{"letter": x, "text": t, "is_answer": x == answer, "current": i == current}
-                        for i, (x, t) in enumerate(zip(OPTION_LETTERS, payload["options"]))],
+                        for i, (x, t) in enumerate(zip(OPTION_LETTERS, payload["options"], strict=True))],
             "answer": answer,
         }
         if current is not None and answer is not None:

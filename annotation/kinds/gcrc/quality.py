@@ -63,9 +63,9 @@ def _agreement(by_item: dict[int, list[dict[str, Any]]]) -> dict[str, Any]:
     first: list = []
     second: list = []
     items = 0
-    for annotations in by_item.values():
-        if len(annotations) >= 2:
-            a, b = _pairs(annotations)
+    for labeled in by_item.values():
+        if len(labeled) >= 2:
+            a, b = _pairs(labeled)
             first += a
             second += b
             items += 1
@@ -84,7 +84,7 @@ def _observed(annotations: list[dict[str, Any]]) -> float | None:
         return None
     first, second = _pairs(annotations)
     same = []
-    for a, b in zip(first, second):
+    for a, b in zip(first, second, strict=True):
         same += [set(a.evidence) == set(b.evidence), a.skill == b.skill]
         if a.error or b.error:
             same.append(a.error == b.error)

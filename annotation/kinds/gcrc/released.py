@@ -8,7 +8,8 @@ the annotator worked with) and `reference` (the imported labels as JSON, or empt
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..base import Column
 from .forms import item_answer
