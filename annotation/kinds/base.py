@@ -92,11 +92,12 @@ class ItemExport:
     """A further released format of a kind's items (e.g. CoSimLex's SemEval kit gold file).
 
     `row(payload, diagnostics)` returns the item's row, or None when the item adds no row of
-    its own (a pair-level format writes a pair once, from its first item).
+    its own (a pair-level format writes a pair once, from its first item), or a list of rows
+    when the format has several per item (GCRC: one per annotation).
     """
 
     description: str
-    row: Callable[[Mapping[str, Any], Mapping[str, Any] | None], dict[str, Any] | None]
+    row: Callable[[Mapping[str, Any], Mapping[str, Any] | None], dict[str, Any] | list[dict[str, Any]] | None]
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """The demo set-up a fresh machine gets: a researcher, and for ReCAM and for CoSimLex (Croatian)
-a project, a batch and an invite link; and a small ReCAM batch recruited on MTurk, to publish from
+a project, a batch and an invite link; a Chinese GCRC project whose batch has two annotators per
+item, with one invite link for each of the two; and a small ReCAM batch recruited on MTurk, to publish from
 the admin to the local MTurk-compatible endpoint that ``scripts/demo`` starts."""
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ DEMO_PROJECT = "ReCAM demo"
 DEMO_BATCH = "Demo batch"
 DEMO_KIND = "recam"
 COSIMLEX_DEMO_PROJECT = "CoSimLex demo (Croatian)"
+GCRC_DEMO_PROJECT = "GCRC demo (Chinese)"
+#: the paper's protocol: two annotators label every question independently
+GCRC_DEMO_ANNOTATORS, GCRC_DEMO_ITEMS_PER_UNIT = 2, 5
 MTURK_DEMO_BATCH = "MTurk demo batch"
 #: two units of three labelled items, two workers each: $2.40 at the default $0.50 reward
 MTURK_DEMO_ITEMS, MTURK_DEMO_ITEMS_PER_UNIT, MTURK_DEMO_WORKERS = 6, 3, 2
@@ -40,6 +44,8 @@ class DemoProject:
     batch: Batch
     invite: InviteLink
     items_created: int
+    #: further links of the same batch (GCRC: one link per annotator)
+    more_invites: tuple[InviteLink, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,16 +74,18 @@ def demo_researcher_ensure(*, username: str = DEMO_USERNAME, password: str) -> A
 
 
 def demo_load(*, files: Sequence[Path], password: str | None = None, cosimlex_file: Path | None = None,
-              mturk: bool = True) -> DemoSetup:
+              gcrc_files: Sequence[Path] = (), mturk: bool = True) -> DemoSetup:
     """Create (or find again) everything the demo needs; running it twice changes nothing
     but the password, which is new each time unless one is given."""
     password = password or secrets.token_urlsafe(12)
     with transaction.atomic():
         user = demo_researcher_ensure(password=password)
         recam = _demo_project(user, DEMO_PROJECT, DEMO_KIND, "en", files, items_per_unit=3)
-        others = ()
+        others: tuple[DemoProject, ...] = ()
         if cosimlex_file is not None:
             others = (_demo_project(user, COSIMLEX_DEMO_PROJECT, "cosimlex", "hr", [cosimlex_file], items_per_unit=5),)
+        if gcrc_files:
+            others += (_demo_gcrc(user, gcrc_files),)
         mturk_batch = _demo_mturk_batch(recam.project) if mturk else None
     return DemoSetup(DEMO_USERNAME, password, recam.project, recam.batch, recam.invite, recam.items_created, others,
                      mturk_batch)
@@ -94,14 +102,28 @@ def _demo_mturk_batch(project: Project) -> Batch:
                         channel_settings=dict(MTURK_DEMO_SETTINGS))
 
 
-def _demo_project(user, name: str, kind: str, language: str, files: Sequence[Path], *, items_per_unit: int) -> DemoProject:
+def _demo_project(user, name: str, kind: str, language: str, files: Sequence[Path], *, items_per_unit: int,
+                  annotators: int = 3) -> DemoProject:
     project = (
         Project.objects.filter(name=name, kind=kind).order_by("id").first()
         or project_create(name=name, kind=kind, language=language, created_by=user)
     )
     created = sum(items_import(project=project, data=path.read_bytes(), filename=path.name).created for path in files)
     batch = project.batches.filter(name=DEMO_BATCH).order_by("id").first() or batch_create(
-        project=project, name=DEMO_BATCH, items_per_unit=items_per_unit, assignments_per_unit=3
+        project=project, name=DEMO_BATCH, items_per_unit=items_per_unit, assignments_per_unit=annotators
     )
     invite = batch.invites.filter(active=True).order_by("id").first() or invite_link_create(batch=batch, label="demo")
     return DemoProject(project, batch, invite, created)
+
+
+def _demo_gcrc(user, files: Sequence[Path]) -> DemoProject:
+    """GCRC's two expert annotators per item, each with a link of their own (one person each)."""
+    demo = _demo_project(user, GCRC_DEMO_PROJECT, "gcrc", "zh-hans", files, items_per_unit=GCRC_DEMO_ITEMS_PER_UNIT,
+                         annotators=GCRC_DEMO_ANNOTATORS)
+    links = list(demo.batch.invites.filter(active=True).order_by("id")[:GCRC_DEMO_ANNOTATORS])
+    if len(links) == 1 and links[0].label == "demo":  # made by _demo_project: make it the first annotator's
+        links[0].label, links[0].max_annotators = "annotator 1", 1
+        links[0].save(update_fields=["label", "max_annotators"])
+    while len(links) < GCRC_DEMO_ANNOTATORS:
+        links.append(invite_link_create(batch=demo.batch, label=f"annotator {len(links) + 1}", max_annotators=1))
+    return DemoProject(demo.project, demo.batch, links[0], demo.items_created, tuple(links[1:]))

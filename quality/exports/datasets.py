@@ -131,8 +131,9 @@ def _chunks(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str
         yield chunk
 
 
-def _item_dataset(project: Project, name: str, row_of: Callable[..., dict[str, Any] | None]) -> Dataset:
-    """Items in import order, each turned into a released-format row (None: no row of its own),
+def _item_dataset(project: Project, name: str, row_of: Callable[..., Any]) -> Dataset:
+    """Items in import order, each turned into a released-format row (None: no row of its own;
+    a list: several),
     with the latest run's diagnostics (None without a run)."""
     run = latest_run(project)
     queryset = Item.objects.filter(project=project).order_by("id")
@@ -146,7 +147,9 @@ def _item_dataset(project: Project, name: str, row_of: Callable[..., dict[str, A
     def rows() -> Iterator[dict[str, Any]]:
         for payload, diagnostics in pairs.iterator(CHUNK_SIZE):
             row = row_of(payload, diagnostics)
-            if row is not None:
+            if isinstance(row, list):  # a format with several rows per item
+                yield from row
+            elif row is not None:
                 yield row
 
     def columns() -> list[str]:

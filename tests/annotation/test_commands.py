@@ -31,7 +31,7 @@ def test_create_project_prints_its_id():
 
 
 def test_create_project_with_unknown_kind_names_the_known_ones():
-    with pytest.raises(CommandError, match="known kinds: cosimlex, recam"):
+    with pytest.raises(CommandError, match="known kinds: cosimlex, gcrc, recam"):
         run("create_project", "--name", "X", "--kind", "nope")
 
 
@@ -102,7 +102,7 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
     assert project.items.count() == 25
     cosimlex = Project.objects.get(kind="cosimlex")
     assert (cosimlex.language, cosimlex.items.count()) == ("hr", 60)
-    assert Batch.objects.count() == 3 and InviteLink.objects.count() == 2
+    assert Batch.objects.count() == 4 and InviteLink.objects.count() == 4
     batch = Batch.objects.get(project=project, channel="invite")
     mturk = Batch.objects.get(project=project, channel="mturk")
     assert (mturk.units.count(), mturk.assignments_per_unit) == (2, 2)
@@ -110,12 +110,20 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
     assert (batch.items_per_unit, batch.assignments_per_unit) == (3, 3)
     invite = InviteLink.objects.get(batch=batch)
     cosimlex_invite = InviteLink.objects.get(batch__project=cosimlex)
+    gcrc = Project.objects.get(kind="gcrc")
+    gcrc_batch = Batch.objects.get(project=gcrc)
+    assert (gcrc.language, gcrc.items.count(), gcrc_batch.assignments_per_unit) == ("zh-hans", 40, 2)
+    gcrc_invites = list(InviteLink.objects.filter(batch=gcrc_batch).order_by("id"))
+    assert [(i.label, i.max_annotators) for i in gcrc_invites] == [("annotator 1", 1), ("annotator 2", 1)]
     for out in (first, second):
         assert "http://demo.test:8000/admin/" in out and "Username:    researcher" in out
         assert f"http://demo.test:8000/i/{invite.token}/" in out
         assert f"http://demo.test:8000/i/{cosimlex_invite.token}/" in out and "CoSimLex demo (Croatian)" in out
         assert "tick it at http://demo.test:8000/admin/annotation/batch/ and run “Publish to MTurk”" in out
         assert "MTurk workers: http://127.0.0.1:8765/worker/ (the local MTurk endpoint)" in out
+        assert "GCRC demo (Chinese) (40 items)" in out
+        for link in gcrc_invites:
+            assert f"http://demo.test:8000/i/{link.token}/ ({link.label})" in out
     user = get_user_model().objects.get(username="researcher")
     assert user.is_superuser and user.check_password("s3cret-demo-pw")
     printed = [line.split()[-1] for line in first.splitlines() if line.startswith("Password:")]

@@ -12,6 +12,7 @@ from annotation.services.responses import next_page_slug
 from django.template.loader import get_template
 
 from annotation.kinds import all_kinds, get_kind
+from annotation.kinds.gcrc.labels import polarity
 from tests.conftest import data_file
 
 
@@ -36,9 +37,20 @@ def cosimlex_answers(payload: dict, page: str) -> dict[str, Any]:
     }[page]
 
 
+def gcrc_answers(payload: dict, page: str) -> dict[str, Any]:
+    if page == "answer":
+        return {"answer": "B"}
+    letter = page.removeprefix("option_").upper()
+    answer = (payload.get("reference") or {}).get("answer") or "B"
+    wrong = polarity(payload["question"], answer).wrong["ABCD".index(letter)]
+    return {"evidence": ["0", str(len(payload["sentences"]) - 1)], "skill": "DED",
+            **({"wrong": "on", "error": "DTL"} if wrong else {"error": ""})}
+
+
 KIND_SAMPLES: dict[str, tuple[tuple[str, ...], Callable[[dict, str], dict]]] = {
     "recam": (("recam", "Task_1_dev.sample.jsonl"), recam_answers),
     "cosimlex": (("cosimlex", "cosimlex_en.sample.csv"), cosimlex_answers),
+    "gcrc": (("gcrc", "dev_GCRCadvrobust.sample.json"), gcrc_answers),
 }
 
 

@@ -17,13 +17,14 @@ from ._common import add_base_url_argument, base_url
 
 DEMO_FILES = ("Task_1_dev.sample.jsonl", "Task_1_test.sample.jsonl")
 COSIMLEX_DEMO_FILE = "cosimlex_hr.sample.csv"
+GCRC_DEMO_FILES = ("dev_GCRCadvrobust.sample.json", "test_public.sample.json")
 
 
 class Command(BaseCommand):
     help = (
         "Set up the demo: a researcher superuser; a ReCAM project loaded from the sample data with a batch "
         "(3 items per unit, 3 annotators per item) and an invite link; and a Croatian CoSimLex project "
-        "likewise (5 items per unit); and a ReCAM batch of 2 units recruited on MTurk, to publish from the admin. "
+        "likewise (5 items per unit); a Chinese GCRC project (2 annotators per item, a link for each); and a ReCAM batch of 2 units recruited on MTurk, to publish from the admin. "
         "Safe to run again."
     )
 
@@ -47,7 +48,9 @@ class Command(BaseCommand):
         if missing:
             raise CommandError(f"Sample data not found: {', '.join(missing)}")
         cosimlex = Path(settings.BASE_DIR) / "tests" / "fixtures" / "cosimlex" / COSIMLEX_DEMO_FILE
-        demo = demo_load(files=files, password=options["password"], cosimlex_file=cosimlex if cosimlex.is_file() else None)
+        gcrc = [Path(settings.BASE_DIR) / "tests" / "fixtures" / "gcrc" / name for name in GCRC_DEMO_FILES]
+        demo = demo_load(files=files, password=options["password"], cosimlex_file=cosimlex if cosimlex.is_file() else None,
+                         gcrc_files=[path for path in gcrc if path.is_file()])
         base = base_url(options["base_url"])
         lines = [
             f"Demo project {demo.project.pk}: {demo.project.name} "
@@ -60,7 +63,8 @@ class Command(BaseCommand):
         for other in demo.others:
             lines += [
                 f"Demo project {other.project.pk}: {other.project.name} ({other.project.items.count()} items)",
-                f"Invite link: {invite_url(other.invite.token, base_url=base)}",
+                *(f"Invite link: {invite_url(link.token, base_url=base)}" + (f" ({link.label})" if other.more_invites else "")
+                  for link in (other.invite, *other.more_invites)),
             ]
         if demo.mturk_batch is not None:
             lines += mturk_lines(demo.mturk_batch, base)

@@ -1,0 +1,147 @@
+"""GCRC (Tan et al., 2021): supporting facts, error reasons and reasoning skills of Gaokao
+Chinese reading-comprehension questions, labeled by expert annotators.
+
+Pages: an item released with its answer is shown with it (as in the paper, step 2) and walks
+through one page per option A-D; an item released without one (the test set) first asks for
+the answer. One page per option rather than one page for all four: each page shows the article
+once, its sentences being the checkboxes, so a phone gets one article to tap through instead of
+four sets of 20-40 sentence boxes, and every option is saved as soon as it is done.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+
+from ..base import Column, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
+from ..registry import register
+from . import quality as gcrc_quality
+from .forms import OPTION_FORMS, AnswerForm, item_answer, preset_wrong
+from .labels import OPTION_LETTERS, polarity
+from .records import parse_records
+from .released import COLUMNS, option_page, released_item
+
+T = "surveys/gcrc/"
+ANSWER_PAGE = Page("answer", _("The answer"), T + "answer.html", AnswerForm)
+OPTION_PAGES: tuple[Page, ...] = tuple(
+    Page(option_page(letter), format_lazy(_("Option {letter}"), letter=letter), T + "option.html", form)
+    for letter, form in zip(OPTION_LETTERS, OPTION_FORMS, strict=True)
+)
+
+DEFAULT_INSTRUCTIONS = _(
+    "Each question comes from the Chinese reading-comprehension part of the Gaokao: an article, "
+    "a question and four options A-D, with the correct answer shown (if it is not, you first pick it). "
+    "Then you label each option on its own page.\n\n"
+    "1. Supporting sentences: click every sentence of the article that is needed to judge whether the "
+    "option is right or wrong (at least one; click again to remove it).\n"
+    "2. Reasoning skill: the one skill needed to judge the option, from level 1 (basic information "
+    "capturing: detail understanding) through level 2 (local information integration: temporal/spatial, "
+    "coreference, deductive, mathematical, cause-effect) to level 3 (global information integration: "
+    "inductive, appreciative analysis).\n"
+    "3. Error reason: for an option that is a wrong statement, why it is wrong (wrong details, temporal "
+    "properties, subject-predicate-object relation, necessary and sufficient conditions or causality; "
+    "irrelevant to the question; irrelevant to the article). Whether an option is wrong is pre-set from "
+    "the question (\"pick the correct one\": the three other options are wrong; \"pick the incorrect "
+    "one\": only the answer is); correct it if it is not right.\n\n"
+    "Your answers are saved after every page, so you can stop and come back with the same link."
+)
+
+
+def paragraphs(payload: Mapping[str, Any]) -> list[list[int]]:
+    """The sentence indexes grouped by the passage's line breaks, to lay the article out as it is."""
+    passage, groups = payload["passage"], []
+    previous_end = 0
+    for index, sentence in enumerate(payload["sentences"]):
+        gap = passage[previous_end : sentence["start"]]
+        if not groups or "\n" in gap or "\r" in gap:
+            groups.append([])
+        groups[-1].append(index)
+        previous_end = sentence["end"]
+    return groups
+
+
+@register
+class GCRC(TaskKind):
+    slug = "gcrc"
+    title = "GCRC: supporting facts, error reasons and reasoning skills (Chinese reading comprehension)"
+    file_format = (
+        'GCRC released JSON: {"data": [...]} with id, title, passage, question and four options; labeled files '
+        "add answer, evidences, error_type and reasoning_ability (kept as the item's reference labels); the "
+        "adversarial-robustness derivative's extra fields are kept. UTF-8, BOM and CRLF tolerated"
+    )
+    columns = COLUMNS
+    item_text_columns = (
+        Column.item("question"),
+        Column("options", lambda p, a: "\n".join(f"{x}. {o}" for x, o in zip(OPTION_LETTERS, p["options"], strict=True)),
+               payload_keys=("options",)),
+        Column.item("passage"),
+    )
+    default_instructions = DEFAULT_INSTRUCTIONS
+
+    def parse(self, text: str) -> list[ParsedItem]:
+        return parse_records(text)
+
+    def pages(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> Sequence[Page]:
+        if (payload.get("reference") or {}).get("answer"):
+            return OPTION_PAGES
+        return (ANSWER_PAGE, *OPTION_PAGES)
+
+    def page_context(self, payload: Mapping[str, Any], page: Page, answers: Mapping[str, Any]) -> dict[str, Any]:
+        answer = item_answer(payload, answers) if page is not ANSWER_PAGE else None
+        current = next((i for i, p in enumerate(OPTION_PAGES) if p.slug == page.slug), None)
+        context: dict[str, Any] = {
+            "title": payload.get("title", ""),
+            "question": payload["question"],
+            "paragraphs": paragraphs(payload),
+            "sentences": [s["text"] for s in payload["sentences"]],
+            "options": [{"letter": x, "text": t, "is_answer": x == answer, "current": i == current}
+                        for i, (x, t) in enumerate(zip(OPTION_LETTERS, payload["options"], strict=True))],
+            "answer": answer,
+        }
+        if current is not None and answer is not None:
+            found = polarity(payload["question"], answer)
+            context.update(letter=OPTION_LETTERS[current], option=payload["options"][current],
+                           asks_for_wrong=found.asks_for_wrong, marker=found.marker,
+                           preset_wrong=preset_wrong(payload, answers)[current])  # type: ignore[index]
+        return context
+
+    def gold(self, payload: Mapping[str, Any]) -> dict[str, Any] | None:
+        return payload.get("reference")
+
+    def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:
+        return gcrc_quality.select(frame)
+
+    def item_diagnostic_columns(self) -> list[str]:
+        return ["annotation_count", "observed_agreement"]
+
+    def export_item(self, payload: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The item as released (its own labels too, when it had them), with the run's figures."""
+        row = released_item(payload)
+        for column in self.item_diagnostic_columns():
+            value = None if diagnostics is None else diagnostics.get(column)
+            row[column] = value.item() if hasattr(value, "item") else value  # numpy scalars as plain
+        return row
+
+    def suggested_annotators_per_item(self, language: str) -> int:
+        """Two independent annotators per question (§4, step 2); a third resolves later."""
+        return 2
+
+    def item_exports(self) -> dict[str, ItemExport]:
+        return {"gcrc_annotations": ItemExport(
+            "each annotation in GCRC's released format (answer, evidences, error_type, reasoning_ability), "
+            "one row per annotation with who made it; from the latest quality run",
+            annotation_rows,
+        )}
+
+
+def annotation_rows(payload: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The item in the released format once per annotation the latest run kept, with who made it."""
+    item = {key: payload[key] for key in ("id", "title", "passage", "question", "options")}
+    rows = []
+    for annotation in (diagnostics or {}).get("annotations") or []:
+        labels = {key: annotation[key] for key in ("answer", "evidences", "error_type", "reasoning_ability")}
+        who = {key: annotation[key] for key in ("annotator", "annotator_id", "response_id")}
+        rows.append({**item, **labels, **who})
+    return rows

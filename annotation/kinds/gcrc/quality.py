@@ -1,0 +1,118 @@
+"""GCRC's quality step, on a DataFrame of annotation rows (pure: pandas and quality.stats only).
+
+The annotators are experts, so nothing is filtered beyond unfinished work (the paper applies no
+other rule). The summary scores the annotations against the item's reference labels where the
+import had them (the task's eval.py measures) and, over the items two annotators did, their
+agreement per field (the paper reports 83.8 % overall).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+from quality.stats import gcrc as gcrc_stats
+
+from ..base import QualityOutcome
+from .labels import OPTION_LETTERS
+from .released import labels_from_row
+
+#: Tan et al. (2021) §4: the two annotators' overall agreement
+PAPER_AGREEMENT = 0.838
+ITEM_DIAGNOSTIC_COLUMNS = ["annotation_count", "annotations", "observed_agreement"]
+REFERENCE_KEYS = ("answer", "evidences", "error_type")
+
+
+def _annotation(row: dict[str, Any]) -> dict[str, Any]:
+    who = {"response_id": int(row["response_id"]), "annotator_id": int(row["annotator_id"]),
+           "annotator": row.get("annotator")}
+    return {**who, **labels_from_row(row)}
+
+
+def _option_labels(labels: dict[str, Any]) -> list[gcrc_stats.OptionLabels]:
+    return [
+        gcrc_stats.OptionLabels(tuple(labels["evidences"][i]), labels["reasoning_ability"][i], labels["error_type"][i])
+        for i in range(len(OPTION_LETTERS))
+    ]
+
+
+def _pairs(annotations: list[dict[str, Any]]) -> tuple[list, list]:
+    """The first two annotations of an item (by response id), as aligned option labels."""
+    first, second = sorted(annotations, key=lambda a: a["response_id"])[:2]
+    return _option_labels(first), _option_labels(second)
+
+
+def _reference_scores(done: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every finished annotation scored against its item's reference labels, as one question."""
+    gold, predicted = {}, {}
+    for row in done:
+        reference = json.loads(row["reference"]) if row.get("reference") else {}
+        truth = {key: reference[key] for key in REFERENCE_KEYS if key in reference}
+        if truth:
+            key = str(row["response_id"])
+            gold[key], predicted[key] = truth, labels_from_row(row)
+    if not gold:
+        return {"reference_annotations": 0}
+    scores = gcrc_stats.score(predicted, gold).as_dict()
+    return {"reference_annotations": len(gold), **{f"reference_{k}": scores[k] for k in
+                                                   ("Task1_Acc", "Task2_F1", "Task3_Acc", "Score")}}
+
+
+def _agreement(by_item: dict[int, list[dict[str, Any]]]) -> dict[str, Any]:
+    first: list = []
+    second: list = []
+    items = 0
+    for labeled in by_item.values():
+        if len(labeled) >= 2:
+            a, b = _pairs(labeled)
+            first += a
+            second += b
+            items += 1
+    figures: dict[str, Any] = {"agreement_items": items, "paper_agreement_overall": PAPER_AGREEMENT}
+    if items:
+        result = gcrc_stats.two_annotator_agreement(first, second)
+        figures.update({f"agreement_{name}": getattr(result, name) for name in (
+            "options", "overall", "evidence", "skill", "error", "error_options", "evidence_f1",
+            "skill_kappa", "error_kappa", "evidence_alpha")})
+    return figures
+
+
+def _observed(annotations: list[dict[str, Any]]) -> float | None:
+    """The share of an item's field comparisons where its first two annotators agree."""
+    if len(annotations) < 2:
+        return None
+    first, second = _pairs(annotations)
+    same = []
+    for a, b in zip(first, second, strict=True):
+        same += [set(a.evidence) == set(b.evidence), a.skill == b.skill]
+        if a.error or b.error:
+            same.append(a.error == b.error)
+    return sum(same) / len(same)
+
+
+def select(frame: pd.DataFrame) -> QualityOutcome:
+    """Keep every finished annotation; report reference scores and two annotators' agreement."""
+    completed = frame["completed"].fillna(False).astype(bool)
+    responses = pd.DataFrame(
+        {"keep": completed.to_numpy(), "reasons": [[] if c else ["incomplete"] for c in completed]},
+        index=frame["response_id"].astype(int),
+    )
+    done = frame[completed].to_dict("records")
+    by_item: dict[int, list[dict[str, Any]]] = {int(i): [] for i in frame["item_id"]}
+    for row in done:
+        by_item[int(row["item_id"])].append(_annotation(row))
+    items = pd.DataFrame(
+        [{"annotation_count": len(a), "annotations": a, "observed_agreement": _observed(a)} for a in by_item.values()],
+        index=pd.Index(list(by_item), name="item_id"), columns=ITEM_DIAGNOSTIC_COLUMNS,
+    )
+    counts = pd.Series([int(r["annotator_id"]) for r in done], dtype="int64").value_counts()
+    annotator_ids = sorted({int(a) for a in frame["annotator_id"]})
+    annotators = pd.DataFrame(
+        {"keep": True, "reasons": [[] for _ in annotator_ids],
+         "annotations": [int(counts.get(a, 0)) for a in annotator_ids]},
+        index=pd.Index(annotator_ids, name="annotator_id"),
+    )
+    summary = {"responses": len(frame), "responses_kept": int(completed.sum()), "annotators": len(annotator_ids),
+               **_reference_scores(done), **_agreement(by_item)}
+    return QualityOutcome(responses=responses, annotators=annotators, items=items, summary=summary)
