@@ -1,5 +1,6 @@
 """Task kinds. Each kind module is imported here explicitly (no directory scan)."""
 from . import cosimlex, recam  # noqa: F401  (registers)
+from .scde import kind as scde_kind  # noqa: F401  (registers)
 from .base import Column, ImportProblem, ItemExport, Page, PageForm, ParsedItem, QualityOutcome, TaskKind
 from .registry import UnknownKind, all_kinds, get_kind, kind_choices, register
 
