@@ -166,3 +166,17 @@ def test_quality_run_and_exports_carry_the_scores_and_the_released_answers(clien
 
 def read_csv(export) -> list[dict]:
     return list(csv.DictReader(io.StringIO(b"".join(export.chunks).decode())))
+
+
+@pytest.mark.parametrize(("language", "title", "refusal"), [
+    ("hr", "Popunite praznine", "Rečenica A već je upotrijebljena za prazninu 1"),
+    ("zh-hans", "填空", "句子 A 已用于第 1 空"),
+])
+def test_the_page_and_its_refusals_are_in_the_projects_language(client, language, title, refusal):
+    project = scde_project(language=language)
+    import_file(project, "made_up.dev.json")
+    url = join(client, invite_to(project))
+    html = client.get(url).content.decode()
+    assert title in html and "Fill the blanks" not in html and "Sentences to choose from" not in html
+    refused = client.post(url, page_post(form_fields(html), [0, 0, 1, 2, 3])).content.decode()
+    assert refusal in refused and "already used" not in refused
