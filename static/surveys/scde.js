@@ -105,6 +105,7 @@
     keepFirstShown(form);
     restoreChoices(form);
     markUsed(form);
+    saveChoices(form);  // choices made before this script ran
     var before = parseInt(load(key(form, "visible_ms")) || "0", 10);
     current = { form: form, visibleMs: isNaN(before) ? 0 : before, since: document.hidden ? null : performance.now() };
   }

@@ -43,6 +43,11 @@ def option_disabled(page, blank: int, candidate: int) -> bool:
     return page.locator(f"select[name=blank_{blank}] option[value='{candidate}']").is_disabled()
 
 
+def ready(page) -> None:
+    """Wait for the page's script to have set the passage up (it loads after the form is shown)."""
+    page.wait_for_selector("#page-form[data-scde-ready]", state="attached")
+
+
 def choose(page, blank: int, candidate: int) -> None:
     page.select_option(f"select[name=blank_{blank}]", str(candidate))
 
@@ -51,6 +56,7 @@ def test_choose_reuse_refused_reload_keeps_choices_and_times_are_stored(live_ser
     page.goto(live_server.url + reverse("surveys:invite", args=[make_invite().token]))
     page.locator("form button[type=submit]").click()
     assert page.get_attribute("#page-form", "data-page") == "passage"
+    ready(page)
     response = current_response(page)
     gold = response.item.payload["gold"]  # {"1": 1, "2": 2, "3": 4}
     assert page.locator("select.blank-choice").count() == 3 and page.locator("[data-candidate]").count() == 5
@@ -64,6 +70,7 @@ def test_choose_reuse_refused_reload_keeps_choices_and_times_are_stored(live_ser
 
     first_shown = page.get_attribute("input[name=shown]", "value")
     page.reload()
+    ready(page)
     assert page.input_value("select[name=blank_1]") == str(gold["1"])
     assert page.input_value("select[name=blank_2]") == ""
     assert option_disabled(page, 2, gold["1"])
@@ -87,6 +94,7 @@ def test_choose_reuse_refused_reload_keeps_choices_and_times_are_stored(live_ser
 
     # the second passage came in through annotate.js's swap: the page script still works there
     assert page.get_attribute("#page-form", "data-page") == "passage"
+    ready(page)
     second = current_response(page)
     assert second.pk != response.pk
     choose(page, 1, 0)

@@ -151,8 +151,8 @@ def test_summary_sets_the_kept_study_beside_the_papers_humans():
     assert summary["mean_seconds_per_passage"] == pytest.approx((600 + 500 + 650 + 640) / 4)
     assert (summary["paper_human_ba"], summary["paper_human_pa"], summary["paper_human_de"]) == (0.871, 0.563, 0.375)
     assert summary["paper_human_seconds_per_passage"] == 624.0
-    assert summary["share_Easy"] == 0.25 and summary["paper_human_share_Moderate"] == 0.382
-    assert summary["paper_human_share_Hard"] is None and "Kong" in summary["reference"]
+    assert summary["share_Easy"] == 0.25 and summary["share_Moderate_paper_human"] == 0.382
+    assert summary["share_Hard_paper_human"] is None and "Kong" in summary["reference"]
     assert (summary["min_seconds"], summary["min_ba"], summary["workers_kept"]) == (62.4, 0.5, 2)
 
 

@@ -10,7 +10,10 @@ import json
 import time
 
 import pytest
+from django.conf import settings
 from django.core import signing
+from django.urls import reverse
+from django.utils import translation
 
 from annotation.kinds import ImportProblem
 from annotation.models import Item, Response
@@ -24,6 +27,13 @@ from tests.factories import ProjectFactory
 from tests.surveys.test_recam_flow import form_fields, join
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _reset_language():
+    """The annotator views switch to the project's language; later tests expect the default."""
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
 
 
 def scde_project(**kwargs):
@@ -162,6 +172,11 @@ def test_quality_run_and_exports_carry_the_scores_and_the_released_answers(clien
     assert records[1]["worker_answer_sequences"][0]["answer_sequence"] == [[1, 1], [2, 2], [3, 4]]
     items = read_csv(export_open(project=project, dataset="items", fmt="csv"))
     assert items[0]["human_ba"] == "1.0" and items[0]["human_n_responses"] == "2"
+
+    # the report page lists the study's figures beside the paper's human row
+    client.force_login(django_user_model.objects.create_superuser("boss", password="x"))
+    report = client.get(reverse("quality:report", args=[project.pk])).content.decode()
+    assert "Paper human ba" in report and "0.871" in report and "38.2 %" in report and "madeup-dev-1" in report
 
 
 def read_csv(export) -> list[dict]:

@@ -133,7 +133,7 @@ def _study_summary(kept: pd.DataFrame) -> dict[str, Any]:
     papers_shares = dict(paper.difficulty)
     for level, share in summary.difficulty["share"].items():
         figures[f"share_{level}"] = None if pd.isna(share) else float(share)
-        figures[f"paper_human_share_{level}"] = papers_shares.get(level)
+        figures[f"share_{level}_paper_human"] = papers_shares.get(level)
     figures["reference"] = paper.source
     return figures
 
