@@ -1,5 +1,6 @@
 """Task kinds. Each kind module is imported here explicitly (no directory scan)."""
 from . import cosimlex, recam  # noqa: F401  (registers)
+from .scde import kind as scde_kind  # noqa: F401  (registers)
 from .gcrc import kind as gcrc_kind  # noqa: F401  (registers)
 from .base import (
     AGREEMENT_SETTINGS, Column, ImportProblem, ItemExport, KindPlot, LabelField, Page, PageForm, ParsedItem,

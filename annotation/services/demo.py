@@ -1,6 +1,6 @@
-"""The demo set-up a fresh machine gets: a researcher, and for ReCAM and for CoSimLex (Croatian)
-a project, a batch and an invite link; a Chinese GCRC project whose batch has two annotators per
-item, with one invite link for each of the two; and a small ReCAM batch recruited on MTurk, to publish from
+"""The demo set-up a fresh machine gets: a researcher, and for ReCAM, for CoSimLex (Croatian) and
+for SCDE (made-up passages) a project, a batch and an invite link; a Chinese GCRC project whose batch
+has two annotators per item, with one invite link for each of the two; and a small ReCAM batch recruited on MTurk, to publish from
 the admin to the local MTurk-compatible endpoint that ``scripts/demo`` starts."""
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ COSIMLEX_DEMO_PROJECT = "CoSimLex demo (Croatian)"
 GCRC_DEMO_PROJECT = "GCRC demo (Chinese)"
 #: the paper's protocol: two annotators label every question independently
 GCRC_DEMO_ANNOTATORS, GCRC_DEMO_ITEMS_PER_UNIT = 2, 5
+#: made-up passages in SCDE's format (no SCDE data is shipped), one passage per unit as in the paper
+SCDE_DEMO_PROJECT = "SCDE demo (made-up passages)"
 MTURK_DEMO_BATCH = "MTurk demo batch"
 #: two units of three labelled items, two workers each: $2.40 at the default $0.50 reward
 MTURK_DEMO_ITEMS, MTURK_DEMO_ITEMS_PER_UNIT, MTURK_DEMO_WORKERS = 6, 3, 2
@@ -74,7 +76,8 @@ def demo_researcher_ensure(*, username: str = DEMO_USERNAME, password: str) -> A
 
 
 def demo_load(*, files: Sequence[Path], password: str | None = None, cosimlex_file: Path | None = None,
-              gcrc_files: Sequence[Path] = (), mturk: bool = True) -> DemoSetup:
+              gcrc_files: Sequence[Path] = (),
+              scde_files: Sequence[Path] = (), mturk: bool = True) -> DemoSetup:
     """Create (or find again) everything the demo needs; running it twice changes nothing
     but the password, which is new each time unless one is given."""
     password = password or secrets.token_urlsafe(12)
@@ -86,6 +89,8 @@ def demo_load(*, files: Sequence[Path], password: str | None = None, cosimlex_fi
             others = (_demo_project(user, COSIMLEX_DEMO_PROJECT, "cosimlex", "hr", [cosimlex_file], items_per_unit=5),)
         if gcrc_files:
             others += (_demo_gcrc(user, gcrc_files),)
+        if scde_files:
+            others += (_demo_project(user, SCDE_DEMO_PROJECT, "scde", "en", scde_files, items_per_unit=1),)
         mturk_batch = _demo_mturk_batch(recam.project) if mturk else None
     return DemoSetup(DEMO_USERNAME, password, recam.project, recam.batch, recam.invite, recam.items_created, others,
                      mturk_batch)

@@ -102,7 +102,11 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
     assert project.items.count() == 25
     cosimlex = Project.objects.get(kind="cosimlex")
     assert (cosimlex.language, cosimlex.items.count()) == ("hr", 60)
-    assert Batch.objects.count() == 4 and InviteLink.objects.count() == 4
+    assert Batch.objects.count() == 5 and InviteLink.objects.count() == 5
+    scde = Project.objects.get(kind="scde")
+    assert (scde.name, scde.items.count()) == ("SCDE demo (made-up passages)", 5)
+    assert scde.batches.get().items_per_unit == 1
+    scde_invite = InviteLink.objects.get(batch__project=scde)
     batch = Batch.objects.get(project=project, channel="invite")
     mturk = Batch.objects.get(project=project, channel="mturk")
     assert (mturk.units.count(), mturk.assignments_per_unit) == (2, 2)
@@ -119,6 +123,7 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
         assert "http://demo.test:8000/admin/" in out and "Username:    researcher" in out
         assert f"http://demo.test:8000/i/{invite.token}/" in out
         assert f"http://demo.test:8000/i/{cosimlex_invite.token}/" in out and "CoSimLex demo (Croatian)" in out
+        assert f"http://demo.test:8000/i/{scde_invite.token}/" in out and "SCDE demo (made-up passages)" in out
         assert "tick it at http://demo.test:8000/admin/annotation/batch/ and run “Publish to MTurk”" in out
         assert "MTurk workers: http://127.0.0.1:8765/worker/ (the local MTurk endpoint)" in out
         assert "GCRC demo (Chinese) (40 items)" in out

@@ -47,10 +47,20 @@ def gcrc_answers(payload: dict, page: str) -> dict[str, Any]:
             **({"wrong": "on", "error": "DTL"} if wrong else {"error": ""})}
 
 
+def scde_answers(payload: dict, page: str) -> dict[str, Any]:
+    """The gold where the passage has one, else the first candidates in blank order."""
+    gold = payload.get("gold") or {str(blank): n for n, blank in enumerate(payload["blanks"])}
+    return {
+        "passage": {**{f"blank_{blank}": str(candidate) for blank, candidate in gold.items()},
+                    "difficulty": "Moderate", "visible_ms": "61500"},
+    }[page]
+
+
 KIND_SAMPLES: dict[str, tuple[tuple[str, ...], Callable[[dict, str], dict]]] = {
     "recam": (("recam", "Task_1_dev.sample.jsonl"), recam_answers),
     "cosimlex": (("cosimlex", "cosimlex_en.sample.csv"), cosimlex_answers),
     "gcrc": (("gcrc", "dev_GCRCadvrobust.sample.json"), gcrc_answers),
+    "scde": (("scde", "made_up.dev.json"), scde_answers),
 }
 
 

@@ -37,7 +37,7 @@ def jinja():
 
 
 def test_every_annotator_template_compiles_as_jinja2_and_has_no_dtl_tags_left():
-    assert len(PAGES) == 12
+    assert len(PAGES) >= 12  # the shared pages and every kind's
     for name in PAGES:
         jinja().get_template(name)
         source = re.sub(r"\{#.*?#\}", "", (TEMPLATES / name).read_text(encoding="utf-8"), flags=re.S)

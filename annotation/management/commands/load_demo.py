@@ -18,13 +18,17 @@ from ._common import add_base_url_argument, base_url
 DEMO_FILES = ("Task_1_dev.sample.jsonl", "Task_1_test.sample.jsonl")
 COSIMLEX_DEMO_FILE = "cosimlex_hr.sample.csv"
 GCRC_DEMO_FILES = ("dev_GCRCadvrobust.sample.json", "test_public.sample.json")
+#: made up for the tests in SCDE's format: SCDE's own data is not shipped
+SCDE_DEMO_FILES = ("made_up.dev.json", "made_up.test.json")
 
 
 class Command(BaseCommand):
     help = (
         "Set up the demo: a researcher superuser; a ReCAM project loaded from the sample data with a batch "
         "(3 items per unit, 3 annotators per item) and an invite link; and a Croatian CoSimLex project "
-        "likewise (5 items per unit); a Chinese GCRC project (2 annotators per item, a link for each); and a ReCAM batch of 2 units recruited on MTurk, to publish from the admin. "
+        "likewise (5 items per unit); a Chinese GCRC project (2 annotators per item, a link for each); an SCDE "
+        "project on made-up passages (one passage per unit); and a ReCAM batch of 2 units recruited on MTurk, to "
+        "publish from the admin. "
         "Safe to run again."
     )
 
@@ -49,8 +53,10 @@ class Command(BaseCommand):
             raise CommandError(f"Sample data not found: {', '.join(missing)}")
         cosimlex = Path(settings.BASE_DIR) / "tests" / "fixtures" / "cosimlex" / COSIMLEX_DEMO_FILE
         gcrc = [Path(settings.BASE_DIR) / "tests" / "fixtures" / "gcrc" / name for name in GCRC_DEMO_FILES]
+        scde = [Path(settings.BASE_DIR) / "tests" / "fixtures" / "scde" / name for name in SCDE_DEMO_FILES]
         demo = demo_load(files=files, password=options["password"], cosimlex_file=cosimlex if cosimlex.is_file() else None,
-                         gcrc_files=[path for path in gcrc if path.is_file()])
+                         gcrc_files=[path for path in gcrc if path.is_file()],
+                         scde_files=[path for path in scde if path.is_file()])
         base = base_url(options["base_url"])
         lines = [
             f"Demo project {demo.project.pk}: {demo.project.name} "

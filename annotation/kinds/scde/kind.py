@@ -1,0 +1,86 @@
+"""SCDE (Kong, Gangal and Hovy, ACL 2020): the sentence-cloze human-performance study as a task kind.
+
+A worker reads a passage with numbered sentence blanks, fills each from one shared list of
+candidate sentences (each used at most once; some fit nowhere), and rates the passage's
+difficulty; the time spent is recorded (§5.3). Quality follows §5.2: BA, PA and DE per
+worker, per passage and overall, beside the paper's human figures.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+from quality.stats import scde as scde_stats
+
+from ..base import ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
+from ..registry import register
+from . import results
+from .page import PASSAGE_PAGE, passage_context
+from .records import parse_records
+
+DEFAULT_INSTRUCTIONS = _(
+    "Each task is a short passage from an English reading exam with some sentences taken out. "
+    "Every numbered blank in the passage stands for one missing sentence. Below the passage is a "
+    "list of candidate sentences, marked A, B, C and so on. For each blank, choose the sentence "
+    "that fits it best. Each sentence can be used for one blank only, and some of the sentences "
+    "fit nowhere in the passage: read the whole passage before you decide.\n\n"
+    "When every blank is filled, rate how difficult the passage was, from Very hard to Very easy. "
+    "Take the time you need; we record how long you work on each passage. Your choices are kept "
+    "if you reload the page, and your answers are saved when you press the button."
+)
+
+
+@register
+class SCDE(TaskKind):
+    slug = "scde"
+    title = "SCDE: sentence cloze with distractors (human performance)"
+    file_format = (
+        "SCDE's released train.json / dev.json / test.json: a JSON list of passages, each with passage (sentences; "
+        "a blank is an element exactly <1>, <2>, ...), candidates, answer_sequence ([blank, candidate id] pairs, "
+        "ids from 0; absent from unlabeled files), number_of_blanks, candidate_length and eid"
+    )
+    default_instructions = DEFAULT_INSTRUCTIONS
+    default_settings = {
+        # a tenth of the paper's 624 s per passage: faster than that is not reading the passage
+        "min_seconds": scde_stats.DEFAULT_MIN_SECONDS,
+        # the project's choice, not the paper's: humans reached 0.871, guessing gives 1/7
+        "min_ba": scde_stats.DEFAULT_MIN_BA,
+    }
+    columns = results.COLUMNS
+    item_text_columns = results.ITEM_TEXT_COLUMNS
+
+    def parse(self, text: str) -> list[ParsedItem]:
+        return parse_records(text)
+
+    def pages(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> Sequence[Page]:
+        return (PASSAGE_PAGE,)
+
+    def page_context(self, payload: Mapping[str, Any], page: Page, answers: Mapping[str, Any]) -> dict[str, Any]:
+        return passage_context(payload)
+
+    def gold(self, payload: Mapping[str, Any]) -> dict[str, int] | None:
+        return payload.get("gold")
+
+    def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:
+        return results.quality_outcome(frame, settings)
+
+    def item_diagnostic_columns(self) -> list[str]:
+        return list(results.ITEM_DIAGNOSTIC_COLUMNS)
+
+    def export_item(self, payload: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> dict[str, Any]:
+        return results.export_row(payload, diagnostics)
+
+    def item_exports(self) -> dict[str, ItemExport]:
+        return {
+            "worker_answers": ItemExport(
+                "passages in SCDE's released format, each with the kept workers' answer_sequence",
+                results.worker_answers_row,
+            ),
+        }
+
+    def suggested_annotators_per_item(self, language: str) -> int:
+        """The paper does not say how many workers answered each passage; three give a
+        passage's figures some footing while the study's figures average over passages."""
+        return 3
