@@ -1,7 +1,8 @@
 """Read queries shared by views, admin, API, quality runs and exports."""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 from django.urls import reverse

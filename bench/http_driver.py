@@ -19,8 +19,8 @@ import itertools
 import selectors
 import socket
 import time
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass, field
-from typing import Generator, Iterable
 
 CRLF2 = b"\r\n\r\n"
 

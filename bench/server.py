@@ -78,11 +78,10 @@ class Gunicorn:
                 conn.request("GET", ready_path)
                 status = conn.getresponse().status
                 conn.close()
-                if status < 500:
-                    # every worker must have booted, so the first measured requests pay no import cost
-                    if len(self.workers_pids()) >= (self.workers or 1):
-                        self._warm(ready_path)
-                        return
+                # every worker must have booted, so the first measured requests pay no import cost
+                if status < 500 and len(self.workers_pids()) >= (self.workers or 1):
+                    self._warm(ready_path)
+                    return
             except OSError:
                 pass
             time.sleep(0.2)

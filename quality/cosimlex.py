@@ -6,8 +6,9 @@ Pure figures come from `quality.stats`; this module only reads files and stored 
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO, Any, Iterator
+from typing import IO, Any
 
 import pandas as pd
 

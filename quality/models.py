@@ -39,6 +39,9 @@ class ResponseDecision(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "response"], name="responsedecision_unique")]
 
+    def __str__(self) -> str:
+        return f"{'kept' if self.keep else 'dropped'}: response {self.response_id} in run {self.run_id}"
+
 
 class AnnotatorDecision(models.Model):
     run = models.ForeignKey(QualityRun, on_delete=models.CASCADE, related_name="annotator_decisions")
@@ -50,6 +53,9 @@ class AnnotatorDecision(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "annotator"], name="annotatordecision_unique")]
 
+    def __str__(self) -> str:
+        return f"{'kept' if self.keep else 'dropped'}: annotator {self.annotator_id} in run {self.run_id}"
+
 
 class ItemResult(models.Model):
     run = models.ForeignKey(QualityRun, on_delete=models.CASCADE, related_name="item_results")
@@ -58,6 +64,9 @@ class ItemResult(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "item"], name="itemresult_unique")]
+
+    def __str__(self) -> str:
+        return f"item {self.item_id} in run {self.run_id}"
 
 
 class ExportJob(models.Model):
@@ -123,3 +132,6 @@ class RunPlot(models.Model):
     class Meta:
         ordering = ["run", "position"]
         constraints = [models.UniqueConstraint(fields=["run", "name"], name="runplot_unique_name")]
+
+    def __str__(self) -> str:
+        return f"{self.title} (run {self.run_id})"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone as dt_timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from django.core import signing
@@ -63,4 +63,4 @@ def shown_at(token: str, response_id: int, page_slug: str) -> datetime | None:
         return None
     if rendered_for != response_id or slug != page_slug or not isinstance(stamp, (int, float)):
         return None
-    return datetime.fromtimestamp(stamp, tz=dt_timezone.utc)
+    return datetime.fromtimestamp(stamp, tz=UTC)

@@ -10,21 +10,21 @@ that sync checks before anything is approved or paid.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import wraps
-from typing import Callable
 from urllib.parse import urlsplit
 
+from csp.decorators import csp_replace
 from django.conf import settings
 from django.db.models import Q
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
-
-from django.views.decorators.cache import never_cache
 
 from annotation.models import Assignment, Response, Unit
 from annotation.mturk.tokens import COMPLETION_FIELD, completion_token, work_token, work_token_data
@@ -56,10 +56,10 @@ def in_mturk_frame(view: Callable) -> Callable:
     """Framing allowed only by MTurk's worker hosts (not by any site), never cached."""
 
     @wraps(view)
-    def framed(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        response = view(request, *args, **kwargs)
-        response["Content-Security-Policy"] = "frame-ancestors " + " ".join(worker_origins())
-        return response
+    def framed(request: HttpRequest, *args, **kwargs) -> HttpResponseBase:
+        # the site's policy (django-csp), with framing opened to the worker hosts of now
+        allow_frame = csp_replace({"frame-ancestors": list(worker_origins())})
+        return allow_frame(view)(request, *args, **kwargs)
 
     return xframe_options_exempt(never_cache(framed))
 

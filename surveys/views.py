@@ -1,7 +1,8 @@
 """Annotator-facing views: parse the request, call one service, render."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
@@ -16,7 +17,12 @@ from annotation.models import Batch, InviteLink, Project, Response
 from annotation.services.assignments import InviteClosed, NoWorkLeft, annotator_join_via_invite, assignment_next
 from annotation.services.responses import ProtocolError, assignment_submit_if_complete, response_save_page
 from annotation.work_selectors import (
-    UnitProgress, annotator_by_key, response_for_save, unit_counts, unit_progress, work_state,
+    UnitProgress,
+    annotator_by_key,
+    response_for_save,
+    unit_counts,
+    unit_progress,
+    work_state,
 )
 
 from . import flow

@@ -24,11 +24,23 @@ from annotation.models import Batch, Posting, PublishJob, Submission
 from annotation.selectors import publishable_units
 from annotation.services.postings import places_add, postings_expire, postings_extend
 from annotation.services.publish import (
-    PublishRefused, consistency_lead_count, job_stale_minutes, channel_balance, cost_estimate, batch_publish_request,
+    PublishRefused,
+    batch_publish_request,
+    channel_balance,
+    consistency_lead_count,
+    cost_estimate,
+    job_stale_minutes,
 )
 from annotation.services.review import (
-    ReviewError, decisions_for, participants_block, bonus_pay, qualification_grant, participants_message,
-    reject_unverified, decisions_apply, unverified_pending,
+    ReviewError,
+    bonus_pay,
+    decisions_apply,
+    decisions_for,
+    participants_block,
+    participants_message,
+    qualification_grant,
+    reject_unverified,
+    unverified_pending,
 )
 
 from .common import request_base_url
@@ -43,7 +55,7 @@ class BatchSettingsForm(forms.ModelForm):
 
     class Meta:
         model = Batch
-        fields = "__all__"
+        fields = "__all__"  # noqa: DJ007 - the BatchAdmin's fieldsets choose what is shown
         help_texts = {"channel_settings": "MTurk batches: HIT settings as JSON; empty keys take the defaults "
                       f"{json.dumps(HitSettings().as_json())} (title and description default to the project's)."}
 

@@ -1,8 +1,17 @@
 """Recruiting channels, imported explicitly so each registers itself."""
 from . import invite, mturk  # noqa: F401
 from .base import (
-    Channel, ChannelError, ChannelNotSupported, ChannelSettingsError, ChannelUnavailable, MessageResult, PublishResult, SubmissionInfo,
-    UnitCost, UnitState, request_token,
+    Channel,
+    ChannelError,
+    ChannelNotSupported,
+    ChannelSettingsError,
+    ChannelUnavailable,
+    MessageResult,
+    PublishResult,
+    SubmissionInfo,
+    UnitCost,
+    UnitState,
+    request_token,
 )
 from .mturk_settings import HitSettings, HitSettingsError, hit_settings_for, hit_settings_parse
 from .registry import UnknownChannel, channel_choices, get_channel

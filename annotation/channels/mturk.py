@@ -4,10 +4,11 @@ through ``annotation.mturk``, its errors translated to ``ChannelError``/``Channe
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 from xml.etree.ElementTree import ParseError
 
 from django.conf import settings
@@ -20,8 +21,17 @@ from annotation.mturk.tokens import COMPLETION_FIELD, completion_token_valid
 from annotation.selectors import publishable_units
 
 from .base import (
-    UNKNOWN, Channel, ChannelError, ChannelUnavailable, MessageResult, PublishResult, SubmissionInfo,
-    UnitCallback, UnitCost, UnitState, submission_problems,
+    UNKNOWN,
+    Channel,
+    ChannelError,
+    ChannelUnavailable,
+    MessageResult,
+    PublishResult,
+    SubmissionInfo,
+    UnitCallback,
+    UnitCost,
+    UnitState,
+    submission_problems,
 )
 from .mturk_settings import HitSettings, hit_settings_for
 from .registry import register

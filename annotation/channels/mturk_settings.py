@@ -20,10 +20,10 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from annotation.mturk.fees import money
-
-from .base import ChannelSettingsError
 from annotation.mturk.qualifications import DEFAULT_LOCALES, MAX_LOCALES, MAX_REQUIREMENTS
 from annotation.mturk.questions import MAX_FRAME_HEIGHT
+
+from .base import ChannelSettingsError
 
 if TYPE_CHECKING:
     from annotation.models import Batch

@@ -1,12 +1,21 @@
 """Task kinds. Each kind module is imported here explicitly (no directory scan)."""
 from . import cosimlex, recam  # noqa: F401  (registers)
-from .scde import kind as scde_kind  # noqa: F401  (registers)
-from .gcrc import kind as gcrc_kind  # noqa: F401  (registers)
 from .base import (
-    AGREEMENT_SETTINGS, Column, ImportProblem, ItemExport, KindPlot, LabelField, Page, PageForm, ParsedItem,
-    QualityOutcome, TaskKind,
+    AGREEMENT_SETTINGS,
+    Column,
+    ImportProblem,
+    ItemExport,
+    KindPlot,
+    LabelField,
+    Page,
+    PageForm,
+    ParsedItem,
+    QualityOutcome,
+    TaskKind,
 )
+from .gcrc import kind as gcrc_kind  # noqa: F401  (registers)
 from .registry import UnknownKind, all_kinds, get_kind, kind_choices, register
+from .scde import kind as scde_kind  # noqa: F401  (registers)
 
 __all__ = [
     "AGREEMENT_SETTINGS",

@@ -6,8 +6,9 @@ engine, channels, quality runs and exporters only ever talk to this interface.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
+from typing import Any, ClassVar
 
 from django import forms
 from django.forms import renderers

@@ -11,7 +11,8 @@ import hashlib
 import json
 import math
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import orjson
 
@@ -50,10 +51,7 @@ def _float_free(value: Any) -> bool:
         values = value
     else:
         return kind in _SCALARS
-    for item in values:
-        if type(item) not in _SCALARS and not _float_free(item):
-            return False
-    return True
+    return all(type(item) in _SCALARS or _float_free(item) for item in values)
 
 
 def field_path(path: tuple[Any, ...]) -> str | None:
@@ -147,7 +145,7 @@ def _json_value(line: str) -> Any:
         # if it cannot either, its error is the one imports have always shown
         deep = _deep_field(line)
         if deep is not False:
-            raise _TooDeep(deep)
+            raise _TooDeep(deep) from None
         return _storable(json.loads(line))
     # orjson refuses NaN, lone surrogates and nesting past 1024; NUL (only as the escape \u0000)
     # and nesting past MAX_DEPTH remain, possible only where the line has them or many brackets

@@ -4,7 +4,8 @@ Pages follow the paper's annotation script (Appendix A); quality follows Appendi
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _

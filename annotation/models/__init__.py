@@ -1,5 +1,5 @@
-from .recruitment import Payment, Posting, PublishJob, Submission
 from .projects import Item, Project
+from .recruitment import Payment, Posting, PublishJob, Submission
 from .work import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
 
 __all__ = [

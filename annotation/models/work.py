@@ -69,6 +69,9 @@ class UnitItem(models.Model):
             models.UniqueConstraint(fields=["unit", "position"], name="unititem_unique_position"),
         ]
 
+    def __str__(self) -> str:
+        return f"item {self.item_id} at {self.position} of unit {self.unit_id}"
+
 
 class Annotator(models.Model):
     """A person on a channel: an invited participant, an MTurk worker, a Prolific participant."""

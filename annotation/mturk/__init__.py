@@ -11,29 +11,65 @@ Failures raise ``MTurkRequestError`` (refused: do not retry) or ``MTurkServiceEr
 (transient: retry later). ``annotation.mturk.local`` is the MTurk-compatible endpoint.
 """
 from .assignments import (
-    approve_assignment, get_assignment, list_assignments_for_hit, reject_assignment, send_bonus,
+    approve_assignment,
+    get_assignment,
+    list_assignments_for_hit,
+    reject_assignment,
+    send_bonus,
 )
 from .client import (
-    ENDPOINTS, LOCAL, PRODUCTION, REGION, SANDBOX, MTurkClient, client_from_settings,
-    endpoint_url, make_client, preview_url, unique_request_token, worker_site_url,
+    ENDPOINTS,
+    LOCAL,
+    PRODUCTION,
+    REGION,
+    SANDBOX,
+    MTurkClient,
+    client_from_settings,
+    endpoint_url,
+    make_client,
+    preview_url,
+    unique_request_token,
+    worker_site_url,
 )
 from .entities import (
-    AssignmentInfo, Balance, Hit, HitType, NotifyFailure, NotifyResult, QualificationType,
+    AssignmentInfo,
+    Balance,
+    Hit,
+    HitType,
+    NotifyFailure,
+    NotifyResult,
+    QualificationType,
 )
 from .errors import MTurkError, MTurkRequestError, MTurkServiceError
 from .fees import assignment_cost, assignment_fee, bonus_cost, bonus_fee
 from .hits import (
-    create_additional_assignments_for_hit, create_hit_type, create_hit_with_type, delete_hit,
-    expire_hit, get_hit, update_expiration_for_hit,
+    create_additional_assignments_for_hit,
+    create_hit_type,
+    create_hit_with_type,
+    delete_hit,
+    expire_hit,
+    get_hit,
+    update_expiration_for_hit,
 )
 from .qualifications import (
-    DEFAULT_LOCALES, approval_rate_requirement, hits_approved_requirement, locale_requirement,
-    masters_qualification_id, masters_requirement, private_requirement, uses_masters,
+    DEFAULT_LOCALES,
+    approval_rate_requirement,
+    hits_approved_requirement,
+    locale_requirement,
+    masters_qualification_id,
+    masters_requirement,
+    private_requirement,
+    uses_masters,
 )
 from .questions import external_question_xml, parse_answer_xml
 from .workers import (
-    associate_qualification_with_worker, create_qualification_type, create_worker_block,
-    delete_worker_block, find_qualification_type, get_account_balance, notify_workers,
+    associate_qualification_with_worker,
+    create_qualification_type,
+    create_worker_block,
+    delete_worker_block,
+    find_qualification_type,
+    get_account_balance,
+    notify_workers,
 )
 
 __all__ = [

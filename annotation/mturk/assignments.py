@@ -5,8 +5,9 @@ because an earlier (retried) call already did the same thing, that counts as suc
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any, Iterable
+from typing import Any
 
 from .client import MTurkClient, call, check_token
 from .entities import AssignmentInfo, Hit

@@ -6,7 +6,7 @@ Money is ``Decimal`` (MTurk sends strings such as ``"0.10"``), times are timezon
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -14,7 +14,7 @@ from .questions import parse_answer_xml
 
 
 def _utc(value: datetime | None) -> datetime | None:
-    return value.astimezone(timezone.utc) if value is not None else None
+    return value.astimezone(UTC) if value is not None else None
 
 
 def _money(value: str | None) -> Decimal | None:

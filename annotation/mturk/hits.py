@@ -6,9 +6,10 @@ returns dataclasses, and never touches the database.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Iterable
+from typing import Any
 
 from .client import MTurkClient, call, check_token
 from .entities import Hit, HitType
@@ -127,7 +128,7 @@ def update_expiration_for_hit(client: MTurkClient, hit_id: str, *, expire_at: da
 
 def expire_hit(client: MTurkClient, hit_id: str) -> None:
     """Stop new workers from accepting the HIT (work in progress may still be submitted)."""
-    update_expiration_for_hit(client, hit_id, expire_at=datetime(2015, 1, 1, tzinfo=timezone.utc))
+    update_expiration_for_hit(client, hit_id, expire_at=datetime(2015, 1, 1, tzinfo=UTC))
 
 
 def create_additional_assignments_for_hit(

@@ -6,7 +6,8 @@ Each builder returns one ``QualificationRequirement``; pass a list of them (at m
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .client import LOCAL, PRODUCTION, SANDBOX, check_endpoint
 

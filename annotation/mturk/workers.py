@@ -1,8 +1,9 @@
 """Workers and the account: messages, blocks, private qualifications, the balance."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any, Iterable
+from typing import Any
 
 from .client import MTurkClient, call
 from .entities import Balance, NotifyFailure, NotifyResult, QualificationType

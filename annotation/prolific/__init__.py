@@ -13,32 +13,82 @@ Failures raise a ``ProlificError`` subclass (see ``errors``). ``annotation.proli
 is the local Prolific-compatible endpoint.
 """
 from .account import (
-    MAX_BONUS_ROWS, bonus_csv, get_balance, get_me, list_filters, list_workspaces,
-    pay_bonuses, set_up_bonuses,
+    MAX_BONUS_ROWS,
+    bonus_csv,
+    get_balance,
+    get_me,
+    list_filters,
+    list_workspaces,
+    pay_bonuses,
+    set_up_bonuses,
 )
 from .client import DEFAULT_API_URL, ProlificClient, client_from_settings, make_client
 from .drafts import (
-    APPROVAL_RATE, APPROVED_SUBMISSIONS, COMPLETED, COMPLETION_URL, COUNTRY_OF_RESIDENCE,
-    CUSTOM_ALLOWLIST, CUSTOM_BLOCKLIST, FAILED_ATTENTION_CHECK, FIRST_LANGUAGE, NO_CONSENT,
-    PLACEHOLDERS, StudyDraft, completion_code, completion_url, external_study_url,
-    range_filter, select_filter, standard_codes,
+    APPROVAL_RATE,
+    APPROVED_SUBMISSIONS,
+    COMPLETED,
+    COMPLETION_URL,
+    COUNTRY_OF_RESIDENCE,
+    CUSTOM_ALLOWLIST,
+    CUSTOM_BLOCKLIST,
+    FAILED_ATTENTION_CHECK,
+    FIRST_LANGUAGE,
+    NO_CONSENT,
+    PLACEHOLDERS,
+    StudyDraft,
+    completion_code,
+    completion_url,
+    external_study_url,
+    range_filter,
+    select_filter,
+    standard_codes,
 )
 from .entities import (
-    Balance, BulkBonus, Me, Study, StudyCost, Submission, SubmissionPage, Workspace,
+    Balance,
+    BulkBonus,
+    Me,
+    Study,
+    StudyCost,
+    Submission,
+    SubmissionPage,
+    Workspace,
 )
 from .errors import (
-    ProlificAuthError, ProlificError, ProlificInsufficientFundsError, ProlificNotFoundError,
-    ProlificOutcomeUnknownError, ProlificUnavailableError, ProlificValidationError,
+    ProlificAuthError,
+    ProlificError,
+    ProlificInsufficientFundsError,
+    ProlificNotFoundError,
+    ProlificOutcomeUnknownError,
+    ProlificUnavailableError,
+    ProlificValidationError,
 )
 from .fees import Cost, cost, study_cost, vat_rate_for
 from .studies import (
-    create_study, create_study_once, delete_study, find_study, get_study, get_study_cost,
-    iter_studies, pause_study, publish_study, quote_study_cost, start_study, stop_study,
-    transition_study, update_study,
+    create_study,
+    create_study_once,
+    delete_study,
+    find_study,
+    get_study,
+    get_study_cost,
+    iter_studies,
+    pause_study,
+    publish_study,
+    quote_study_cost,
+    start_study,
+    stop_study,
+    transition_study,
+    update_study,
 )
 from .submissions import (
-    REJECTION_CATEGORIES, approve_submission, bulk_approve, complete_submission,
-    get_submission, iter_submissions, list_submissions, reject_submission, request_return,
+    REJECTION_CATEGORIES,
+    approve_submission,
+    bulk_approve,
+    complete_submission,
+    get_submission,
+    iter_submissions,
+    list_submissions,
+    reject_submission,
+    request_return,
 )
 
 __all__ = [

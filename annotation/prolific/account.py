@@ -2,8 +2,9 @@
 and bonuses, which move money and so are set up and paid in two separate calls."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any, Mapping
+from typing import Any
 
 from .client import ProlificClient, call
 from .entities import Balance, BulkBonus, Me, Workspace

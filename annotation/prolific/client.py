@@ -22,7 +22,10 @@ from urllib3.exceptions import ConnectTimeoutError
 from urllib3.util.retry import Retry
 
 from .errors import (
-    ProlificError, ProlificOutcomeUnknownError, ProlificUnavailableError, from_response,
+    ProlificError,
+    ProlificOutcomeUnknownError,
+    ProlificUnavailableError,
+    from_response,
 )
 
 DEFAULT_API_URL = "https://api.prolific.com"

@@ -68,5 +68,4 @@ def vat_rate_for(country_code: str, *, has_vat_number: bool = False) -> Decimal:
     return Decimal(0)
 
 
-_EU = frozenset("AT BE BG HR CY CZ DK EE FI FR DE GR IE IT LV LT LU MT NL PL PT RO SK SI ES "
-                "SE".split())
+_EU = frozenset(["AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "IE", "IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE"])

@@ -4,7 +4,8 @@ Every function takes a ``ProlificClient``, returns dataclasses, and never touche
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .client import ProlificClient, call
 from .drafts import StudyDraft

@@ -5,7 +5,8 @@ ignored), so these calls are retried on 429/5xx and lost answers.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from .client import ProlificClient, call
 from .entities import Submission, SubmissionPage

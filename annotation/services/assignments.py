@@ -7,8 +7,8 @@ under the batch's lock, so two annotators never take the same last slot.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Sequence
 
 from django.db import transaction
 from django.utils import timezone

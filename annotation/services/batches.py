@@ -1,7 +1,7 @@
 """Making batches of a project's items and the links that hand them out."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from django.db import transaction
 

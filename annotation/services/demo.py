@@ -5,9 +5,9 @@ the admin to the local MTurk-compatible endpoint that ``scripts/demo`` starts.""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser

@@ -12,11 +12,11 @@ import queue
 import sqlite3
 import struct
 import threading
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
-from datetime import timezone as dt_timezone
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import connections, router, transaction
@@ -44,7 +44,7 @@ ITEM_FIELDS = ("project", "external_id", "payload", "group_key", "source", "crea
 _COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack("!ii", 0, 0)
 _COPY_TRAILER = struct.pack("!h", -1)
 #: timestamptz in binary COPY: microseconds since this instant
-_PG_EPOCH = datetime(2000, 1, 1, tzinfo=dt_timezone.utc)
+_PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 #: jsonb in binary COPY: this version byte, then the JSON text
 _JSONB_VERSION = b"\x01"
 

@@ -2,9 +2,9 @@
 (re-annotating a block)."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Callable, Iterable
 
 from django.utils import timezone
 

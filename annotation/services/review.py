@@ -8,9 +8,9 @@ rejected or paid; every review syncs first so verification is fresh.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Callable
 
 from django.db import transaction
 from django.utils import timezone

@@ -19,7 +19,6 @@ from annotation.channels import ChannelError, SubmissionInfo, channel_choices, g
 from annotation.channels.base import NO_ANSWERS, UNIT_MISMATCH, UNKNOWN, WORKER_MISMATCH, submission_problems
 from annotation.models import Assignment, Batch, Posting, Response, Submission, Unit
 
-
 log = logging.getLogger(__name__)
 SETTLED = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
-from django.urls import reverse
 from rest_framework import serializers
 
 from annotation.kinds import all_kinds

@@ -15,9 +15,9 @@ from annotation.kinds import get_kind
 from annotation.models import Project
 from quality.cosimlex import NoData, gold_from_file, project_gold, score_submission
 from quality.models import QualityRun
-from quality.stats.semeval_scoring import KitFormatError
 from quality.selectors import project_runs, run_with_counts, runs_with_counts
 from quality.services.runs import quality_run_request
+from quality.stats.semeval_scoring import KitFormatError
 
 from .serializers import (
     QualityRunRequestSerializer,

@@ -5,9 +5,9 @@ large ones are written to a file by a background job (quality.services.exports).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
-from typing import Iterator
 
 from django.utils import timezone
 from django.utils.text import slugify

@@ -5,8 +5,9 @@ so a new kind needs nothing here. Rows come from `.iterator()` querysets: memory
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from django.db.models import F, FilteredRelation, JSONField, Q, Value
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 ROWS_PER_CHUNK = 1000
 #: what a spreadsheet may read as the start of a formula (OWASP's CSV injection list)

@@ -2,9 +2,10 @@
 broker is set), with its progress recorded as it goes, kept EXPORT_KEEP_DAYS days."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction

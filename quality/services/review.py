@@ -12,8 +12,15 @@ from __future__ import annotations
 from annotation.channels import MessageResult
 from annotation.models import Batch
 from annotation.services.review import (
-    Decisions, ReviewError, ReviewReport, participants_block, bonus_pay, qualification_grant, participants_message,
-    decisions_apply, register_decision_source,
+    Decisions,
+    ReviewError,
+    ReviewReport,
+    bonus_pay,
+    decisions_apply,
+    participants_block,
+    participants_message,
+    qualification_grant,
+    register_decision_source,
 )
 from quality.models import AnnotatorDecision, QualityRun
 from quality.selectors import latest_run

@@ -5,8 +5,7 @@ from rest_framework.test import APIClient
 from annotation.models import Response
 from annotation.services.assignments import assignment_next
 from annotation.services.batches import batch_create
-from tests.factories import save_answer
-from tests.factories import AnnotatorFactory, ItemFactory, ProjectFactory, UserFactory
+from tests.factories import AnnotatorFactory, ItemFactory, ProjectFactory, UserFactory, save_answer
 
 pytestmark = pytest.mark.django_db
 

@@ -45,7 +45,7 @@ def test_each_item_gets_exactly_n_distinct_annotators():
     people = [AnnotatorFactory(project=batch.project, batch=batch) for _ in range(5)]
     drain(batch, people)
     per_item = Counter()
-    for item_id, annotator_id in Response.objects.values_list("item_id", "assignment__annotator_id"):
+    for item_id, _annotator_id in Response.objects.values_list("item_id", "assignment__annotator_id"):
         per_item[item_id] += 1
     assert set(per_item.values()) == {3}
     assert len(per_item) == 7

@@ -6,8 +6,7 @@ from annotation.kinds import get_kind
 from annotation.models import Assignment
 from annotation.services.assignments import assignment_next
 from annotation.services.batches import BatchError, batch_create
-from tests.factories import save_answer
-from tests.factories import AnnotatorFactory, ItemFactory, ProjectFactory
+from tests.factories import AnnotatorFactory, ItemFactory, ProjectFactory, save_answer
 from tests.surveys.test_recam_flow import answer_for
 
 pytestmark = pytest.mark.django_db

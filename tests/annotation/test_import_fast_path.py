@@ -10,7 +10,6 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotation.kinds import ImportProblem, get_kind
-from annotation.kinds.cosimlex import RELEASE_COLUMNS
 from annotation.kinds.formats import canonical_json, content_id, jsonl_records, payload_json, value_problem
 from annotation.models import Item
 from annotation.services import imports

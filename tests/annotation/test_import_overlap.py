@@ -7,7 +7,7 @@ import json
 import sqlite3
 import struct
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from django.db import connection
@@ -213,7 +213,7 @@ def test_leaving_early_stops_an_endless_producer():
 
 # --- binary COPY ----------------------------------------------------------------------------
 def test_copy_timestamps_are_exact_microseconds():
-    utc = timezone.utc
+    utc = UTC
     assert imports._copy_timestamp(datetime(2000, 1, 1, tzinfo=utc)) == struct.pack("!iq", 8, 0)
     assert imports._copy_timestamp(datetime(1999, 12, 31, 23, 59, 59, 999999, tzinfo=utc)) == struct.pack("!iq", 8, -1)
     moment = datetime(2026, 11, 21, 7, 35, 13, 123457, tzinfo=timezone(timedelta(hours=2)))
@@ -225,7 +225,7 @@ def test_copy_timestamps_are_exact_microseconds():
 def test_postgresql_stores_the_import_time_exactly(monkeypatch):
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL only")
-    moment = datetime(2026, 11, 21, 7, 35, 13, 123457, tzinfo=timezone.utc)
+    moment = datetime(2026, 11, 21, 7, 35, 13, 123457, tzinfo=UTC)
     monkeypatch.setattr(imports.timezone, "now", lambda: moment)
     project = ProjectFactory()
     items_import(project=project, data=as_file(recam_lines(3)))

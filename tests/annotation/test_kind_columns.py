@@ -4,9 +4,8 @@ import json
 
 import pytest
 
-from annotation.services.responses import next_page_slug
-
 from annotation.kinds import Column, all_kinds, get_kind
+from annotation.services.responses import next_page_slug
 from tests.annotation.test_kind_contract import KIND_SAMPLES
 from tests.conftest import data_file
 

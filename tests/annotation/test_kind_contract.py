@@ -3,16 +3,16 @@
 A new kind must add its sample file and a way to answer each page to KIND_SAMPLES.
 """
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 import pytest
-
-from annotation.services.responses import next_page_slug
 from django.template.loader import get_template
 
 from annotation.kinds import all_kinds, get_kind
 from annotation.kinds.gcrc.labels import polarity
+from annotation.services.responses import next_page_slug
 from tests.conftest import data_file
 
 

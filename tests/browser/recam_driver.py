@@ -62,7 +62,7 @@ def pick_span(article: str, *, skip_words: int, words: int = 5) -> Span:
 
 def plain_chunk(article: str, length: int = 40) -> str:
     """A piece of the passage with no characters HTML would escape, to look for in page sources."""
-    match = re.search(r"[A-Za-z0-9 ,.]{%d,}" % length, article)
+    match = re.search(rf"[A-Za-z0-9 ,.]{{{length},}}", article)
     assert match, "article has no plain run of text"
     return match.group(0)[:length]
 

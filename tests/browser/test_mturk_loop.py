@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from annotation.models import Assignment, Batch, Submission, Project
+from annotation.models import Assignment, Batch, Project, Submission
 from annotation.mturk.local import LocalMTurkServer
 from annotation.services.imports import items_import
 from quality.models import AnnotatorDecision

@@ -12,8 +12,8 @@ from annotation.models import Item, Project
 from annotation.services.assignments import NoWorkLeft, annotator_join_via_invite, assignment_next
 from annotation.services.batches import batch_create, invite_link_create
 from annotation.services.responses import next_page_slug
-from tests.factories import save_answer
 from tests.conftest import data_file
+from tests.factories import save_answer
 
 from .recam_driver import pick_span
 

@@ -1,6 +1,6 @@
 """Client construction and the pure helpers (no server needed)."""
-from decimal import Decimal
 import xml.etree.ElementTree as ET
+from decimal import Decimal
 
 import pytest
 

@@ -1,5 +1,5 @@
 """HIT types and HITs through boto3 against the local endpoint."""
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -72,13 +72,13 @@ def test_lost_response_after_create_is_recovered_without_a_second_hit(mturk_clie
 
 def test_update_expiration_and_expire(mturk_client, server):
     hit = make_hit(mturk_client)
-    later = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(days=2)
+    later = datetime.now(UTC).replace(microsecond=0) + timedelta(days=2)
     mturk.update_expiration_for_hit(mturk_client, hit.hit_id, expire_at=later)
     assert mturk.get_hit(mturk_client, hit.hit_id).expiration == later
     mturk.expire_hit(mturk_client, hit.hit_id)
     expired = mturk.get_hit(mturk_client, hit.hit_id)
     assert expired.status == "Reviewable"
-    assert expired.expiration <= datetime.now(timezone.utc)
+    assert expired.expiration <= datetime.now(UTC)
     with pytest.raises(ValueError, match="timezone-aware"):
         mturk.update_expiration_for_hit(mturk_client, hit.hit_id, expire_at=datetime(2030, 1, 1))
 

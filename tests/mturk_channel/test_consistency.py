@@ -9,13 +9,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.channels.base import INCOMPLETE
-from annotation.models import Assignment, Item, PublishJob, Submission, Response
+from annotation.models import Assignment, Item, PublishJob, Response, Submission
 from annotation.mturk.tokens import COMPLETION_FIELD, completion_token
 from annotation.services.batches import batch_create
 from annotation.services.imports import items_import
+from annotation.services.projects import consistency_set_choose
 from annotation.services.publish import cost_estimate, publish_job_run
 from annotation.services.sync import batch_sync
-from annotation.services.projects import consistency_set_choose
 from tests.conftest import data_file
 from tests.factories import ProjectFactory
 from tests.mturk.conftest import admin

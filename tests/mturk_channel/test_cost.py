@@ -4,7 +4,7 @@ from decimal import Decimal
 import pytest
 
 from annotation.models import PublishJob
-from annotation.services.publish import PublishRefused, cost_estimate, batch_publish_request
+from annotation.services.publish import PublishRefused, batch_publish_request, cost_estimate
 
 from .conftest import BASE_URL, hit_rows, mturk_batch
 

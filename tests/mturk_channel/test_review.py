@@ -10,7 +10,12 @@ from annotation.models import Assignment, Payment, PublishJob, Submission
 from annotation.services.publish import publish_job_run
 from quality.models import AnnotatorDecision, QualityRun
 from quality.services.review import (
-    ReviewError, review_apply, review_block, review_bonus, review_grant_qualification, review_message,
+    ReviewError,
+    review_apply,
+    review_block,
+    review_bonus,
+    review_grant_qualification,
+    review_message,
 )
 
 from .conftest import BASE_URL, do_work, hit_rows, local_assignment, mturk_batch

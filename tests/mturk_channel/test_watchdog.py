@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Posting, PublishJob
-from annotation.services.publish import job_stale_minutes, batch_publish_request, publish_watchdog
+from annotation.services.publish import batch_publish_request, job_stale_minutes, publish_watchdog
 from config.celery import app
 
 from .conftest import BASE_URL, hit_rows, mturk_batch

@@ -2,7 +2,6 @@
 publishing, and the watchdog's re-run that ends with every unit published exactly once."""
 import os
 import time
-
 from datetime import timedelta
 
 import pytest

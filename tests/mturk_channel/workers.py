@@ -2,9 +2,9 @@
 yielded Worker can be killed with SIGKILL mid-task."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from tests.worker import Worker, worker_process
 

@@ -20,8 +20,7 @@ from annotation.services.assignments import NoWorkLeft, annotator_join_via_invit
 from annotation.services.batches import batch_create, invite_link_create
 from annotation.services.imports import items_import
 from annotation.services.responses import next_page_slug
-from tests.factories import save_answer
-from tests.factories import ProjectFactory
+from tests.factories import ProjectFactory, save_answer
 
 
 @dataclass

@@ -6,7 +6,7 @@ missing and null seconds; a quality run that drops annotators (and, for CoSimLex
 per-annotation values that the clean dataset appends)."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone as dt_timezone
+from datetime import UTC, datetime, timedelta
 from itertools import islice
 from typing import Any
 
@@ -15,7 +15,7 @@ from annotation.models import Annotator, Assignment, Batch, Item, Project, Respo
 
 #: explicit primary keys far above anything a sequence reaches in the suite
 BASE = 7_340_000
-UTC = dt_timezone.utc
+UTC = UTC
 T0 = datetime(2026, 11, 21, 4, 25, 0, 0, tzinfo=UTC)  # microsecond 0: isoformat without a fraction
 
 

@@ -330,7 +330,7 @@ def test_the_practice_kit_gold_is_in_the_score_fixtures(lang):
 
 # --- conventions of the release -------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _reachable(n: int) -> dict[int, int]:
     """For n whole ratings 0-6: rating sum -> bit mask of the reachable sums of squares."""
     table = {0: 1}

@@ -132,7 +132,7 @@ def test_paper_reference_row():
     reference = scde.PAPER_HUMAN
     assert (reference.ba, reference.pa, reference.de, reference.seconds_per_passage) == (0.871, 0.563, 0.375, 624.0)
     assert "Table 5" in reference.source and "Table 9" in reference.source
-    assert scde.DEFAULT_MIN_SECONDS == pytest.approx(62.4)
+    assert pytest.approx(62.4) == scde.DEFAULT_MIN_SECONDS
     table = scde.comparison(scde.summarize(frame()))
     assert list(table.index) == ["This study", "Humans, Kong et al. (2020)"]
     assert table.loc["Humans, Kong et al. (2020)"].tolist() == [0.871, 0.563, 0.375, 624.0, 144]

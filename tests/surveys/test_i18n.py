@@ -122,7 +122,7 @@ def expected_mo_catalog(entries: list[PoEntry]) -> dict:
     catalog: dict = {}
     for e in entries:
         if e.msgid == "" and e.msgctxt is None:  # msgfmt leaves the POT-Creation-Date out of the header
-            catalog[""] = "".join(l for l in e.msgstr[0].splitlines(True) if not l.startswith("POT-Creation-Date:"))
+            catalog[""] = "".join(line for line in e.msgstr[0].splitlines(True) if not line.startswith("POT-Creation-Date:"))
             continue
         key = e.msgid if e.msgctxt is None else f"{e.msgctxt}\x04{e.msgid}"
         if e.msgid_plural is None:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from surveys import flow
 
@@ -11,7 +11,7 @@ def test_a_token_gives_back_when_its_page_was_rendered():
     before = time.time()
     token = flow.shown_token(42, "post")
     shown = flow.shown_at(token, 42, "post")
-    assert isinstance(shown, datetime) and shown.tzinfo == timezone.utc
+    assert isinstance(shown, datetime) and shown.tzinfo == UTC
     assert before - 0.001 <= shown.timestamp() <= time.time() + 0.001  # to the millisecond
 
 

@@ -14,9 +14,13 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotation.channels import ChannelError
 from annotation.models import PublishJob
 from annotation.services.publish import (
-    PublishRefused, check_balance, cost_estimate, batch_publish_request, publish_watchdog,
+    PublishRefused,
+    batch_publish_request,
+    check_balance,
+    cost_estimate,
+    publish_watchdog,
 )
-from annotation.services.review import ReviewError, decisions_for, reject_unverified, decisions_apply
+from annotation.services.review import ReviewError, decisions_apply, decisions_for, reject_unverified
 from annotation.services.sync import batch_sync, open_batches_sync
 
 from ._common import add_base_url_argument, base_url, batch_or_error

@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from annotation.mturk.qualifications import (
-    LOCALE, MAX_LOCALES, MAX_REQUIREMENTS, SYSTEM_QUALIFICATIONS,
+    LOCALE,
+    MAX_LOCALES,
+    MAX_REQUIREMENTS,
+    SYSTEM_QUALIFICATIONS,
 )
 
 from .errors import invalid, not_found

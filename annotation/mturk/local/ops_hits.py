@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from annotation.mturk.fees import money
 from annotation.mturk.errors import DUPLICATE_REQUEST, HIT_ALREADY_EXISTS
+from annotation.mturk.fees import money
 from annotation.mturk.questions import MAX_QUESTION_BYTES, parse_external_question
 
 from . import records

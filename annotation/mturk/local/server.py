@@ -20,11 +20,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from . import admin, site
+from . import (
+    admin,
+    ops_work,  # noqa: F401  (registers its operations)
+    site,
+)
 from .errors import ApiError, request_error
 from .faults import Faults
 from .ops_hits import OPERATIONS
-from . import ops_work  # noqa: F401  (registers its operations)
 from .store import Store
 from .validation import validate
 from .work import WORKER_ID

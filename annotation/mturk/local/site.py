@@ -13,8 +13,8 @@ whole ExternalQuestion loop offline. Plain HTML, every value escaped, no externa
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from annotation.mturk.questions import parse_external_question

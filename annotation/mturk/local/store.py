@@ -12,9 +12,10 @@ import sqlite3
 import string
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
-from typing import Any, Iterator
+from typing import Any
 
 from annotation.mturk.fees import money
 from annotation.mturk.qualifications import ADULT, NUMBER_HITS_APPROVED, PERCENT_ASSIGNMENTS_APPROVED

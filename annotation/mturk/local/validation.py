@@ -59,12 +59,10 @@ def _check(shape: Shape, value: Any, path: str) -> None:
         if isinstance(value, bool) or not isinstance(value, int):
             raise invalid(f"{name} must be an integer")
         _check_range(shape, value, name)
-    elif kind == "boolean":
-        if not isinstance(value, bool):
-            raise invalid(f"{name} must be true or false")
-    elif kind == "timestamp":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise invalid(f"{name} must be a timestamp in epoch seconds")
+    elif kind == "boolean" and not isinstance(value, bool):
+        raise invalid(f"{name} must be true or false")
+    elif kind == "timestamp" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise invalid(f"{name} must be a timestamp in epoch seconds")
 
 
 def _check_structure(shape: Shape, value: Any, path: str) -> None:

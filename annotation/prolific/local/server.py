@@ -21,8 +21,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from annotation.prolific.fees import ACADEMIC_FEE_RATE
 
-from . import admin, site
-from . import ops_studies, ops_submissions, participants  # noqa: F401  (register routes)
+from . import admin, ops_studies, ops_submissions, participants, site  # noqa: F401  (register routes)
 from .errors import ApiError
 from .faults import Faults
 from .routing import Call, resolve

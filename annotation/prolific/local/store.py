@@ -12,10 +12,11 @@ import secrets
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Iterator
+from typing import Any
 
 from annotation.prolific.fees import ACADEMIC_FEE_RATE, Cost, cost
 
@@ -42,7 +43,7 @@ FREEING = ("RETURNED", "TIMED-OUT", "REJECTED")
 def iso(moment: float | None) -> str | None:
     if moment is None:
         return None
-    return datetime.fromtimestamp(moment, timezone.utc).isoformat().replace("+00:00", "Z")
+    return datetime.fromtimestamp(moment, UTC).isoformat().replace("+00:00", "Z")
 
 
 class Store:

@@ -68,9 +68,8 @@ def check_study(data: dict[str, Any], *, partial: bool = False) -> None:
         errors["external_study_url"] = ["Enter a valid URL."]
     if data.get("prolific_id_option") not in (None, *ID_OPTIONS):
         errors["prolific_id_option"] = [f"Must be one of {', '.join(ID_OPTIONS)}."]
-    if not partial or "completion_codes" in data:
-        if problems := _codes(data.get("completion_codes")):
-            errors["completion_codes"] = problems
+    if (not partial or "completion_codes" in data) and (problems := _codes(data.get("completion_codes"))):
+        errors["completion_codes"] = problems
     if "filters" in data and (problems := _filters(data["filters"])):
         errors["filters"] = problems
     devices = data.get("device_compatibility") or []
