@@ -42,7 +42,16 @@ def test_api_docs_script_is_a_separate_file():
     assert response.status_code == 200 and "SwaggerUIBundle" in response.content.decode()
 
 
-@pytest.mark.parametrize("path", sorted(TEMPLATES.rglob("*.html")), ids=lambda p: str(p.relative_to(TEMPLATES)))
+#: files the site never serves as a page: the quality report download is one self-contained HTML
+#: file (sent as an attachment, opened from disk), so its styles are inline by design
+DOWNLOADED_FILES = {"quality/report_download.html"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in sorted(TEMPLATES.rglob("*.html")) if p.relative_to(TEMPLATES).as_posix() not in DOWNLOADED_FILES],
+    ids=lambda p: str(p.relative_to(TEMPLATES)),
+)
 def test_templates_hold_no_inline_script_or_style(path):
     found = INLINE.search(path.read_text())
     assert found is None, f"{path}: {found.group(0)!r} would be blocked by the Content-Security-Policy"
