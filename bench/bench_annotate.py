@@ -265,6 +265,53 @@ def setup_data(items: int, items_per_unit: int, annotators_per_item: int):
     return project, batch, invite_link_create(batch=batch)
 
 
+def preload_responses(count: int, *, chunk: int = 5000) -> int:
+    """A study that has grown: `count` completed responses of another project's annotators in the
+    same tables, written before the run (does a save slow as the tables grow?)."""
+    from django.utils import timezone
+
+    from annotation.models import Annotator, Assignment, Project, Response
+    from annotation.services.batches import batch_create
+    from annotation.services.imports import items_import
+
+    if count <= 0:
+        return 0
+    items_per_unit = 50
+    older = Project.objects.create(name="Bench ReCAM, earlier study", kind="recam")
+    items_import(project=older, data=common.recam_jsonl(items_per_unit, tag="preload"), filename="earlier.jsonl")
+    batch = batch_create(project=older, name="earlier", items_per_unit=items_per_unit, assignments_per_unit=1)
+    unit = batch.units.get()
+    item_ids = list(unit.items.order_by("unit_items__position").values_list("id", flat=True))
+    answers = {"pre": {"choice": 0}, "post": {"choice": 0}, "difficulty": {"difficulty": "easy"}}
+    now, written = timezone.now(), 0
+    while written < count:
+        people = Annotator.objects.bulk_create(
+            Annotator(project=older, channel="invite", external_id=f"earlier-{written + n}")
+            for n in range(max(1, min(chunk, count - written) // items_per_unit))
+        )
+        assignments = Assignment.objects.bulk_create(
+            Assignment(unit=unit, annotator=a, status=Assignment.Status.SUBMITTED, submitted_at=now) for a in people
+        )
+        rows = [Response(assignment=s, item_id=i, position=n, answers=answers, completed_at=now)
+                for s in assignments for n, i in enumerate(item_ids)]
+        Response.objects.bulk_create(rows[: count - written], batch_size=1000)
+        written += min(len(rows), count - written)
+    return written
+
+
+def worker_memory_mb(pids: list[int]) -> list[float]:
+    """Each gunicorn worker's resident memory (VmRSS), MB."""
+    sizes = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii") as status:
+                kb = next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+        except (OSError, StopIteration, ValueError):
+            continue
+        sizes.append(round(kb / 1024, 1))
+    return sizes
+
+
 def hidden_fields(page: str) -> dict[str, str]:
     """The hidden fields of a page's form, unescaped, as a browser posts them."""
     return {name: html.unescape(value) for name, value in HIDDEN.findall(page)}
@@ -285,7 +332,7 @@ def summarize(records, kind, t0, t1):
 def run(db: str, *, annotators: int, duration: float, warmup: float, max_requests: int, items: int,
         items_per_unit: int, annotators_per_item: int, port: int, workers: int | None, threads: int | None,
         max_requests_per_worker: int | None, keep: bool, mode: str = "swap", view_every: int = 7,
-        rate: float | None = None) -> dict:
+        rate: float | None = None, preload: int = 0) -> dict:
     name = f"annotate_{os.getpid()}"
     url = common.database_create(db, name)
     log = common.RESULTS / f"gunicorn-annotate-{db}-{os.getpid()}.log"
@@ -294,6 +341,7 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
         from django.db import connections
 
         project, batch, invite = setup_data(items, items_per_unit, annotators_per_item)
+        preloaded = preload_responses(preload)
         connections.close_all()
 
         port = free_port(port)
@@ -320,6 +368,7 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
                                                     until=deadline + 120)
             ended = time.monotonic()
             live = server.workers_pids()
+            memory = worker_memory_mb(live)
             # a recycled worker's whole life is in the master's reaped-children time: less its
             # share from before the run
             server_cpu = (common.cpu_seconds(master, reaped_children=True) - cpu0[master]
@@ -363,6 +412,9 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
             "saves": saves,
             "saves_per_s": saves["per_s"],
             "items_completed": sum(a.finished_items for a in crowd),
+            "items_per_s": sum(a.finished_items for a in crowd) / measured_s if measured_s > 0 else 0,
+            "preloaded_responses": preloaded,
+            "worker_rss_mb": memory,
             "saves_per_annotator": per_annotator,
             "errors": dict(errors),
             "error_samples": [s for a in crowd for s in a.error_samples][:5],
@@ -442,6 +494,9 @@ def main() -> None:
                              "(latency counted from then); default: closed loop, as fast as the server answers")
     parser.add_argument("--repeat", type=int, default=1,
                         help="run N times (a fresh database each) and report the median run by saves/s")
+    parser.add_argument("--preload", type=int, default=0,
+                        help="first write this many completed responses of an earlier study into the same tables "
+                             "(e.g. 1000000: does a save slow as a study grows?)")
     parser.add_argument("--quick", action="store_true", help="5 s, 300 items")
     parser.add_argument("--keep", action="store_true", help="keep the benchmark database")
     args = parser.parse_args()
@@ -454,7 +509,7 @@ def main() -> None:
             max_requests=args.max_requests, items=args.items, items_per_unit=args.items_per_unit,
             annotators_per_item=args.annotators_per_item, port=args.port, workers=args.workers,
             threads=args.threads, max_requests_per_worker=args.worker_max_requests, keep=args.keep,
-            mode=args.mode, view_every=args.view_every, rate=args.rate,
+            mode=args.mode, view_every=args.view_every, rate=args.rate, preload=args.preload,
         ))
         if args.repeat > 1:
             r = runs[-1]
@@ -488,6 +543,8 @@ def main() -> None:
           f"postgres {result['cpu_s']['postgres_backends']:.1f} s, "
           f"other processes {result['cpu_s']['other_processes']:.1f} s of {result['cpu_s']['wall'] * os.cpu_count():.0f} s")
     print(f"  saves per annotator: {result['saves_per_annotator']}")
+    print(f"  completed items: {result['items_per_s']:.1f}/s (an item is {7} pages of ReCAM); responses in the "
+          f"tables beforehand: {result['preloaded_responses']:,}; worker memory (RSS): {result['worker_rss_mb']} MB")
     print(f"  server CPU per request: {result['server_cpu_ms_per_request']:.2f} ms "
           f"(2 cores fully used by the server alone: about {2000 / result['server_cpu_ms_per_request']:.0f} requests/s)")
     print(f"  load generator CPU per request: {result['load_generator_cpu_ms_per_request']:.3f} ms (the same work in "
