@@ -159,7 +159,7 @@ class ProlificChannel(Channel):
             workspaces = prolific.list_workspaces(client)
             if not workspaces:
                 raise ChannelError("the Prolific account has no workspace")
-            return Decimal(prolific.get_balance(client, workspaces[0].id).available_balance) / 100
+            return (Decimal(prolific.get_balance(client, workspaces[0].id).available_balance) / 100).quantize(Decimal("0.01"))
 
     # --- the study --------------------------------------------------------------------------
     def _state(self, study: prolific.Study) -> UnitState:
