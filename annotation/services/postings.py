@@ -20,7 +20,7 @@ class PostingsReport:
     failed: dict[int, str] = field(default_factory=dict)  # unit position -> reason
 
     def summary(self, verb: str) -> str:
-        text = f"{verb} {self.changed} posting(s)"
+        text = f"{verb} {self.changed} HIT(s)"
         if self.failed:
             text += "; failed: " + "; ".join(f"unit #{p}: {r}" for p, r in sorted(self.failed.items()))
         return text

@@ -27,7 +27,7 @@ def test_publish_shows_the_cost_then_pauses_resumes_and_stops(admin_client, serv
     with django_capture_on_commit_callbacks(execute=True):
         _action(admin_client, batch, "publish_to_mturk", post="yes")
     assert _study_status(server) == "ACTIVE"
-    assert "Paused 1 posting(s)" in _action(admin_client, batch, "pause_postings").content.decode()
+    assert "Paused 1 HIT(s)" in _action(admin_client, batch, "pause_postings").content.decode()
     assert _study_status(server) == "PAUSED"
     _action(admin_client, batch, "resume_postings")
     assert _study_status(server) == "ACTIVE"
