@@ -18,7 +18,14 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from annotation import tasks
-from annotation.channels import ChannelError, ChannelNotSupported, HitSettings, HitSettingsError, get_channel, hit_settings_parse
+from annotation.channels import (
+    ChannelError,
+    ChannelNotSupported,
+    HitSettings,
+    HitSettingsError,
+    get_channel,
+    hit_settings_parse,
+)
 from annotation.channels.mturk_settings import default_texts
 from annotation.models import Batch, Posting, PublishJob, Submission
 from annotation.selectors import publishable_units
