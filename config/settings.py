@@ -254,3 +254,15 @@ MTURK_MAX_ATTEMPTS = env.int("MTURK_MAX_ATTEMPTS", default=5)
 # then marks it failed. Longer than the task's own retry back-off (at most 5 minutes a wait).
 MTURK_PUBLISH_STALE_MINUTES = env.int("MTURK_PUBLISH_STALE_MINUTES", default=15)
 MTURK_PUBLISH_MAX_DISPATCHES = env.int("MTURK_PUBLISH_MAX_DISPATCHES", default=3)
+
+# --- Prolific (annotation/prolific, annotation/channels/prolific.py) --------------------
+# The researcher API (a token from Prolific: Settings -> API tokens), or the local
+# Prolific-compatible endpoint (python -m annotation.prolific.local --port 8766).
+PROLIFIC_API_URL = env.str("PROLIFIC_API_URL", default="https://api.prolific.com")
+PROLIFIC_API_TOKEN = env.str("PROLIFIC_API_TOKEN", default="")
+# Where a participant's browser goes at the end (?cc=<code> is appended).
+PROLIFIC_COMPLETION_URL = env.str("PROLIFIC_COMPLETION_URL", default="https://app.prolific.com/submissions/complete")
+# The cost shown before publishing: Prolific's fee (academic 33.3 %, corporate 42.8 %) and VAT
+# on it by the workspace's billing country (GB: 20 %; empty: no VAT).
+PROLIFIC_CORPORATE = env.bool("PROLIFIC_CORPORATE", default=False)
+PROLIFIC_VAT_COUNTRY = env.str("PROLIFIC_VAT_COUNTRY", default="GB")

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import mturk, views
+from . import mturk, prolific, views
 
 app_name = "surveys"
 urlpatterns = [
@@ -9,4 +9,7 @@ urlpatterns = [
     # MTurk's ExternalQuestion URL, and the worker's pages inside MTurk's frame
     path("mturk/", mturk.entry, name="mturk"),
     path("mturk/work/<str:token>/", mturk.work, name="mturk-work"),
+    # Prolific's study URL, and the participant's pages bound to their submission (session)
+    path("prolific/", prolific.entry, name="prolific"),
+    path("prolific/work/<str:token>/", prolific.work, name="prolific-work"),
 ]

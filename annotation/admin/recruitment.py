@@ -18,11 +18,18 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from annotation import tasks
-from annotation.channels import ChannelError, HitSettings, HitSettingsError, hit_settings_parse
+from annotation.channels import (
+    ChannelError,
+    ChannelNotSupported,
+    HitSettings,
+    HitSettingsError,
+    get_channel,
+    hit_settings_parse,
+)
 from annotation.channels.mturk_settings import default_texts
 from annotation.models import Batch, Posting, PublishJob, Submission
 from annotation.selectors import publishable_units
-from annotation.services.postings import places_add, postings_expire, postings_extend
+from annotation.services.postings import places_add, postings_expire, postings_extend, postings_pause, postings_resume
 from annotation.services.publish import (
     PublishRefused,
     batch_publish_request,
@@ -128,7 +135,7 @@ class RecruitmentActions:
 
     form = BatchSettingsForm
     mturk_actions = ["publish_to_mturk", "sync_open_batches", "expire_mturk_hits", "extend_mturk_hits",
-                     "add_mturk_assignments", "review_mturk"]
+                     "add_mturk_assignments", "review_mturk", "pause_postings", "resume_postings"]
 
     def _page(self, request: HttpRequest, queryset: QuerySet, action: str, title: str, **extra: Any):
         context = {**self.admin_site.each_context(request), "opts": self.opts, "title": title, "action": action,
@@ -137,13 +144,34 @@ class RecruitmentActions:
         return TemplateResponse(request, extra.pop("template", FORM_TEMPLATE), context)
 
     def _mturk_only(self, request: HttpRequest, queryset: QuerySet) -> list[Batch]:
+        """The chosen batches that recruit on a remote site (MTurk, Prolific); others are left alone."""
         chosen = []
         for batch in queryset.select_related("project"):
-            if batch.channel != "mturk":
-                messages.warning(request, f"“{batch}” is recruited by {batch.channel}, not on MTurk: left alone.")
+            channel = get_channel(batch.channel)
+            if not channel.recruits_remotely:
+                messages.warning(request, f"“{batch}” is recruited by {channel.title}, not on a recruiting site: "
+                                          "left alone.")
             else:
                 chosen.append(batch)
         return chosen
+
+    def _postings_change(self, request: HttpRequest, queryset: QuerySet, change, verb: str) -> None:
+        for batch in self._mturk_only(request, queryset):
+            title = get_channel(batch.channel).title
+            try:
+                report = change(batch=batch)
+            except (PublishRefused, ChannelNotSupported) as exc:
+                messages.error(request, f"“{batch}”: {exc}")
+            else:
+                messages.success(request, f"“{batch}” on {title}: {report.summary(verb)}.")
+
+    @admin.action(description="Pause recruiting (Prolific: pause the study)", permissions=["change"])
+    def pause_postings(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
+        self._postings_change(request, queryset, postings_pause, "Paused")
+
+    @admin.action(description="Resume recruiting (Prolific: start the study again)", permissions=["change"])
+    def resume_postings(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
+        self._postings_change(request, queryset, postings_resume, "Resumed")
 
     @admin.display(description="MTurk")
     def recruitment_status(self, batch: Batch) -> SafeString | str:
@@ -190,7 +218,7 @@ class RecruitmentActions:
             balance = channel_balance(batch=queryset.first())
         except ChannelError as exc:
             balance = None
-            problems.append(f"MTurk did not tell the account balance: {exc}")
+            problems.append(f"{get_channel(queryset.first().channel).title} did not tell the account balance: {exc}")
         total = sum((e.total for _, e in rows), start=0)
         enough = bool(rows) and balance is not None and balance >= total
         if request.POST.get("post") == "yes" and enough:
@@ -203,29 +231,31 @@ class RecruitmentActions:
                     messages.success(request, f"Publishing “{batch}” (job #{job.pk}); its page shows the progress "
                                               "and any unit that failed.")
             return None
-        return self._page(request, queryset, "publish_to_mturk", "Publish to MTurk", template=CONFIRM_TEMPLATE,
+        titles = sorted({get_channel(b.channel).title for b, _ in rows}) or ["MTurk"]
+        return self._page(request, queryset, "publish_to_mturk", f"Publish to {' / '.join(titles)}",
+                          template=CONFIRM_TEMPLATE, channel_title=" / ".join(titles),
                           rows=rows, problems=problems, balance=balance, total=total, enough=enough,
                           rewards_total=sum((e.rewards_total for _, e in rows), start=0),
                           fees_total=sum((e.fees_total for _, e in rows), start=0))
 
-    @admin.action(description="Sync MTurk assignments now", permissions=["change"])
+    @admin.action(description="Sync MTurk assignments now", permissions=["change"])  # every recruiting site
     def sync_open_batches(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
         for batch in self._mturk_only(request, queryset):
             result = tasks.sync_batch.delay(batch.pk)
             if result.ready() and result.successful():
                 r = result.result
-                messages.success(request, f"“{batch}”: {r['hits']} posting(s), {r['listed']} submission(s): "
+                messages.success(request, f"“{batch}” on {get_channel(batch.channel).title}: {r['hits']} posting(s), {r['listed']} submission(s): "
                                           f"{r['verified']} verified, {r['flagged']} flagged.")
             elif result.ready():
                 messages.error(request, f"“{batch}”: sync failed: {result.result}")
             else:
                 messages.info(request, f"“{batch}”: sync started; refresh the batch page in a moment.")
 
-    @admin.action(description="Expire MTurk HITs", permissions=["change"])
+    @admin.action(description="Expire MTurk HITs / stop the Prolific study", permissions=["change"])
     def expire_mturk_hits(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
         for batch in self._mturk_only(request, queryset):
             report = postings_expire(batch=batch)
-            messages.success(request, f"“{batch}”: {report.summary('Expired')}.")
+            messages.success(request, f"“{batch}” on {get_channel(batch.channel).title}: {report.summary('Closed')}.")
 
     @admin.action(description="Extend MTurk HITs…", permissions=["change"])
     def extend_mturk_hits(self, request: HttpRequest, queryset: QuerySet[Batch]):

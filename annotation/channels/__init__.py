@@ -1,5 +1,5 @@
 """Recruiting channels, imported explicitly so each registers itself."""
-from . import invite, mturk  # noqa: F401
+from . import invite, mturk, prolific  # noqa: F401
 from .base import (
     Channel,
     ChannelError,

@@ -141,6 +141,9 @@ class Channel(ABC):
 
     #: the channel's word (SubmissionInfo.channel_status) for work waiting for our review
     awaiting_review_status: ClassVar[str] = ""
+    #: whether a bonus whose outcome is unknown (ChannelUnavailable) may be sent again safely
+    #: (MTurk: its request token makes a repeat a no-op; Prolific: paying twice pays twice)
+    bonus_repeat_safe: ClassVar[bool] = True
 
     def reviewed_status(self, *, approved: bool) -> str:
         """The channel's word for work after our review (stored until the next sync)."""
@@ -204,6 +207,13 @@ class Channel(ABC):
     def close_unit(self, unit_ref: str) -> UnitState:
         """Stop new annotators from taking the unit (work in progress may still come in)."""
         raise ChannelNotSupported(f"the {self.title} channel cannot expire units")
+
+    def pause_unit(self, unit_ref: str) -> UnitState:
+        """Stop new annotators for now (work in progress goes on); ``resume_unit`` reopens."""
+        raise ChannelNotSupported(f"the {self.title} channel cannot pause")
+
+    def resume_unit(self, unit_ref: str) -> UnitState:
+        raise ChannelNotSupported(f"the {self.title} channel cannot resume")
 
     def extend_unit(self, unit_ref: str, *, until: datetime) -> UnitState:
         """Keep the unit open until ``until``."""

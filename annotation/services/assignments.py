@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from django.db import transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -182,6 +183,48 @@ def assignment_open_for_channel(*, unit: Unit, annotator: Annotator, channel_ass
             ))
         lead = [] if unit.every_annotator else _consistency_lead(unit.batch, annotator)
         return _assign(unit, annotator, lead, channel_assignment_id=channel_assignment_id)
+
+
+def assignment_open_for_session(*, batch: Batch, annotator: Annotator, channel_assignment_id: str) -> Assignment:
+    """The assignment a recruiting site's session (a Prolific SESSION_ID) opens in a batch whose
+    posting is the whole batch (one study): the one bound to this id, or a new one on the next
+    unit with a free slot, bound to it.
+
+    As with ``assignment_open_for_channel``, work is reachable only through the id it was opened
+    under: another id for the same person (a second submission, or a forged one) starts separate
+    work and never reaches the first. Raises NoWorkLeft when no unit is left for this person.
+    """
+    if not channel_assignment_id:
+        raise EntryRefused(_("This page must be opened from the study on the recruiting site."))
+    with transaction.atomic():
+        _lock(batch)
+        existing = Assignment.objects.filter(
+            unit__batch=batch, annotator=annotator, channel_assignment_id=channel_assignment_id
+        ).select_related("unit").first()
+        if existing is not None:
+            return assignment_open_for_channel(unit=existing.unit, annotator=annotator,
+                                               channel_assignment_id=channel_assignment_id)
+        if batch.status != Batch.Status.OPEN:
+            raise NoWorkLeft(_("This batch is closed."))
+        unit = _next_posted_unit(batch, annotator, get_kind(annotator.project.kind).exclusive_groups)
+        if unit is None:
+            raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
+        return assignment_open_for_channel(unit=unit, annotator=annotator, channel_assignment_id=channel_assignment_id)
+
+
+def _next_posted_unit(batch: Batch, annotator: Annotator, exclusive: bool) -> Unit | None:
+    """``next_unit``'s rule among the units with a posting (not the every-annotator unit, whose
+    items lead the person's first unit instead)."""
+    holding = Count("assignments", filter=Q(assignments__status__in=Assignment.HOLDING))
+    return (
+        Unit.objects.filter(batch=batch, every_annotator=False)
+        .exclude(assignments__annotator=annotator)
+        .exclude(units_seen_by(annotator, exclusive_groups=exclusive))
+        .annotate(holding=holding)
+        .filter(holding__lt=batch.assignments_per_unit)
+        .order_by("holding", "position")
+        .first()
+    )
 
 
 def annotator_for_channel(*, project, channel: str, external_id: str, batch: Batch | None = None) -> Annotator:

@@ -41,7 +41,11 @@ def _each(batch: Batch, positions: Iterable[int] | None,
           change: Callable[[Unit], UnitState]) -> PostingsReport:
     check_publishable(batch)
     report = PostingsReport()
+    asked: set[str] = set()  # units sharing one posting (a Prolific study) change it once
     for unit in _published(batch, positions):
+        if unit.channel_ref in asked:
+            continue
+        asked.add(unit.channel_ref)
         try:
             state = change(unit)
         except ChannelError as exc:
@@ -59,6 +63,17 @@ def postings_expire(*, batch: Batch, positions: Iterable[int] | None = None) -> 
     """Stop new participants from taking the batch's postings (work already taken may still come in)."""
     channel = get_channel(batch.channel)
     return _each(batch, positions, lambda unit: channel.close_unit(unit.channel_ref))
+
+
+def postings_pause(*, batch: Batch) -> PostingsReport:
+    """Stop new participants for now (people already in finish); ``postings_resume`` reopens."""
+    channel = get_channel(batch.channel)
+    return _each(batch, None, lambda unit: channel.pause_unit(unit.channel_ref))
+
+
+def postings_resume(*, batch: Batch) -> PostingsReport:
+    channel = get_channel(batch.channel)
+    return _each(batch, None, lambda unit: channel.resume_unit(unit.channel_ref))
 
 
 def postings_extend(*, batch: Batch, hours: int, positions: Iterable[int] | None = None) -> PostingsReport:

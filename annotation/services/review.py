@@ -15,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.channels import ChannelError, MessageResult, get_channel, request_token
+from annotation.channels import ChannelError, ChannelUnavailable, MessageResult, get_channel, request_token
 from annotation.models import Assignment, Batch, Payment, Submission
 
 from .sync import batch_sync
@@ -206,16 +206,25 @@ def bonus_pay(*, batch: Batch, amount: str, reason: str, who: str = "kept", deci
     report = ReviewReport()
     for sub in submissions_chosen(batch=batch, who=who, decisions=decisions):
         token = request_token("bonus", batch.pk, batch.created_at.isoformat(), sub.participant_ref, label)
-        if Payment.objects.filter(request_token=token).exists():
+        # recorded before paying: a crash or a lost answer never leads to paying it again
+        payment, created = Payment.objects.get_or_create(
+            request_token=token, defaults=dict(submission=sub, amount=value, reason=reason))
+        if not created:
             report.skipped[sub.participant_ref] = f"already paid this bonus ({label})"
             continue
         try:
             channel.bonus(sub.assignment, amount=f"{value:.2f}", reason=reason, request_token=token)
+        except ChannelUnavailable as exc:
+            if channel.bonus_repeat_safe:
+                payment.delete()
+                report.failed[sub.participant_ref] = str(exc)
+            else:
+                report.failed[sub.participant_ref] = f"{exc} (recorded as paid: check on {channel.title} before paying again)"
+            continue
         except ChannelError as exc:
+            payment.delete()  # refused: nothing was paid
             report.failed[sub.participant_ref] = str(exc)
             continue
-        Payment.objects.get_or_create(request_token=token,
-                                         defaults=dict(submission=sub, amount=value, reason=reason))
         report.paid += 1
     return report
 

@@ -65,9 +65,11 @@ def batch_sync(*, batch: Batch) -> SyncReport:
     channel = get_channel(batch.channel)
     report = SyncReport(batch=batch.pk)
     seen: set[str] = set()
+    asked: set[str] = set()  # a posting shared by units (a Prolific study) is asked once
     units = batch.units.exclude(channel_ref="").prefetch_related("postings").order_by("position")
     for unit in units:
-        for ref in sorted(_refs(unit)):
+        for ref in sorted(_refs(unit) - asked):
+            asked.add(ref)
             report.hits += 1
             try:
                 listed = channel.submissions(ref)
@@ -140,7 +142,8 @@ def _record(assignment: Assignment, submission: SubmissionInfo | None, report: S
 
 def _update_status(assignment: Assignment, submission: SubmissionInfo, problems: list[str], verified: bool) -> bool:
     """Mirror the channel's state on our Assignment when its work really is this one's
-    (same worker and HIT): approved/rejected always, submitted only for verified work."""
+    (same worker and HIT): approved/rejected always, submitted only for verified work, and
+    released (returned or timed out: its slot goes to somebody else) unless already reviewed."""
     if any(p.startswith((WORKER_MISMATCH, UNIT_MISMATCH)) for p in problems):
         return False
     target = submission.status
@@ -148,8 +151,11 @@ def _update_status(assignment: Assignment, submission: SubmissionInfo, problems:
         return False
     if target == Assignment.Status.SUBMITTED and (not verified or assignment.status in SETTLED):
         return False
+    if target == Assignment.Status.RELEASED and assignment.status in (Assignment.Status.APPROVED,
+                                                                      Assignment.Status.REJECTED):
+        return False
     values = {"status": target}
-    if assignment.submitted_at is None:
+    if assignment.submitted_at is None and target in SETTLED:
         values["submitted_at"] = submission.submitted_at or timezone.now()
     Assignment.objects.filter(pk=assignment.pk).update(**values)
     for name, value in values.items():

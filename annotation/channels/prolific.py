@@ -1,0 +1,245 @@
+"""Prolific (or the local Prolific-compatible endpoint): one study per batch, one place per unit
+and annotator. Everything Prolific-specific the services need lives here: calls through
+``annotation.prolific``, its errors translated to ``ChannelError``/``ChannelUnavailable``.
+
+A participant's Prolific submission (SESSION_ID) is our Assignment's ``channel_assignment_id``;
+every unit of the batch carries the study id as ``channel_ref``.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.db import transaction
+from django.urls import reverse
+from django.utils.dateparse import parse_datetime
+
+from annotation import prolific
+from annotation.selectors import publishable_units
+
+from .base import (
+    UNKNOWN,
+    Channel,
+    ChannelError,
+    ChannelUnavailable,
+    PublishResult,
+    SubmissionInfo,
+    UnitCallback,
+    UnitCost,
+    UnitState,
+    request_token,
+    submission_problems,
+)
+from .prolific_settings import StudySettings, study_settings_for
+from .registry import register
+
+if TYPE_CHECKING:
+    from annotation.models import Assignment, Batch
+
+STATUSES = {"AWAITING REVIEW": "submitted", "APPROVED": "approved", "REJECTED": "rejected",
+            "RETURNED": "released", "TIMED-OUT": "released"}
+STUDY_URL = "https://app.prolific.com/researcher/workspaces/studies/{}"
+
+
+@contextmanager
+def translated() -> Iterator[None]:
+    """Prolific's failures as the channel interface's: refused or temporarily unavailable."""
+    try:
+        yield
+    except prolific.ProlificUnavailableError as exc:
+        raise ChannelUnavailable(str(exc)) from exc
+    except prolific.ProlificError as exc:
+        raise ChannelError(str(exc)) from exc
+    except ValueError as exc:  # refused by the client before sending (a short rejection message)
+        raise ChannelError(str(exc)) from exc
+
+
+def internal_name(batch: "Batch") -> str:
+    """The study's unique private label: finds the study again after a crash or a lost answer."""
+    return f"batch-{batch.pk}-{int(batch.created_at.timestamp())}"
+
+
+def completion_codes(batch: "Batch") -> dict[str, str]:
+    """The batch's codes: COMPLETED and FAILED_ATTENTION_CHECK (the same on every call)."""
+    seed = request_token("prolific-code", batch.pk, batch.created_at.isoformat())
+    return {prolific.COMPLETED: "C" + seed[:7].upper(), prolific.FAILED_ATTENTION_CHECK: "F" + seed[7:14].upper()}
+
+
+def completion_redirect(batch: "Batch", code_type: str = prolific.COMPLETED) -> str:
+    """Where the participant's browser goes at the end (PROLIFIC_COMPLETION_URL, with the code)."""
+    return prolific.completion_url(completion_codes(batch)[code_type], base=settings.PROLIFIC_COMPLETION_URL)
+
+
+def entry_url(base_url: str) -> str:
+    """The study URL: this site's ``surveys:prolific`` view with Prolific's three placeholders."""
+    return prolific.external_study_url(base_url.rstrip("/") + reverse("surveys:prolific"))
+
+
+@register
+class ProlificChannel(Channel):
+    slug = "prolific"
+    title = "Prolific"
+    recruits_remotely = True
+    awaiting_review_status = "AWAITING REVIEW"
+    #: a bonus payment is not idempotent on Prolific: one whose outcome is unknown is never sent again
+    bonus_repeat_safe = False
+
+    def client(self) -> prolific.ProlificClient:
+        return prolific.client_from_settings()
+
+    def settings_for(self, batch: "Batch") -> StudySettings:
+        return study_settings_for(batch)
+
+    def reviewed_status(self, *, approved: bool) -> str:
+        return "APPROVED" if approved else "REJECTED"
+
+    def check_settings(self, batch: "Batch") -> None:
+        self.settings_for(batch)
+
+    def audience(self, batch: "Batch") -> str:
+        return self.settings_for(batch).audience()
+
+    def draft(self, batch: "Batch", *, base_url: str, places: int) -> prolific.StudyDraft:
+        ss = self.settings_for(batch)
+        codes = completion_codes(batch)
+        return prolific.StudyDraft(
+            name=ss.name, description=ss.description, external_study_url=entry_url(base_url),
+            total_available_places=places, reward=ss.reward_minor, estimated_completion_time=ss.estimated_minutes,
+            completion_codes=tuple(prolific.standard_codes(codes[prolific.COMPLETED],
+                                                           codes[prolific.FAILED_ATTENTION_CHECK])),
+            internal_name=internal_name(batch), filters=ss.filters(), device_compatibility=ss.devices,
+            maximum_allowed_time=ss.maximum_minutes, metadata=f"batch {batch.pk}")
+
+    # --- publishing ---------------------------------------------------------------------------
+    def publish(self, batch: "Batch", *, base_url: str, on_unit: UnitCallback | None = None) -> PublishResult:
+        """The batch's one study, created once (found again by its internal name after a crash
+        or a lost answer) and published (a study already published is left as it is)."""
+        units = list(publishable_units(batch).order_by("position"))
+        places = len(units) * batch.assignments_per_unit
+        with translated():
+            study = prolific.create_study_once(self.client(), self.draft(batch, base_url=base_url, places=places))
+            if study.status == "UNPUBLISHED":
+                study = prolific.publish_study(self.client(), study.id)
+        self._record(batch, units, study)
+        for unit in units:
+            if on_unit is not None:
+                on_unit(unit, study.id, None)
+        return PublishResult(published=len(units), failed={}, links=[STUDY_URL.format(study.id)],
+                             refs={u.pk: study.id for u in units})
+
+    def _record(self, batch: "Batch", units: list, study: prolific.Study) -> None:
+        from annotation.models import Posting, Unit
+
+        if not units:
+            return
+        with transaction.atomic():
+            Posting.objects.update_or_create(ref=study.id, defaults=dict(
+                unit=units[0], round=1, group_ref=internal_name(batch), status=study.status,
+                places=study.total_available_places))
+            Unit.objects.filter(pk__in=[u.pk for u in units]).update(channel_ref=study.id)
+        for unit in units:
+            unit.channel_ref = study.id
+
+    # --- money ----------------------------------------------------------------------------
+    def unit_cost(self, batch: "Batch", *, max_assignments: int | None = None) -> UnitCost:
+        """One place: the reward, and Prolific's fee with VAT on it where it applies."""
+        ss = self.settings_for(batch)
+        rate = prolific.fees.CORPORATE_FEE_RATE if settings.PROLIFIC_CORPORATE else prolific.fees.ACADEMIC_FEE_RATE
+        vat = prolific.vat_rate_for(settings.PROLIFIC_VAT_COUNTRY) if settings.PROLIFIC_VAT_COUNTRY else Decimal(0)
+        cost = prolific.cost(ss.reward_minor, fee_rate=rate, vat_rate=vat)
+        return UnitCost(reward=ss.reward, fee=Decimal(cost.fees + cost.vat) / 100)
+
+    def balance(self) -> Decimal:
+        with translated():
+            client = self.client()
+            workspaces = prolific.list_workspaces(client)
+            if not workspaces:
+                raise ChannelError("the Prolific account has no workspace")
+            return (Decimal(prolific.get_balance(client, workspaces[0].id).available_balance) / 100).quantize(Decimal("0.01"))
+
+    # --- the study --------------------------------------------------------------------------
+    def _state(self, study: prolific.Study) -> UnitState:
+        return UnitState(ref=study.id, status=study.status, expiration=None,
+                         max_assignments=study.total_available_places)
+
+    def close_unit(self, unit_ref: str) -> UnitState:
+        with translated():
+            return self._state(prolific.stop_study(self.client(), unit_ref))
+
+    def pause_unit(self, unit_ref: str) -> UnitState:
+        with translated():
+            return self._state(prolific.pause_study(self.client(), unit_ref))
+
+    def resume_unit(self, unit_ref: str) -> UnitState:
+        with translated():
+            return self._state(prolific.start_study(self.client(), unit_ref))
+
+    # --- submissions ----------------------------------------------------------------------------
+    def submissions(self, unit_ref: str) -> list[SubmissionInfo]:
+        with translated():
+            study = prolific.get_study(self.client(), unit_ref)
+            code = study.code_of(prolific.COMPLETED)
+            return [to_submission(s, unit_ref, code) for s in prolific.iter_submissions(self.client(), unit_ref)]
+
+    def submission(self, ref: str) -> SubmissionInfo | None:
+        try:
+            with translated():
+                found = prolific.get_submission(self.client(), ref)
+                study = prolific.get_study(self.client(), found.study_id)
+        except ChannelUnavailable:
+            raise
+        except ChannelError:
+            return None
+        return to_submission(found, study.id, study.code_of(prolific.COMPLETED))
+
+    def verify_submission(self, assignment: "Assignment") -> tuple[bool, str]:
+        """Ask Prolific: it knows the submission (our session id), in our study, by our
+        participant, with our completion code, and every item was saved here."""
+        ref = assignment.channel_assignment_id
+        found = self.submission(ref) if ref else None
+        if found is None:
+            return False, UNKNOWN
+        refs = {assignment.unit.channel_ref} - {""}
+        problems = submission_problems(assignment, found, refs, channel=self.slug)
+        return (not problems), "; ".join(problems)
+
+    def approve(self, assignment: "Assignment", *, feedback: str = "") -> None:
+        with translated():
+            prolific.approve_submission(self.client(), assignment.channel_assignment_id)
+
+    def reject(self, assignment: "Assignment", *, feedback: str) -> None:
+        self.reject_ref(assignment.channel_assignment_id, feedback=feedback,
+                        category=self.settings_for(assignment.unit.batch).rejection_category)
+
+    def reject_ref(self, ref: str, *, feedback: str, category: str = "FAILED_INSTRUCTIONS") -> None:
+        """Reject a submission by its id with a category and the message (100+ characters)."""
+        with translated():
+            prolific.reject_submission(self.client(), ref, category=category, message=feedback)
+
+    def bonus(self, assignment: "Assignment", *, amount: str, reason: str, request_token: str = "") -> None:
+        """Set up a bonus of ``amount`` on the submission, then pay it. Paying is not idempotent on
+        Prolific: its unknown outcome comes out as ChannelUnavailable (never sent again)."""
+        minor = int(Decimal(amount) * 100)
+        client = self.client()
+        with translated():
+            try:
+                bulk = prolific.set_up_bonuses(client, assignment.unit.channel_ref,
+                                               {assignment.channel_assignment_id: minor})
+            except prolific.ProlificUnavailableError as exc:  # at most an unpaid set-up: nothing paid
+                raise prolific.ProlificValidationError(str(exc), operation="set_up_bonuses") from exc
+            prolific.pay_bonuses(client, bulk.id)
+
+
+def to_submission(found: prolific.Submission, study_id: str, our_code: str | None) -> SubmissionInfo:
+    return SubmissionInfo(
+        ref=found.id, annotator_ref=found.participant_id, unit_ref=found.study_id or study_id,
+        status=STATUSES.get(found.status, ""), channel_status=found.status,
+        token_ok=bool(our_code) and found.code == our_code, submitted_at=_when(found.completed_at))
+
+
+def _when(value: str | None) -> datetime | None:
+    return parse_datetime(value) if value else None

@@ -1,0 +1,37 @@
+"""The batch admin for a Prolific batch: the publish confirmation shows Prolific's figures, then
+publishes; the study is paused, resumed and stopped; sync now."""
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from .conftest import prolific_batch
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("prolific_settings")]
+CHANGELIST = reverse("admin:annotation_batch_changelist")
+
+
+def _action(admin_client, batch, action: str, **extra):
+    return admin_client.post(CHANGELIST, {"action": action, "_selected_action": [batch.pk], **extra}, follow=True)
+
+
+def _study_status(server) -> str:
+    return server.store.rows("SELECT status FROM studies")[0]["status"]
+
+
+def test_publish_shows_the_cost_then_pauses_resumes_and_stops(admin_client, server, django_capture_on_commit_callbacks):
+    batch = prolific_batch(units=3, assignments=2, channel_settings={"reward": "1.50"})
+    page = _action(admin_client, batch, "publish_to_mturk").content.decode()
+    assert "Publish to Prolific" in page and "One Prolific study per batch" in page
+    assert 'id="mturk-total"' in page and "$12.60" in page and "$10000.00" in page  # the workspace balance
+    with django_capture_on_commit_callbacks(execute=True):
+        _action(admin_client, batch, "publish_to_mturk", post="yes")
+    assert _study_status(server) == "ACTIVE"
+    assert "Paused 1 HIT(s)" in _action(admin_client, batch, "pause_postings").content.decode()
+    assert _study_status(server) == "PAUSED"
+    _action(admin_client, batch, "resume_postings")
+    assert _study_status(server) == "ACTIVE"
+    synced = _action(admin_client, batch, "sync_open_batches").content.decode()
+    assert "on Prolific: 1 posting(s), 0 submission(s)" in synced
+    _action(admin_client, batch, "expire_mturk_hits")
+    assert _study_status(server) == "COMPLETED"

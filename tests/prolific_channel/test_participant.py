@@ -1,0 +1,91 @@
+"""The participant's way in and out: the study URL from Prolific's (simulated) app, our pages,
+and back to Prolific with the code; wrong ids refused; a forged session never reaches another
+participant's work (the takeover of tests/surveys/test_mturk_assignment_binding.py)."""
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from annotation.channels import get_channel
+from annotation.channels.prolific import completion_codes
+from annotation.models import Annotator, Assignment, Response
+from surveys.prolific import work_token_pk
+from tests.surveys.test_recam_flow import answer_for, form_fields
+
+from .conftest import BASE_URL, prolific_batch, submission_row, take_part
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("prolific_settings")]
+
+
+@pytest.fixture
+def study(server):
+    batch = prolific_batch(units=3, assignments=2)
+    get_channel("prolific").publish(batch, base_url=BASE_URL)
+    return batch, batch.units.first().channel_ref
+
+
+def entry(pid: str, study_id: str, session: str) -> str:
+    return reverse("surveys:prolific") + "?" + urlencode(
+        {"PROLIFIC_PID": pid, "STUDY_ID": study_id, "SESSION_ID": session})
+
+
+def test_a_participant_completes_a_unit_and_prolific_gets_our_code(server, study):
+    batch, study_id = study
+    done = take_part(server, study_id, "PART1")
+    code = completion_codes(batch)["COMPLETED"]
+    assert done["completion"] == f"{server.completion_url}?cc={code}"
+    row = submission_row(server, done["session"])
+    assert row["status"] == "AWAITING REVIEW" and row["code"] == code
+    assignment = Assignment.objects.get(channel_assignment_id=done["session"])
+    assert assignment.status == Assignment.Status.SUBMITTED and assignment.annotator.external_id == "PART1"
+    assert all(r.completed_at for r in assignment.responses.all())
+
+
+def test_opening_the_url_twice_gives_the_same_work_and_a_return_later_resumes(server, study):
+    _batch, study_id = study
+    first = take_part(server, study_id, "PART1", finish=False)
+    platform, work = first["platform"], first["work"]
+    fields = form_fields(platform.get(work).content.decode())
+    item = Response.objects.get(pk=fields["response"]).item
+    platform.post(work, {**fields, **answer_for(fields["page"], item)})
+    again = Client().get(reverse("surveys:prolific") + "?" + first["study_url"].split("?", 1)[1])
+    assert work_token_pk(again["Location"].rstrip("/").rsplit("/", 1)[1]) == work_token_pk(work.rstrip("/").rsplit("/", 1)[1])
+    assert form_fields(Client().get(again["Location"]).content.decode())["page"] != fields["page"]  # resumed
+    assert Assignment.objects.count() == 1
+
+
+@pytest.mark.parametrize("query", [
+    {"PROLIFIC_PID": "P1", "STUDY_ID": "NOT-OUR-STUDY", "SESSION_ID": "S1"},
+    {"PROLIFIC_PID": "P1", "SESSION_ID": "S1"},
+    {"PROLIFIC_PID": "<script>", "STUDY_ID": "X", "SESSION_ID": "S1"},
+])
+def test_ids_that_do_not_match_a_study_of_ours_are_refused_with_a_clear_page(study, client, query):
+    page = client.get(reverse("surveys:prolific") + "?" + urlencode(query))
+    assert page.status_code in (400, 404)
+    assert "Prolific" in page.content.decode()
+    assert not Annotator.objects.exists() and not Assignment.objects.exists()
+
+
+def test_a_forged_session_for_a_victims_pid_never_reaches_the_victims_work(server, study):
+    _batch, study_id = study
+    victim = take_part(server, study_id, "VICTIM", finish=False)
+    vp, vwork = victim["platform"], victim["work"]
+    vfields = form_fields(vp.get(vwork).content.decode())
+    vp.post(vwork, {**vfields, **answer_for(vfields["page"], Response.objects.get(pk=vfields["response"]).item)})
+    victims_answers = Response.objects.get(pk=vfields["response"]).answers
+    assert victims_answers
+
+    attacker = Client()
+    opened = attacker.get(entry("VICTIM", study_id, "FORGED-SESSION"))
+    awork = opened["Location"]
+    assert work_token_pk(awork.rstrip("/").rsplit("/", 1)[1]) != work_token_pk(vwork.rstrip("/").rsplit("/", 1)[1])
+    afields = form_fields(attacker.get(awork).content.decode())
+    assert afields["response"] != vfields["response"] and afields["page"] == "pre"
+    assert attacker.post(awork, {**vfields, "choice": "4"}).status_code == 404  # the victim's item: refused
+    assert Response.objects.get(pk=vfields["response"]).answers == victims_answers
+    real = Assignment.objects.get(channel_assignment_id=victim["session"])
+    assert real.annotator.external_id == "VICTIM" and real.status == Assignment.Status.ACTIVE
+    assert Assignment.objects.get(channel_assignment_id="FORGED-SESSION").unit_id != real.unit_id
