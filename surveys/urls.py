@@ -1,11 +1,12 @@
 from django.urls import path
 
-from . import mturk, views
+from . import adjudicate, mturk, views
 
 app_name = "surveys"
 urlpatterns = [
     path("i/<str:token>/", views.invite, name="invite"),
     path("a/<str:key>/", views.work, name="work"),
+    path("adj/<str:key>/", adjudicate.adjudicate, name="adjudicate"),
     # MTurk's ExternalQuestion URL, and the worker's pages inside MTurk's frame
     path("mturk/", mturk.entry, name="mturk"),
     path("mturk/work/<str:token>/", mturk.work, name="mturk-work"),
