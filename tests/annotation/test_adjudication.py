@@ -13,7 +13,7 @@ from annotation.services.adjudication import (
     adjudication_setup_set,
     adjudication_task_next,
 )
-from annotation.services.assignments import InviteClosed, annotator_join_via_invite, assignment_next
+from annotation.services.assignments import InviteClosed, NoWorkLeft, annotator_join_via_invite, assignment_next
 from annotation.services.batches import batch_create, invite_link_create
 from annotation.services.imports import items_import
 from tests.factories import ProjectFactory, save_answer
@@ -148,3 +148,20 @@ def test_two_adjudicators_never_share_a_task(django_capture_on_commit_callbacks)
     one, two = adjudicator_of(batch), adjudicator_of(batch)
     assert adjudication_task_next(adjudicator=one) is not None
     assert adjudication_task_next(adjudicator=two) is None
+
+
+def test_two_invited_annotators_get_the_same_item_and_never_see_each_others_answers(client):
+    _project, batch = gcrc_batch()
+    invite = invite_link_create(batch=batch)
+    first = annotator_join_via_invite(invite=invite)
+    second = annotator_join_via_invite(invite=invite)
+    third = annotator_join_via_invite(invite=invite)
+    mine = assignment_next(annotator=first, batch=batch).responses.get()
+    for page, answer in FIRST.items():
+        save_answer(mine.pk, page, answer)
+    theirs = assignment_next(annotator=second, batch=batch).responses.get()
+    assert theirs.item_id == mine.item_id and theirs.pk != mine.pk and theirs.answers == {}
+    html = client.get(f"/a/{second.access_key}/").content.decode()
+    assert 'name="evidence"' in html and " checked" not in html.split('name="wrong"')[0]  # nothing of the first's
+    with pytest.raises(NoWorkLeft):  # exactly two: a third person gets no slot on the item
+        assignment_next(annotator=third, batch=batch)
