@@ -11,7 +11,6 @@ from typing import Any
 
 from django.db.models import F, FilteredRelation, JSONField, Q, Value
 
-from annotation.kinds import get_kind
 from annotation.adjudication_selectors import (
     ADJUDICATION_COLUMNS,
     FINAL_COLUMNS,
@@ -19,6 +18,7 @@ from annotation.adjudication_selectors import (
     final_label_rows,
     final_values,
 )
+from annotation.kinds import get_kind
 from annotation.models import AdjudicationTask, FinalLabel, Item, Project, Response
 from annotation.selectors import annotation_columns, annotation_rows
 from quality.agreement import aggregate_columns
@@ -251,7 +251,7 @@ def final_items(project: Project, options: Options = EXACT) -> Dataset:
     queryset = Item.objects.filter(project=project, pk__in=list(values)).order_by("id")
 
     def rows() -> Iterator[dict[str, Any]]:
-        for item_id, external_id, payload in queryset.values_list("pk", "external_id", "payload").iterator(CHUNK_SIZE):
+        for item_id, payload in queryset.values_list("pk", "payload").iterator(CHUNK_SIZE):
             row = kind.final_item(payload, values[item_id])
             if row is not None:
                 yield row
