@@ -7,8 +7,10 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -17,8 +19,13 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.adjudication_selectors import DisputedField, adjudicator_by_key, disputed_fields, task_for_decision
 from annotation.kinds import get_kind
-from annotation.models import AdjudicationTask
-from annotation.services.adjudication import AdjudicationRefused, adjudication_decide, adjudication_task_next
+from annotation.models import AdjudicationTask, Batch
+from annotation.services.adjudication import (
+    AdjudicationRefused,
+    adjudication_decide,
+    adjudication_task_next,
+    adjudicator_for_user,
+)
 
 ENGINE = "jinja2"
 CHOICES = (("first", gettext_lazy("Annotator 1")), ("second", gettext_lazy("Annotator 2")),
@@ -95,3 +102,15 @@ def _page(request: HttpRequest, task: AdjudicationTask, fields: list[DisputedFie
     context = {"project": item.project, "task": task, "fields": fields, "form": form,
                "item_text": get_kind(item.project.kind).adjudication_item(item.payload)}
     return render(request, "surveys/adjudicate/task.html", context, status=status, using=ENGINE)
+
+
+@login_required
+@require_http_methods(["GET"])
+def adjudicate_login(request: HttpRequest, batch_id: int) -> HttpResponse:
+    """A named login's way in: their adjudicator page of the batch (the batch's setup names them)."""
+    batch = get_object_or_404(Batch, pk=batch_id)
+    try:
+        adjudicator = adjudicator_for_user(batch=batch, user=request.user)
+    except AdjudicationRefused as exc:
+        raise PermissionDenied(str(exc)) from None
+    return redirect("surveys:adjudicate", key=adjudicator.access_key)

@@ -7,6 +7,7 @@ urlpatterns = [
     path("i/<str:token>/", views.invite, name="invite"),
     path("a/<str:key>/", views.work, name="work"),
     path("adj/<str:key>/", adjudicate.adjudicate, name="adjudicate"),
+    path("adjudicate/batch/<int:batch_id>/", adjudicate.adjudicate_login, name="adjudicate-login"),
     # MTurk's ExternalQuestion URL, and the worker's pages inside MTurk's frame
     path("mturk/", mturk.entry, name="mturk"),
     path("mturk/work/<str:token>/", mturk.work, name="mturk-work"),

@@ -49,6 +49,18 @@ def adjudication_setup_set(*, batch: Batch, enabled: bool = True, users: Iterabl
     return setup
 
 
+def adjudicator_for_user(*, batch: Batch, user: Any) -> Annotator:
+    """The adjudicator record of a named login of the batch's stage (made at the first visit).
+    Raises AdjudicationRefused for a login the batch does not name."""
+    if not AdjudicationSetup.objects.filter(batch=batch, enabled=True, users=user).exists():
+        raise AdjudicationRefused(_("You are not an adjudicator of this batch."))
+    annotator, _created = Annotator.objects.get_or_create(
+        project_id=batch.project_id, channel="login", external_id=f"user-{user.pk}-batch-{batch.pk}",
+        defaults={"user": user, "batch": batch, "role": Role.ADJUDICATOR},
+    )
+    return annotator
+
+
 def adjudication_queue(*, response: Response) -> None:
     """After the save that completed `response`'s item: check the item once the save commits
     (a Celery task), so the save path itself reads nothing more."""

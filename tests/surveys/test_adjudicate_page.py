@@ -93,3 +93,18 @@ def test_recam_adjudicates_the_same_way(django_capture_on_commit_callbacks):
     assert first.post(url, posted).status_code == 302
     final = {label.field: (label.how, label.value) for label in FinalLabel.objects.exclude(how="agreed")}
     assert final == {"relation": ("adjudicated", "summarize"), "difficulty": ("unresolved", None)}
+
+
+def test_a_named_login_adjudicates_and_others_are_refused(client, django_capture_on_commit_callbacks):
+    from tests.factories import UserFactory
+
+    _project, batch = gcrc_batch()
+    two_annotations(batch, django_capture_on_commit_callbacks)
+    named, other = UserFactory(), UserFactory()
+    adjudication_setup_set(batch=batch, users=[named])
+    client.force_login(other)
+    assert client.get(reverse("surveys:adjudicate-login", args=[batch.pk])).status_code == 403
+    client.force_login(named)
+    url = client.get(reverse("surveys:adjudicate-login", args=[batch.pk]))["Location"]
+    assert re.findall(r'data-field="([a-z_]+)"', client.get(url).content.decode()) == ["a_error", "d_evidence"]
+    assert AdjudicationTask.objects.get().adjudicator.user == named
