@@ -5,7 +5,8 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from annotation.channels import ChannelUnavailable
-from annotation.models import Batch, PublishJob
+from annotation.models import Batch, PublishJob, Response
+from annotation.services.adjudication import adjudication_open_for_item
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.publish import job_transient_failures, publish_job_run, publish_watchdog
 from annotation.services.sync import batch_sync, open_batches_sync
@@ -53,3 +54,12 @@ def sync_open_batches() -> list[dict]:
 def publish_watchdog_task() -> dict:
     """The periodic check for stuck publish jobs (CELERY_BEAT_SCHEDULE, PUBLISH_WATCHDOG_SECONDS)."""
     return publish_watchdog().as_dict()
+
+
+@shared_task(autoretry_for=TRANSIENT, retry_backoff=True, max_retries=5)
+def open_adjudication(response_id: int) -> int | None:
+    """After an item's annotation completed: compare its first two annotations when both are
+    there (`adjudication_open_for_item`, idempotent). The adjudication task's id, if one is open."""
+    response = Response.objects.select_related("item__project", "assignment__unit__batch").get(pk=response_id)
+    task = adjudication_open_for_item(item=response.item, batch=response.assignment.unit.batch)
+    return None if task is None else task.pk

@@ -1,11 +1,13 @@
 from django.urls import path
 
-from . import mturk, prolific, views
+from . import adjudicate, mturk, prolific, views
 
 app_name = "surveys"
 urlpatterns = [
     path("i/<str:token>/", views.invite, name="invite"),
     path("a/<str:key>/", views.work, name="work"),
+    path("adj/<str:key>/", adjudicate.adjudicate, name="adjudicate"),
+    path("adjudicate/batch/<int:batch_id>/", adjudicate.adjudicate_login, name="adjudicate-login"),
     # MTurk's ExternalQuestion URL, and the worker's pages inside MTurk's frame
     path("mturk/", mturk.entry, name="mturk"),
     path("mturk/work/<str:token>/", mturk.work, name="mturk-work"),

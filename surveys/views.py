@@ -13,7 +13,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from annotation.kinds import get_kind
-from annotation.models import Batch, InviteLink, Project, Response
+from annotation.models import Batch, InviteLink, Project, Response, Role
 from annotation.services.assignments import InviteClosed, NoWorkLeft, annotator_join_via_invite, assignment_next
 from annotation.services.responses import ProtocolError, assignment_submit_if_complete, response_save_page
 from annotation.work_selectors import (
@@ -53,7 +53,8 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
                 request, "surveys/closed.html", {"project": project, "reason": str(exc)}, status=410, using=ENGINE
             )
         request.session[session_key] = annotator.access_key
-        return redirect("surveys:work", key=annotator.access_key)
+        target = "surveys:adjudicate" if annotator.role == Role.ADJUDICATOR else "surveys:work"
+        return redirect(target, key=annotator.access_key)
     closed = not link.active or link.batch.status != Batch.Status.OPEN
     return render(
         request,
@@ -87,6 +88,8 @@ def _work_page(request: HttpRequest, key: str, state: Any = None) -> HttpRespons
     """The annotator's current step (or where they stand when there is none)."""
     state = state or work_state(key)
     annotator, project = state.annotator, state.annotator.project
+    if annotator.role == Role.ADJUDICATOR:
+        return redirect("surveys:adjudicate", key=key)
     if annotator.batch is None:
         return render(request, "surveys/done.html", {"project": project, "reason": ""}, using=ENGINE)
     assignment, progress = state.assignment, state.progress

@@ -5,6 +5,7 @@ engine, channels, quality runs and exporters only ever talk to this interface.
 """
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -231,6 +232,48 @@ class TaskKind(ABC):
         """The fields whose agreement a quality run measures, the kind's main label first (the
         per-annotator agreement rule judges that one unless `annotator_kappa_field` names another)."""
         return ()
+
+    # --- adjudication (annotation.services.adjudication) ----------------------------------
+    def adjudication_fields(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields an item's answer has for adjudication, by name, with their JSON-able values
+        (default: the label fields, read from the annotation row)."""
+        row = self.annotation_row(payload, answers)
+        return {f.name: f.value(row) for f in self.label_fields()}
+
+    def same(self, field: str, a: Any, b: Any) -> bool:
+        """Whether two annotators' values of `field` agree (default: equal; set fields as sets)."""
+        level = next((f.level for f in self.label_fields() if f.name == field), None)
+        if level == "set" and a is not None and b is not None:
+            return set(a) == set(b)
+        return a == b
+
+    def adjudication_title(self, field: str) -> str:
+        """What the adjudicator's page calls a field."""
+        return next((str(f.title) for f in self.label_fields() if f.name == field and f.title), field)
+
+    def adjudication_item(self, payload: Mapping[str, Any]) -> dict[str, str]:
+        """What the adjudicator reads of the item, by heading (default: `item_text_columns`)."""
+        return {name: "" if text is None else str(text) for name, text in self.item_text_row(payload).items()}
+
+    def adjudication_display(self, payload: Mapping[str, Any], field: str, value: Any) -> str:
+        """A value as the adjudicator reads it."""
+        return "—" if value is None else str(value)
+
+    def adjudication_value(self, payload: Mapping[str, Any], field: str, text: str) -> Any:
+        """The adjudicator's own value typed as text; raises ValueError when it is not one
+        (default: JSON when it parses, e.g. a number, else the text)."""
+        text = text.strip()
+        if not text:
+            raise ValueError("empty")
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    def final_item(self, payload: Mapping[str, Any], final: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The item in the kind's released format built from its final labels (`final`: field ->
+        value, unresolved fields left out); None: the kind has no such format."""
+        return None
 
     def report_plots(self, frame: Any) -> list[KindPlot]:
         """The kind's own plots for the quality report, as data, from the kept annotation rows

@@ -1,3 +1,4 @@
+from .adjudication import AdjudicationSetup, AdjudicationTask, FinalLabel, Role
 from .projects import Item, Project
 from .recruitment import Payment, Posting, PublishJob, Submission
 from .work import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
@@ -16,4 +17,8 @@ __all__ = [
     "Posting",
     "Submission",
     "Payment",
+    "AdjudicationSetup",
+    "AdjudicationTask",
+    "FinalLabel",
+    "Role",
 ]

@@ -85,6 +85,7 @@ class Annotator(models.Model):
         help_text="The batch this annotator was recruited into (invite links).",
     )
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    role = models.CharField(max_length=12, default="annotator", help_text="annotator or adjudicator (models.Role).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -103,6 +104,8 @@ class InviteLink(models.Model):
     token = models.CharField(max_length=64, unique=True, default=new_key, editable=False)
     label = models.CharField(max_length=200, blank=True)
     max_annotators = models.PositiveIntegerField(null=True, blank=True, help_text="Empty: no limit.")
+    role = models.CharField(max_length=12, default="annotator",
+                            help_text="annotator, or adjudicator: its people decide the batch's disagreements.")
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -33,12 +33,17 @@ class EntryRefused(Exception):
 
 
 def annotator_join_via_invite(*, invite: InviteLink, known_key: str | None = None) -> Annotator:
-    """The annotator behind an invite link: the one this browser already is, or a new one."""
+    """The annotator behind an invite link: the one this browser already is, or a new one.
+    Somebody who annotates a project never adjudicates in it, nor the other way round: a
+    browser that is one of them is refused the other's link."""
     if not invite.active or invite.batch.status != Batch.Status.OPEN:
         raise InviteClosed(_("This invitation is closed."))
     project = invite.batch.project
     if known_key:
         existing = Annotator.objects.filter(access_key=known_key, project=project).first()
+        if existing is not None and existing.role != invite.role:
+            raise InviteClosed(_("You already take part in this project in another role; "
+                                 "its annotators and adjudicators must be different people."))
         if existing is not None:
             if existing.batch_id != invite.batch_id:
                 existing.batch = invite.batch
@@ -52,7 +57,8 @@ def annotator_join_via_invite(*, invite: InviteLink, known_key: str | None = Non
             if joined >= invite.max_annotators:
                 raise InviteClosed(_("This invitation has been used by as many people as it allows."))
         return Annotator.objects.create(
-            project=project, channel="invite", external_id=f"{invite.pk}-{secrets.token_hex(6)}", batch=invite.batch
+            project=project, channel="invite", external_id=f"{invite.pk}-{secrets.token_hex(6)}", batch=invite.batch,
+            role=invite.role,
         )
 
 

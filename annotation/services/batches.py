@@ -113,5 +113,7 @@ def _spread_groups(item_ids: list[int], items_per_unit: int) -> list[int]:
     return ordered
 
 
-def invite_link_create(*, batch: Batch, label: str = "", max_annotators: int | None = None) -> InviteLink:
-    return InviteLink.objects.create(batch=batch, label=label, max_annotators=max_annotators)
+def invite_link_create(*, batch: Batch, label: str = "", max_annotators: int | None = None,
+                       role: str = "annotator") -> InviteLink:
+    """A link people join the batch by; `role` "adjudicator": they decide its disagreements."""
+    return InviteLink.objects.create(batch=batch, label=label, max_annotators=max_annotators, role=role)

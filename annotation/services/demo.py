@@ -1,6 +1,6 @@
 """The demo set-up a fresh machine gets: a researcher, and for ReCAM, for CoSimLex (Croatian) and
 for SCDE (made-up passages) a project, a batch and an invite link; a Chinese GCRC project whose batch
-has two annotators per item, with one invite link for each of the two; and a small ReCAM batch recruited on MTurk, to publish from
+has two annotators per item, with one invite link for each of the two and one for the adjudicator; and a small ReCAM batch recruited on MTurk, to publish from
 the admin to the local MTurk-compatible endpoint that ``scripts/demo`` starts."""
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from django.db import transaction
 
 from annotation.models import Batch, InviteLink, Project
 
+from .adjudication import adjudication_setup_set
 from .batches import batch_create, invite_link_create
 from .imports import items_import
 from .projects import project_create
@@ -122,13 +123,17 @@ def _demo_project(user, name: str, kind: str, language: str, files: Sequence[Pat
 
 
 def _demo_gcrc(user, files: Sequence[Path]) -> DemoProject:
-    """GCRC's two expert annotators per item, each with a link of their own (one person each)."""
+    """GCRC's two expert annotators per item, each with a link of their own (one person each), and
+    the third who resolves their disagreements: the batch's adjudication stage is on, with its link."""
     demo = _demo_project(user, GCRC_DEMO_PROJECT, "gcrc", "zh-hans", files, items_per_unit=GCRC_DEMO_ITEMS_PER_UNIT,
                          annotators=GCRC_DEMO_ANNOTATORS)
-    links = list(demo.batch.invites.filter(active=True).order_by("id")[:GCRC_DEMO_ANNOTATORS])
+    links = list(demo.batch.invites.filter(active=True, role="annotator").order_by("id")[:GCRC_DEMO_ANNOTATORS])
     if len(links) == 1 and links[0].label == "demo":  # made by _demo_project: make it the first annotator's
         links[0].label, links[0].max_annotators = "annotator 1", 1
         links[0].save(update_fields=["label", "max_annotators"])
     while len(links) < GCRC_DEMO_ANNOTATORS:
         links.append(invite_link_create(batch=demo.batch, label=f"annotator {len(links) + 1}", max_annotators=1))
-    return DemoProject(demo.project, demo.batch, links[0], demo.items_created, tuple(links[1:]))
+    adjudication_setup_set(batch=demo.batch)
+    adjudicator = demo.batch.invites.filter(active=True, role="adjudicator").order_by("id").first() or invite_link_create(
+        batch=demo.batch, label="adjudicator", max_annotators=1, role="adjudicator")
+    return DemoProject(demo.project, demo.batch, links[0], demo.items_created, (*links[1:], adjudicator))

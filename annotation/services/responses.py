@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from annotation.kinds import get_kind
 from annotation.models import Assignment, Response
 
+from .adjudication import adjudication_queue
 from .assignments import assignment_reclaim
 
 #: an assignment's last activity is stored when older than this (or when an item completes), not
@@ -104,6 +105,7 @@ def response_save_page(
         answers = {**response.answers, page_slug: answer}
         timings = {**response.timings, page_slug: timing_of_page(response.timings.get(page_slug), shown_at, now)}
         done = next_page_slug(kind_slug, response.item.payload, answers) is None
+        completes = response.completed_at is None and done
         completed_at = response.completed_at or (now if done else None)
         written = Response.objects.filter(
             pk=response.pk, version=response.version, assignment__status__in=EDITABLE
@@ -112,6 +114,8 @@ def response_save_page(
             response.answers, response.timings, response.completed_at = answers, timings, completed_at
             response.version += 1
             item_completed = completed_at is not None
+            if completes:
+                adjudication_queue(response=response)
             submitted = _note_activity(assignment, now, item_completed=item_completed)
             return SaveResult(True, item_completed, submitted, response)
         response = _reread(response)

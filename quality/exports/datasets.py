@@ -11,8 +11,15 @@ from typing import Any
 
 from django.db.models import F, FilteredRelation, JSONField, Q, Value
 
+from annotation.adjudication_selectors import (
+    ADJUDICATION_COLUMNS,
+    FINAL_COLUMNS,
+    adjudication_rows,
+    final_label_rows,
+    final_values,
+)
 from annotation.kinds import get_kind
-from annotation.models import Item, Project, Response
+from annotation.models import AdjudicationTask, FinalLabel, Item, Project, Response
 from annotation.selectors import annotation_columns, annotation_rows
 from quality.agreement import aggregate_columns
 from quality.models import QualityRun
@@ -230,6 +237,36 @@ def decisions(project: Project, options: Options = EXACT) -> Dataset:
     return Dataset("decisions", lambda: list(DECISION_COLUMNS), rows, queryset.count)
 
 
+def final(project: Project, options: Options = EXACT) -> Dataset:
+    """The adjudication stage's final labels: per item and field the value (JSON), how it was
+    reached (agreed / adjudicated / unresolved), who decided it and why it stayed unresolved."""
+    queryset = FinalLabel.objects.filter(item__project=project)
+    return Dataset("final", lambda: list(FINAL_COLUMNS), lambda: final_label_rows(project), queryset.count)
+
+
+def final_items(project: Project, options: Options = EXACT) -> Dataset:
+    """Items in the kind's released format built from their final labels (`TaskKind.final_item`);
+    unresolved fields are left out (empty), items without final labels have no row."""
+    kind, values = get_kind(project.kind), final_values(project)
+    queryset = Item.objects.filter(project=project, pk__in=list(values)).order_by("id")
+
+    def rows() -> Iterator[dict[str, Any]]:
+        for item_id, payload in queryset.values_list("pk", "payload").iterator(CHUNK_SIZE):
+            row = kind.final_item(payload, values[item_id])
+            if row is not None:
+                yield row
+
+    return Dataset("final_items", lambda: _ordered_union(row.keys() for row in rows()), rows, queryset.count,
+                   sparse=True)
+
+
+def adjudications(project: Project, options: Options = EXACT) -> Dataset:
+    """Every adjudication task with the adjudicator's decisions as given (the third annotation)."""
+    queryset = AdjudicationTask.objects.filter(item__project=project)
+    return Dataset("adjudications", lambda: list(ADJUDICATION_COLUMNS), lambda: adjudication_rows(project),
+                   queryset.count)
+
+
 Builder = Callable[[Project, Options], Dataset]
 #: dataset name -> (builder, what it holds, in words for the researcher)
 DATASETS: dict[str, tuple[Builder, str]] = {
@@ -238,6 +275,9 @@ DATASETS: dict[str, tuple[Builder, str]] = {
     "items": (items, "items in the released format, with quality columns"),
     "annotators": (annotators, "annotators: accuracy, kept or dropped, and why"),
     "decisions": (decisions, "every annotation: kept or dropped, and why"),
+    "final": (final, "final labels after adjudication: value, agreed/adjudicated/unresolved, who, why"),
+    "final_items": (final_items, "items in the released format from their final labels (unresolved left out)"),
+    "adjudications": (adjudications, "the adjudicators' decisions, with the two annotators of each item"),
 }
 
 

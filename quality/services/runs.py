@@ -7,6 +7,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.adjudication_selectors import adjudication_counts
 from annotation.kinds import QualityOutcome, get_kind
 from annotation.models import Project
 from quality.frames import annotation_frame
@@ -90,6 +91,11 @@ def _store(run: QualityRun, extras: RunExtras | None) -> None:
             "response_values": _value_columns(outcome.responses),
             **extras.report,
         }
+    adjudication = adjudication_counts(run.project)
+    if adjudication:  # the adjudication stage's progress beside the kind's figures
+        keys = report.get("summary_keys", list(report["summary"]))
+        report["summary"] = {**report["summary"], **adjudication}
+        report["summary_keys"] = [*keys, *adjudication]
     QualityRun.objects.filter(pk=run.pk).update(
         status=QualityRun.Status.DONE, report=report, error="", finished_at=timezone.now()
     )

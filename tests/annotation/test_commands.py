@@ -102,7 +102,7 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
     assert project.items.count() == 25
     cosimlex = Project.objects.get(kind="cosimlex")
     assert (cosimlex.language, cosimlex.items.count()) == ("hr", 60)
-    assert Batch.objects.count() == 5 and InviteLink.objects.count() == 5
+    assert Batch.objects.count() == 5 and InviteLink.objects.count() == 6  # GCRC: two annotators, an adjudicator
     scde = Project.objects.get(kind="scde")
     assert (scde.name, scde.items.count()) == ("SCDE demo (made-up passages)", 5)
     assert scde.batches.get().items_per_unit == 1
@@ -118,7 +118,9 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
     gcrc_batch = Batch.objects.get(project=gcrc)
     assert (gcrc.language, gcrc.items.count(), gcrc_batch.assignments_per_unit) == ("zh-hans", 40, 2)
     gcrc_invites = list(InviteLink.objects.filter(batch=gcrc_batch).order_by("id"))
-    assert [(i.label, i.max_annotators) for i in gcrc_invites] == [("annotator 1", 1), ("annotator 2", 1)]
+    assert [(i.label, i.max_annotators, i.role) for i in gcrc_invites] == [
+        ("annotator 1", 1, "annotator"), ("annotator 2", 1, "annotator"), ("adjudicator", 1, "adjudicator")]
+    assert gcrc_batch.adjudication.enabled
     for out in (first, second):
         assert "http://demo.test:8000/admin/" in out and "Username:    researcher" in out
         assert f"http://demo.test:8000/i/{invite.token}/" in out

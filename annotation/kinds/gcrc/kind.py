@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ..base import Column, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
 from ..registry import register
+from . import adjudication
 from . import quality as gcrc_quality
 from .forms import OPTION_FORMS, AnswerForm, item_answer, preset_wrong
 from .labels import OPTION_LETTERS, polarity
@@ -127,6 +128,28 @@ class GCRC(TaskKind):
     def suggested_annotators_per_item(self, language: str) -> int:
         """Two independent annotators per question (§4, step 2); a third resolves later."""
         return 2
+
+    # --- adjudication: GCRC's fields and rules (adjudication.py) ---------------------------
+    def adjudication_fields(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> dict[str, Any]:
+        return adjudication.fields(payload, answers)
+
+    def same(self, field: str, a: Any, b: Any) -> bool:
+        return adjudication.same(field, a, b)
+
+    def adjudication_title(self, field: str) -> str:
+        return adjudication.title(field)
+
+    def adjudication_item(self, payload: Mapping[str, Any]) -> dict[str, str]:
+        return adjudication.item_text(payload)
+
+    def adjudication_display(self, payload: Mapping[str, Any], field: str, value: Any) -> str:
+        return adjudication.display(payload, field, value)
+
+    def adjudication_value(self, payload: Mapping[str, Any], field: str, text: str) -> Any:
+        return adjudication.parse(payload, field, text)
+
+    def final_item(self, payload: Mapping[str, Any], final: Mapping[str, Any]) -> dict[str, Any]:
+        return adjudication.released(payload, final)
 
     def item_exports(self) -> dict[str, ItemExport]:
         return {"gcrc_annotations": ItemExport(

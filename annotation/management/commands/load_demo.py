@@ -26,7 +26,7 @@ class Command(BaseCommand):
     help = (
         "Set up the demo: a researcher superuser; a ReCAM project loaded from the sample data with a batch "
         "(3 items per unit, 3 annotators per item) and an invite link; and a Croatian CoSimLex project "
-        "likewise (5 items per unit); a Chinese GCRC project (2 annotators per item, a link for each); an SCDE "
+        "likewise (5 items per unit); a Chinese GCRC project (2 annotators per item, a link for each, and an adjudicator's link); an SCDE "
         "project on made-up passages (one passage per unit); and a ReCAM batch of 2 units recruited on MTurk, to "
         "publish from the admin. "
         "Safe to run again."

@@ -1,0 +1,109 @@
+"""Reads of the adjudication stage: what an adjudicator's page shows, the counts a quality run
+reports, and the rows of the final-label exports."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, Q
+
+from annotation.kinds import get_kind
+from annotation.models import AdjudicationTask, Annotator, FinalLabel, Project, Role
+
+
+@dataclass(frozen=True)
+class DisputedField:
+    """One field in dispute as the adjudicator's page shows it: both annotators' values."""
+
+    name: str
+    title: str
+    first: Any
+    second: Any
+    first_text: str
+    second_text: str
+
+
+def adjudicator_by_key(key: str) -> Annotator | None:
+    """The adjudicator behind an access key, with project and batch (None: no such adjudicator)."""
+    return Annotator.objects.select_related("project", "batch").filter(access_key=key, role=Role.ADJUDICATOR).first()
+
+
+def task_for_decision(task_id: int, adjudicator: Annotator) -> AdjudicationTask | None:
+    """A task of the adjudicator's batch with what deciding it reads."""
+    return (AdjudicationTask.objects.select_related("item__project", "first_response", "second_response")
+            .filter(pk=task_id, batch_id=adjudicator.batch_id).first())
+
+
+def disputed_fields(task: AdjudicationTask) -> list[DisputedField]:
+    """The task's disputed fields, both annotations of each side by side (and nothing else)."""
+    item = task.item
+    kind = get_kind(item.project.kind)
+    first = kind.adjudication_fields(item.payload, task.first_response.answers)
+    second = kind.adjudication_fields(item.payload, task.second_response.answers)
+    return [
+        DisputedField(name, kind.adjudication_title(name), first.get(name), second.get(name),
+                      kind.adjudication_display(item.payload, name, first.get(name)),
+                      kind.adjudication_display(item.payload, name, second.get(name)))
+        for name in task.fields_in_dispute
+    ]
+
+
+def adjudication_counts(project: Project) -> dict[str, int]:
+    """Tasks open and decided, and final labels by how they were reached; empty when the
+    project has none of the stage."""
+    tasks = AdjudicationTask.objects.filter(item__project=project).aggregate(
+        open=Count("pk", filter=Q(status=AdjudicationTask.Status.OPEN)),
+        decided=Count("pk", filter=Q(status=AdjudicationTask.Status.DECIDED)),
+    )
+    labels = dict(FinalLabel.objects.filter(item__project=project).values_list("how").annotate(n=Count("pk")))
+    if not tasks["open"] and not tasks["decided"] and not labels:
+        return {}
+    counts = {"adjudication_tasks_open": tasks["open"], "adjudication_tasks_decided": tasks["decided"]}
+    counts.update({f"fields_{how}": labels.get(how, 0) for how in FinalLabel.How.values})
+    return counts
+
+
+FINAL_COLUMNS = ["item_id", "external_id", "batch", "field", "value", "how", "decided_by", "reason"]
+
+
+def final_label_rows(project: Project) -> Iterator[dict[str, Any]]:
+    """Every final label: the value (JSON), how it was reached, who decided it and why not."""
+    fields = ("item_id", "item__external_id", "batch__name", "field", "value", "how", "decided_by__external_id",
+              "reason")
+    queryset = FinalLabel.objects.filter(item__project=project).order_by("item_id", "batch_id", "id")
+    for item_id, ext, batch, field, value, how, who, reason in queryset.values_list(*fields).iterator(2000):
+        yield {"item_id": item_id, "external_id": ext, "batch": batch, "field": field,
+               "value": None if value is None else json.dumps(value, ensure_ascii=False), "how": how,
+               "decided_by": who or "", "reason": reason}
+
+
+def final_values(project: Project) -> dict[int, dict[str, Any]]:
+    """Per item, its resolved final labels (agreed or adjudicated) by field."""
+    found: dict[int, dict[str, Any]] = {}
+    queryset = FinalLabel.objects.filter(item__project=project).exclude(how=FinalLabel.How.UNRESOLVED)
+    for item_id, field, value in queryset.values_list("item_id", "field", "value").iterator(2000):
+        found.setdefault(item_id, {})[field] = value
+    return found
+
+
+ADJUDICATION_COLUMNS = ["task_id", "item_id", "external_id", "batch", "first_annotator", "second_annotator",
+                        "fields_in_dispute", "adjudicator", "answers", "status", "created_at", "decided_at"]
+
+
+def adjudication_rows(project: Project) -> Iterator[dict[str, Any]]:
+    """Each adjudication task: the two annotators, the fields in dispute and the adjudicator's
+    decisions as given (the raw third annotation)."""
+    queryset = (AdjudicationTask.objects.filter(item__project=project).order_by("id")
+                .select_related("item", "batch", "adjudicator", "first_response__assignment__annotator",
+                                "second_response__assignment__annotator"))
+    for task in queryset.iterator(2000):
+        yield {"task_id": task.pk, "item_id": task.item_id, "external_id": task.item.external_id,
+               "batch": task.batch.name, "first_annotator": task.first_response.assignment.annotator.external_id,
+               "second_annotator": task.second_response.assignment.annotator.external_id,
+               "fields_in_dispute": json.dumps(task.fields_in_dispute),
+               "adjudicator": task.adjudicator.external_id if task.adjudicator else "",
+               "answers": json.dumps(task.answers, ensure_ascii=False), "status": task.status,
+               "created_at": task.created_at.isoformat(),
+               "decided_at": task.decided_at.isoformat() if task.decided_at else ""}

@@ -1,0 +1,189 @@
+"""The adjudication stage, for any kind: when an item's first two annotations in a batch are
+complete, they are compared field by field (the kind says which fields and how they compare);
+agreed fields get their final label at once, the others go to one adjudication task for a third
+person, whose decision gives their final labels:
+
+- the two agree: the agreed label (`agreed`);
+- else the adjudicator's label when it matches one of the two, so two support it (`adjudicated`);
+- else the field is `unresolved`, with its reason, and left out of the cleaned exports.
+
+Everything here is idempotent and safe to repeat: a task per (item, batch) and a final label per
+(item, batch, field) are unique, and a decision is a compare-and-set on the task's status.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from annotation.kinds import TaskKind, get_kind
+from annotation.models import (
+    AdjudicationSetup,
+    AdjudicationTask,
+    Annotator,
+    Assignment,
+    Batch,
+    FinalLabel,
+    Item,
+    Response,
+    Role,
+)
+
+#: annotations that count as an item's first two (not taken back, not rejected in review)
+COUNTED = (Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED, Assignment.Status.APPROVED)
+MAX_CLAIMS = 5
+
+
+class AdjudicationRefused(Exception):
+    """The adjudicator may not decide this (one of its annotators, another batch's, decided)."""
+
+
+def adjudication_setup_set(*, batch: Batch, enabled: bool = True, users: Iterable[Any] = ()) -> AdjudicationSetup:
+    """Switch the batch's adjudication stage on or off; `users`: named logins that may adjudicate."""
+    setup, _created = AdjudicationSetup.objects.update_or_create(batch=batch, defaults={"enabled": enabled})
+    setup.users.set(list(users))
+    return setup
+
+
+def adjudicator_for_user(*, batch: Batch, user: Any) -> Annotator:
+    """The adjudicator record of a named login of the batch's stage (made at the first visit).
+    Raises AdjudicationRefused for a login the batch does not name."""
+    if not AdjudicationSetup.objects.filter(batch=batch, enabled=True, users=user).exists():
+        raise AdjudicationRefused(_("You are not an adjudicator of this batch."))
+    annotator, _created = Annotator.objects.get_or_create(
+        project_id=batch.project_id, channel="login", external_id=f"user-{user.pk}-batch-{batch.pk}",
+        defaults={"user": user, "batch": batch, "role": Role.ADJUDICATOR},
+    )
+    return annotator
+
+
+def adjudication_queue(*, response: Response) -> None:
+    """After the save that completed `response`'s item: check the item once the save commits
+    (a Celery task), so the save path itself reads nothing more."""
+    from annotation import tasks
+
+    response_id = response.pk
+    transaction.on_commit(lambda: tasks.open_adjudication.delay(response_id), robust=True)
+
+
+def first_two(item: Item, batch: Batch) -> list[Response]:
+    """The item's first two completed annotations in the batch, in order of completion."""
+    return list(
+        Response.objects.filter(item=item, assignment__unit__batch=batch, completed_at__isnull=False,
+                                assignment__status__in=COUNTED)
+        .select_related("assignment").order_by("completed_at", "id")[:2]
+    )
+
+
+def adjudication_open_for_item(*, item: Item, batch: Batch) -> AdjudicationTask | None:
+    """Compare the item's first two annotations when both are complete and the batch's stage is
+    on: agreed fields get their final label, the others one adjudication task (returned; None
+    when there is nothing to decide). Safe to call any number of times, concurrently too."""
+    if not AdjudicationSetup.objects.filter(batch=batch, enabled=True).exists():
+        return None
+    existing = AdjudicationTask.objects.filter(item=item, batch=batch).first()
+    if existing is not None or FinalLabel.objects.filter(item=item, batch=batch).exists():
+        return existing
+    pair = first_two(item, batch)
+    if len(pair) < 2:
+        return None
+    kind = get_kind(item.project.kind)
+    first, second = (kind.adjudication_fields(item.payload, r.answers) for r in pair)
+    disputed = [f for f in first if not kind.same(f, first[f], second.get(f))]
+    task = None
+    with transaction.atomic():
+        if disputed:
+            try:
+                with transaction.atomic():
+                    task = AdjudicationTask.objects.create(item=item, batch=batch, first_response=pair[0],
+                                                           second_response=pair[1], fields_in_dispute=disputed)
+            except IntegrityError:  # another check of the same item got there first
+                return AdjudicationTask.objects.get(item=item, batch=batch)
+        agreed = [FinalLabel(item=item, batch=batch, field=f, value=first[f], how=FinalLabel.How.AGREED)
+                  for f in first if f not in disputed]
+        FinalLabel.objects.bulk_create(agreed, ignore_conflicts=True)
+    return task
+
+
+def adjudicator_refusal(task: AdjudicationTask, adjudicator: Annotator) -> str | None:
+    """Why `adjudicator` may not decide `task` (None: they may): they must adjudicate its batch
+    and be a third person, neither annotator (as an annotator record or a login)."""
+    if adjudicator.role != Role.ADJUDICATOR or adjudicator.batch_id != task.batch_id:
+        return _("You are not an adjudicator of this batch.")
+    people = Annotator.objects.filter(assignments__responses__in=[task.first_response_id, task.second_response_id])
+    if people.filter(Q(pk=adjudicator.pk) | Q(user__isnull=False, user_id=adjudicator.user_id)).exists():
+        return _("You annotated this item, so its disagreements go to somebody else.")
+    return None
+
+
+def adjudication_task_next(*, adjudicator: Annotator) -> AdjudicationTask | None:
+    """The open task this adjudicator holds, else the oldest unclaimed one of their batch that
+    they may decide, claimed for them (compare-and-set: two adjudicators never share one)."""
+    mine = AdjudicationTask.objects.filter(adjudicator=adjudicator, status=AdjudicationTask.Status.OPEN).first()
+    if mine is not None:
+        return mine
+    skipped: list[int] = []
+    lost = 0
+    while lost < MAX_CLAIMS:
+        candidate = (AdjudicationTask.objects.filter(batch_id=adjudicator.batch_id, adjudicator__isnull=True,
+                                                     status=AdjudicationTask.Status.OPEN)
+                     .exclude(pk__in=skipped).order_by("id").first())
+        if candidate is None:
+            return None
+        if adjudicator_refusal(candidate, adjudicator) is not None:
+            skipped.append(candidate.pk)
+            continue
+        if AdjudicationTask.objects.filter(pk=candidate.pk, adjudicator__isnull=True).update(adjudicator=adjudicator):
+            candidate.adjudicator = adjudicator
+            return candidate
+        lost += 1  # another adjudicator claimed it between the read and the write
+    return None
+
+
+def adjudication_decide(*, task: AdjudicationTask, adjudicator: Annotator, values: Mapping[str, Any]) -> bool:
+    """Record the adjudicator's value of every disputed field and the fields' final labels.
+    Whether anything changed: the same decision again (a double submit, a reload) changes
+    nothing. Raises AdjudicationRefused for somebody who may not decide it, a value missing, or
+    a task already decided otherwise."""
+    refusal = adjudicator_refusal(task, adjudicator)
+    if refusal:
+        raise AdjudicationRefused(refusal)
+    if set(values) != set(task.fields_in_dispute):
+        raise AdjudicationRefused(_("Give a final value for every field in dispute."))
+    values = dict(values)
+    with transaction.atomic():
+        written = AdjudicationTask.objects.filter(
+            Q(adjudicator__isnull=True) | Q(adjudicator=adjudicator), pk=task.pk, status=AdjudicationTask.Status.OPEN,
+        ).update(status=AdjudicationTask.Status.DECIDED, answers=values, adjudicator=adjudicator,
+                 decided_at=timezone.now())
+        if not written:
+            task.refresh_from_db()
+            if task.adjudicator_id == adjudicator.pk and task.answers == values:
+                return False
+            raise AdjudicationRefused(_("This item has already been decided."))
+        FinalLabel.objects.bulk_create(final_labels(task, adjudicator, values))
+    return True
+
+
+def final_labels(task: AdjudicationTask, adjudicator: Annotator, values: Mapping[str, Any]) -> list[FinalLabel]:
+    """The disputed fields' final labels: the adjudicator's value where it matches one of the
+    two annotations, else unresolved with the reason."""
+    item = task.item
+    kind: TaskKind = get_kind(item.project.kind)
+    first, second = (kind.adjudication_fields(item.payload, r.answers) for r in (task.first_response,
+                                                                               task.second_response))
+    labels = []
+    for field in task.fields_in_dispute:
+        value = values[field]
+        common = dict(item=item, batch_id=task.batch_id, field=field, decided_by=adjudicator)
+        if kind.same(field, value, first.get(field)) or kind.same(field, value, second.get(field)):
+            labels.append(FinalLabel(**common, value=value, how=FinalLabel.How.ADJUDICATED))
+        else:
+            reason = (f"the adjudicator's label {value!r} matches neither annotation ({first.get(field)!r}, "
+                      f"{second.get(field)!r}): no label has two supports")
+            labels.append(FinalLabel(**common, value=None, how=FinalLabel.How.UNRESOLVED, reason=reason))
+    return labels

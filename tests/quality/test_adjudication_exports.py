@@ -1,0 +1,73 @@
+"""The final-label exports and the quality run's adjudication counts, on GCRC's hand-checked
+item after an adjudicator decided its two disputed fields (one adjudicated, one unresolved)."""
+import json
+
+import pytest
+
+from annotation.services.adjudication import adjudication_decide, adjudication_task_next
+from quality.exports import export_open
+from quality.exports.datasets import project_datasets
+from quality.models import QualityRun
+from quality.services.runs import quality_run_create
+from tests.annotation.test_adjudication import adjudicator_of, gcrc_batch, two_annotations
+from tests.gcrc.test_export import S1, S2, S3
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def decided(django_capture_on_commit_callbacks):
+    project, batch = gcrc_batch()
+    two_annotations(batch, django_capture_on_commit_callbacks)
+    adjudicator = adjudicator_of(batch)
+    task = adjudication_task_next(adjudicator=adjudicator)
+    adjudication_decide(task=task, adjudicator=adjudicator, values={"a_error": "ITQ", "d_evidence": [0]})
+    return project, adjudicator
+
+
+def rows(project, name):
+    builder, _ = project_datasets(project)[name]
+    return list(builder(project, None).rows())
+
+
+def test_final_rows_say_how_and_who(decided):
+    project, adjudicator = decided
+    found = {row["field"]: row for row in rows(project, "final")}
+    assert len(found) == 16
+    assert (found["a_skill"]["how"], found["a_skill"]["value"], found["a_skill"]["decided_by"]) == (
+        "agreed", '"DTL-R"', "")
+    assert (found["a_error"]["how"], found["a_error"]["value"], found["a_error"]["decided_by"]) == (
+        "adjudicated", '"ITQ"', adjudicator.external_id)
+    assert found["d_evidence"]["how"] == "unresolved" and found["d_evidence"]["value"] is None
+    assert "two supports" in found["d_evidence"]["reason"]
+
+
+def test_the_released_format_from_final_labels_leaves_the_unresolved_out(decided):
+    project, _adjudicator = decided
+    (row,) = rows(project, "final_items")
+    assert row["id"] == "gcrc_hand_1" and row["answer"] == "B"
+    assert row["evidences"] == [[S1], [S2], [S1, S3], None]
+    assert row["error_type"] == ["ITQ", "", "TEMP", "ITA"]
+    assert row["reasoning_ability"] == ["DTL-R", "CAUS-R", "DED", "IND"]
+    jsonl = b"".join(export_open(project=project, dataset="final_items", fmt="jsonl").chunks).decode()
+    assert json.loads(jsonl)["evidences"][1] == [S2]
+
+
+def test_the_adjudicators_decisions_are_exported_with_both_annotators(decided):
+    project, adjudicator = decided
+    (row,) = rows(project, "adjudications")
+    assert json.loads(row["fields_in_dispute"]) == ["a_error", "d_evidence"]
+    assert json.loads(row["answers"]) == {"a_error": "ITQ", "d_evidence": [0]}
+    assert row["adjudicator"] == adjudicator.external_id and row["status"] == "decided"
+    assert row["first_annotator"] != row["second_annotator"]
+
+
+def test_the_quality_run_reports_the_stage(decided):
+    project, _adjudicator = decided
+    quality_run_create(project=project)
+    report = QualityRun.objects.get(project=project).report
+    expected = {"adjudication_tasks_open": 0, "adjudication_tasks_decided": 1, "fields_agreed": 14,
+                "fields_adjudicated": 1, "fields_unresolved": 1}
+    assert {key: report["summary"][key] for key in expected} == expected
+    assert report["summary_keys"][-5:] == list(expected)
+    assert report["summary"]["agreement_items"] == 1  # GCRC's two-annotator agreement stays beside it
