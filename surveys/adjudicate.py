@@ -72,9 +72,12 @@ def adjudicate(request: HttpRequest, key: str) -> HttpResponse:
     if task is None:
         reason = _("There is nothing to adjudicate at the moment. Thank you!")
         return render(request, "surveys/done.html", {"project": project, "reason": reason}, using=ENGINE)
-    task = task_for_decision(task.pk, adjudicator)
-    fields = disputed_fields(task)
-    return _page(request, task, fields, DecisionForm(task=task, fields=fields))
+    mine = task_for_decision(task.pk, adjudicator)
+    if mine is None:  # a task of another batch than the link's: nothing to decide here
+        reason = _("There is nothing to adjudicate at the moment. Thank you!")
+        return render(request, "surveys/done.html", {"project": project, "reason": reason}, using=ENGINE)
+    fields = disputed_fields(mine)
+    return _page(request, mine, fields, DecisionForm(task=mine, fields=fields))
 
 
 def _decide(request: HttpRequest, adjudicator: Any) -> HttpResponse:
