@@ -15,14 +15,14 @@ from typing import Any
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from ..base import Column, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
+from ..base import Column, ItemExport, LabelField, Page, ParsedItem, QualityOutcome, TaskKind
 from ..registry import register
 from . import adjudication
 from . import quality as gcrc_quality
 from .forms import OPTION_FORMS, AnswerForm, item_answer, preset_wrong
 from .labels import OPTION_LETTERS, polarity
 from .records import parse_records
-from .released import COLUMNS, option_page, released_item
+from .released import COLUMNS, LABEL_FIELDS, option_page, released_item
 
 T = "surveys/gcrc/"
 ANSWER_PAGE = Page("answer", _("The answer"), T + "answer.html", AnswerForm)
@@ -73,6 +73,10 @@ class GCRC(TaskKind):
         "adversarial-robustness derivative's extra fields are kept. UTF-8, BOM and CRLF tolerated"
     )
     columns = COLUMNS
+
+    def label_fields(self) -> Sequence[LabelField]:
+        """Per option: skill, error reason and supporting sentences (agreement between the two annotators)."""
+        return LABEL_FIELDS
     item_text_columns = (
         Column.item("question"),
         Column("options", lambda p, a: "\n".join(f"{x}. {o}" for x, o in zip(OPTION_LETTERS, p["options"], strict=True)),

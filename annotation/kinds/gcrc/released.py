@@ -8,10 +8,10 @@ the annotator worked with) and `reference` (the imported labels as JSON, or empt
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..base import Column
+from ..base import Column, LabelField
 from .forms import item_answer
 from .labels import OPTION_LETTERS
 
@@ -90,3 +90,27 @@ def released_item(payload: Mapping[str, Any]) -> dict[str, Any]:
     known = set(row) | set(ADDED_KEYS)
     row.update((key, value) for key, value in payload.items() if key not in known)
     return row
+
+
+def _label(column: str) -> Callable[[Mapping[str, Any]], Any]:
+    """An option's label from its annotation column; empty (no error reason, no sentence) is no label."""
+
+    def value(row: Mapping[str, Any]) -> Any:
+        found = row.get(column)
+        return found if found not in (None, "", []) else None
+
+    return value
+
+
+#: agreement and aggregation fields, per option: its reasoning skill, its error reason (for the
+#: options marked wrong) and its supporting sentences (a set: MASI-distance alpha)
+LABEL_FIELDS = tuple(
+    field
+    for letter in OPTION_LETTERS
+    for field in (
+        LabelField(f"{letter.lower()}_skill", "nominal", _label(f"{letter.lower()}_skill"), title=f"{letter}: skill"),
+        LabelField(f"{letter.lower()}_error", "nominal", _label(f"{letter.lower()}_error"), title=f"{letter}: error reason"),
+        LabelField(f"{letter.lower()}_evidence", "set", _label(f"{letter.lower()}_evidence"),
+                   title=f"{letter}: supporting sentences"),
+    )
+)

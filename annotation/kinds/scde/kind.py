@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from quality.stats import scde as scde_stats
 
-from ..base import ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
+from ..base import ItemExport, LabelField, Page, ParsedItem, QualityOutcome, TaskKind
 from ..registry import register
 from . import results
 from .page import PASSAGE_PAGE, passage_context
@@ -50,6 +50,10 @@ class SCDE(TaskKind):
     }
     columns = results.COLUMNS
     item_text_columns = results.ITEM_TEXT_COLUMNS
+
+    def label_fields(self) -> Sequence[LabelField]:
+        """Each blank's chosen candidate and the difficulty rating (agreement between workers)."""
+        return results.LABEL_FIELDS
 
     def parse(self, text: str) -> list[ParsedItem]:
         return parse_records(text)

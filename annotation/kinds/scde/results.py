@@ -6,7 +6,7 @@ the annotation rows and lays their results out as the platform stores and export
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -14,7 +14,7 @@ import pandas as pd
 
 from quality.stats import scde as scde_stats
 
-from ..base import Column, QualityOutcome
+from ..base import Column, LabelField, QualityOutcome, column_label
 from .answers import candidate_label
 from .export import answer_sequence, released_record
 
@@ -158,3 +158,26 @@ def worker_answers_row(payload: Mapping[str, Any], diagnostics: Mapping[str, Any
     record = {key: value for key, value in released_record(payload).items() if key != "answer_sequence"}
     record["worker_answer_sequences"] = list((diagnostics or {}).get(WORKER_ANSWERS) or [])
     return record
+
+
+#: the study's blanks (SCDE's passages have five) as agreement fields, and the difficulty rating
+BLANKS_AGREED = 5
+
+
+def _blank(number: int) -> Callable[[Mapping[str, Any]], Any]:
+    """The candidate a worker chose for blank `number`, read from the row's answer_sequence."""
+
+    def value(row: Mapping[str, Any]) -> Any:
+        sequence = row.get("answer_sequence")
+        if not sequence:
+            return None
+        return dict((blank, choice) for blank, choice in json.loads(sequence)).get(number)
+
+    return value
+
+
+LABEL_FIELDS = (
+    *(LabelField(f"blank_{n}", "nominal", _blank(n), title=f"blank {n}") for n in range(1, BLANKS_AGREED + 1)),
+    LabelField("difficulty", "ordinal", column_label("difficulty"), order=scde_stats.DIFFICULTY_LEVELS,
+               title="difficulty"),
+)
