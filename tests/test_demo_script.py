@@ -7,6 +7,7 @@ touches nothing of a demo you may be running.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -16,8 +17,6 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
-
-import json
 
 import boto3
 import pytest
