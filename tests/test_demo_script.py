@@ -1,12 +1,13 @@
-"""`scripts/demo`, the front door, run as a researcher runs it: it starts the local MTurk endpoint
-and gunicorn, prints the login, publishing the demo's MTurk batch from the admin reaches the
-endpoint, and a TERM stops both servers.
+"""`scripts/demo`, the front door, run as a researcher runs it: it starts the local MTurk and
+Prolific endpoints and gunicorn, prints the login, publishing the demo's MTurk batch and its
+Prolific batch from the admin reaches each endpoint, and a TERM stops all three servers.
 
 It runs in this test run's virtualenv (VENV), on its own SQLite file, ports and state file, so it
 touches nothing of a demo you may be running.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -60,31 +61,34 @@ class AdminBrowser(Browser):
 
 @pytest.fixture
 def demo(tmp_path):
-    port, mturk_port = free_port(), free_port()
+    port, mturk_port, prolific_port = free_port(), free_port(), free_port()
     log = tmp_path / "demo.log"
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("MTURK_", "CELERY_", "AWS_")) and k not in ("PUBLIC_BASE_URL", "DATABASE_URL")}
+           if not k.startswith(("MTURK_", "PROLIFIC_", "CELERY_", "AWS_")) and k not in ("PUBLIC_BASE_URL", "DATABASE_URL")}
     env.update(VENV=sys.prefix, HOST="127.0.0.1", PORT=str(port), MTURK_PORT=str(mturk_port),
-               MTURK_STATE=str(tmp_path / "mturk.sqlite3"), DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+               MTURK_STATE=str(tmp_path / "mturk.sqlite3"), PROLIFIC_PORT=str(prolific_port),
+               PROLIFIC_STATE=str(tmp_path / "prolific.sqlite3"), DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}",
                STATIC_ROOT=str(tmp_path / "static"), DEMO_PASSWORD=PASSWORD, WEB_CONCURRENCY="2")
     with log.open("wb") as out:
         process = subprocess.Popen(["bash", "scripts/demo"], cwd=settings.BASE_DIR, env=env, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
     try:
         wait_for(lambda: "Serving on" in log.read_text() and listening(port), "the demo did not serve", 180, log)
-        yield {"process": process, "port": port, "mturk_port": mturk_port, "log": log}
+        yield {"process": process, "port": port, "mturk_port": mturk_port, "prolific_port": prolific_port, "log": log}
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
 
 
-def test_demo_serves_the_platform_and_the_local_mturk_endpoint_and_stops_both(demo):
-    port, mturk_port, log = demo["port"], demo["mturk_port"], demo["log"]
+def test_demo_serves_the_platform_and_the_local_endpoints_and_stops_them_all(demo):
+    port, mturk_port, prolific_port, log = demo["port"], demo["mturk_port"], demo["prolific_port"], demo["log"]
     base, mturk = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{mturk_port}"
+    prolific = f"http://127.0.0.1:{prolific_port}"
     printed = log.read_text()
     assert "Username:    researcher" in printed and f"Password:    {PASSWORD}" in printed
     assert f"MTurk workers: {mturk}/worker/ (the local MTurk endpoint)" in printed
+    assert f"Prolific participants: {prolific}/participant/ (the local Prolific endpoint" in printed
 
     with urllib.request.urlopen(mturk + "/worker/", timeout=10) as page:
         assert "Local MTurk worker site" in page.read().decode()
@@ -108,7 +112,21 @@ def test_demo_serves_the_platform_and_the_local_mturk_endpoint_and_stops_both(de
     assert len(hits) == 2 and {h["MaxAssignments"] for h in hits} == {2}
     assert all(f"{base}/mturk/" in h["Question"] for h in hits)
 
-    # a TERM (like Ctrl-C) stops the script and both servers
+    # and the demo's Prolific batch: gunicorn was given the local endpoint's URL and token, so the study
+    # appears there, active, with one place per unit and participant and our study URL
+    batch_pk = re.search(r'href="/admin/annotation/batch/(\d+)/change/">Prolific demo batch<', changelist).group(1)
+    action = {"action": "publish_to_mturk", "_selected_action": batch_pk}
+    assert "Publish to Prolific" in admin.post("/admin/annotation/batch/", action).text
+    assert "Publishing “Prolific demo batch”" in admin.post("/admin/annotation/batch/", {**action, "post": "yes"}).text
+    request = urllib.request.Request(prolific + "/api/v1/studies/", headers={"Authorization": "Token local-prolific-token"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        studies = json.load(answer)["results"]
+    assert [(s["status"], s["total_available_places"]) for s in studies] == [("ACTIVE", 4)]
+    with urllib.request.urlopen(prolific + "/participant/", timeout=10) as page:
+        assert studies[0]["id"] in page.read().decode()  # the simulator offers it
+
+    # a TERM (like Ctrl-C) stops the script and the three servers
     os.kill(demo["process"].pid, signal.SIGTERM)
     demo["process"].wait(timeout=60)
-    wait_for(lambda: not listening(port) and not listening(mturk_port), "both servers did not stop", 30, log)
+    wait_for(lambda: not any(listening(p) for p in (port, mturk_port, prolific_port)), "the servers did not stop",
+             30, log)

@@ -1,7 +1,8 @@
 """The demo set-up a fresh machine gets: a researcher, and for ReCAM, for CoSimLex (Croatian) and
 for SCDE (made-up passages) a project, a batch and an invite link; a Chinese GCRC project whose batch
-has two annotators per item, with one invite link for each of the two and one for the adjudicator; and a small ReCAM batch recruited on MTurk, to publish from
-the admin to the local MTurk-compatible endpoint that ``scripts/demo`` starts."""
+has two annotators per item, with one invite link for each of the two and one for the adjudicator; and two small
+ReCAM batches, one recruited on MTurk and one on Prolific, to publish from the admin to the local MTurk- and
+Prolific-compatible endpoints that ``scripts/demo`` starts."""
 from __future__ import annotations
 
 import secrets
@@ -39,6 +40,20 @@ MTURK_DEMO_SETTINGS = {
                    "the sentence that supports it. 3 short questions.",
     "keywords": "reading, comprehension, english, demo",
 }
+PROLIFIC_DEMO_BATCH = "Prolific demo batch"
+#: the same shape as the MTurk demo: two units of three labelled items, two participants each
+PROLIFIC_DEMO_PARTICIPANTS = 2
+#: £1.50 for an honest 10 minutes (£9 an hour, above Prolific's floor); no approval-rate filter, so
+#: any made-up participant of the local endpoint's simulator may take part
+PROLIFIC_DEMO_SETTINGS = {
+    "name": "Answer reading questions about a news summary (demo)",
+    "description": "Pick the missing word of a summary before and after reading the article, then copy "
+                   "the sentence that supports it. 3 short questions.",
+    "reward": "1.50",
+    "estimated_minutes": 10,
+    "min_approval_rate": None,
+    "devices": ["desktop"],
+}
 
 
 @dataclass(frozen=True)
@@ -61,6 +76,7 @@ class DemoSetup:
     items_created: int
     others: tuple[DemoProject, ...] = ()
     mturk_batch: Batch | None = None
+    prolific_batch: Batch | None = None
 
 
 def demo_researcher_ensure(*, username: str = DEMO_USERNAME, password: str) -> AbstractBaseUser:
@@ -78,7 +94,7 @@ def demo_researcher_ensure(*, username: str = DEMO_USERNAME, password: str) -> A
 
 def demo_load(*, files: Sequence[Path], password: str | None = None, cosimlex_file: Path | None = None,
               gcrc_files: Sequence[Path] = (),
-              scde_files: Sequence[Path] = (), mturk: bool = True) -> DemoSetup:
+              scde_files: Sequence[Path] = (), mturk: bool = True, prolific: bool = True) -> DemoSetup:
     """Create (or find again) everything the demo needs; running it twice changes nothing
     but the password, which is new each time unless one is given."""
     password = password or secrets.token_urlsafe(12)
@@ -92,20 +108,22 @@ def demo_load(*, files: Sequence[Path], password: str | None = None, cosimlex_fi
             others += (_demo_gcrc(user, gcrc_files),)
         if scde_files:
             others += (_demo_project(user, SCDE_DEMO_PROJECT, "scde", "en", scde_files, items_per_unit=1),)
-        mturk_batch = _demo_mturk_batch(recam.project) if mturk else None
+        mturk_batch = _demo_channel_batch(recam.project, MTURK_DEMO_BATCH, "mturk", MTURK_DEMO_WORKERS,
+                                          MTURK_DEMO_SETTINGS) if mturk else None
+        prolific_batch = _demo_channel_batch(recam.project, PROLIFIC_DEMO_BATCH, "prolific", PROLIFIC_DEMO_PARTICIPANTS,
+                                             PROLIFIC_DEMO_SETTINGS) if prolific else None
     return DemoSetup(DEMO_USERNAME, password, recam.project, recam.batch, recam.invite, recam.items_created, others,
-                     mturk_batch)
+                     mturk_batch, prolific_batch)
 
 
-def _demo_mturk_batch(project: Project) -> Batch:
+def _demo_channel_batch(project: Project, name: str, channel: str, people: int, channel_settings: dict) -> Batch:
     """Labelled items only (the quality rules need gold), so the whole loop ends in a review."""
-    found = project.batches.filter(name=MTURK_DEMO_BATCH, channel="mturk").order_by("id").first()
+    found = project.batches.filter(name=name, channel=channel).order_by("id").first()
     if found is not None:
         return found
     items = list(project.items.filter(payload__has_key="label").order_by("id")[:MTURK_DEMO_ITEMS])
-    return batch_create(project=project, name=MTURK_DEMO_BATCH, items=items, items_per_unit=MTURK_DEMO_ITEMS_PER_UNIT,
-                        assignments_per_unit=MTURK_DEMO_WORKERS, channel="mturk",
-                        channel_settings=dict(MTURK_DEMO_SETTINGS))
+    return batch_create(project=project, name=name, items=items, items_per_unit=MTURK_DEMO_ITEMS_PER_UNIT,
+                        assignments_per_unit=people, channel=channel, channel_settings=dict(channel_settings))
 
 
 def _demo_project(user, name: str, kind: str, language: str, files: Sequence[Path], *, items_per_unit: int,

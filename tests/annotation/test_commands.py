@@ -8,6 +8,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from annotation.admin.batches import BatchAdmin
+from annotation.channels.prolific_settings import study_settings_for
 from annotation.models import Assignment, Batch, InviteLink, Item, Project
 from annotation.services.assignments import assignment_next
 from annotation.services.batches import batch_create
@@ -96,13 +98,14 @@ def test_release_abandoned_command_and_task():
 def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
     settings.PUBLIC_BASE_URL = "http://demo.test:8000"
     settings.MTURK_ENDPOINT, settings.MTURK_LOCAL_URL = "local", "http://127.0.0.1:8765"
+    settings.PROLIFIC_API_URL = "http://127.0.0.1:8766"
     first = run("load_demo")
     second = run("load_demo", "--password", "s3cret-demo-pw")
     project = Project.objects.get(kind="recam")
     assert project.items.count() == 25
     cosimlex = Project.objects.get(kind="cosimlex")
     assert (cosimlex.language, cosimlex.items.count()) == ("hr", 60)
-    assert Batch.objects.count() == 5 and InviteLink.objects.count() == 6  # GCRC: two annotators, an adjudicator
+    assert Batch.objects.count() == 6 and InviteLink.objects.count() == 6  # GCRC: two annotators, an adjudicator
     scde = Project.objects.get(kind="scde")
     assert (scde.name, scde.items.count()) == ("SCDE demo (made-up passages)", 5)
     assert scde.batches.get().items_per_unit == 1
@@ -111,6 +114,9 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
     mturk = Batch.objects.get(project=project, channel="mturk")
     assert (mturk.units.count(), mturk.assignments_per_unit) == (2, 2)
     assert all("label" in item.payload for item in Item.objects.filter(unit_items__unit__batch=mturk))  # gold for the quality rules before review
+    prolific = Batch.objects.get(project=project, channel="prolific")
+    assert (prolific.units.count(), prolific.assignments_per_unit) == (2, 2)
+    study_settings_for(prolific)  # valid: the publish page would refuse invalid settings
     assert (batch.items_per_unit, batch.assignments_per_unit) == (3, 3)
     invite = InviteLink.objects.get(batch=batch)
     cosimlex_invite = InviteLink.objects.get(batch__project=cosimlex)
@@ -121,6 +127,7 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
     assert [(i.label, i.max_annotators, i.role) for i in gcrc_invites] == [
         ("annotator 1", 1, "annotator"), ("annotator 2", 1, "annotator"), ("adjudicator", 1, "adjudicator")]
     assert gcrc_batch.adjudication.enabled
+    publish_label = BatchAdmin.publish_to_mturk.short_description  # the admin's own label, as printed
     for out in (first, second):
         assert "http://demo.test:8000/admin/" in out and "Username:    researcher" in out
         assert f"http://demo.test:8000/i/{invite.token}/" in out
@@ -129,6 +136,9 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
         assert "tick it at http://demo.test:8000/admin/annotation/batch/ and run “Publish to MTurk”" in out
         assert "MTurk workers: http://127.0.0.1:8765/worker/ (the local MTurk endpoint)" in out
         assert "GCRC demo (Chinese) (40 items)" in out
+        assert ("Prolific batch: “Prolific demo batch” (2 units × 2 participants, one study): tick it at "
+                f"http://demo.test:8000/admin/annotation/batch/ and run “{publish_label}”") in out
+        assert "Prolific participants: http://127.0.0.1:8766/participant/ (the local Prolific endpoint" in out
         for link in gcrc_invites:
             assert f"http://demo.test:8000/i/{link.token}/ ({link.label})" in out
     user = get_user_model().objects.get(username="researcher")
@@ -142,3 +152,10 @@ def test_load_demo_password_from_environment(monkeypatch):
     out = run("load_demo", "--base-url", "https://x.example")
     assert "from-the-env-1" in out and "https://x.example/admin/" in out
     assert get_user_model().objects.get(username="researcher").check_password("from-the-env-1")
+
+
+def test_load_demo_against_the_real_prolific_api_says_what_publishing_there_needs(settings):
+    settings.PROLIFIC_API_URL = "https://api.prolific.com"
+    out = run("load_demo", "--password", "pw")
+    assert "Prolific endpoint: the real API (publishing there needs PROLIFIC_API_TOKEN" in out
+    assert "/participant/" not in out

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -27,8 +28,8 @@ class Command(BaseCommand):
         "Set up the demo: a researcher superuser; a ReCAM project loaded from the sample data with a batch "
         "(3 items per unit, 3 annotators per item) and an invite link; and a Croatian CoSimLex project "
         "likewise (5 items per unit); a Chinese GCRC project (2 annotators per item, a link for each, and an adjudicator's link); an SCDE "
-        "project on made-up passages (one passage per unit); and a ReCAM batch of 2 units recruited on MTurk, to "
-        "publish from the admin. "
+        "project on made-up passages (one passage per unit); and two ReCAM batches of 2 units, one recruited on MTurk "
+        "and one on Prolific, to publish from the admin. "
         "Safe to run again."
     )
 
@@ -74,6 +75,8 @@ class Command(BaseCommand):
             ]
         if demo.mturk_batch is not None:
             lines += mturk_lines(demo.mturk_batch, base)
+        if demo.prolific_batch is not None:
+            lines += prolific_lines(demo.prolific_batch, base)
         self.stdout.write(self.style.SUCCESS("\n".join(lines)))
 
 
@@ -87,4 +90,26 @@ def mturk_lines(batch: Batch, base: str) -> list[str]:
     else:
         lines.append(f"MTurk endpoint: {settings.MTURK_ENDPOINT} (publishing there needs AWS keys and an HTTPS "
                      "PUBLIC_BASE_URL)")
+    return lines
+
+
+#: the batch admin's publish action (one action for every recruiting channel; its confirmation page
+#: shows the channel's own figures)
+PUBLISH_ACTION = "Publish to MTurk (shows the cost first)"
+REAL_PROLIFIC_HOST = "api.prolific.com"
+
+
+def prolific_lines(batch: Batch, base: str) -> list[str]:
+    """Where to publish the Prolific batch as a study, and where its participants go (the local
+    endpoint's participant simulator, when the API URL is not Prolific's own)."""
+    changelist = base + reverse("admin:annotation_batch_changelist")
+    lines = [f"Prolific batch: “{batch.name}” ({batch.units.count()} units × {batch.assignments_per_unit} "
+             f"participants, one study): tick it at {changelist} and run “{PUBLISH_ACTION}”"]
+    api = settings.PROLIFIC_API_URL.rstrip("/")
+    if urlsplit(api).hostname == REAL_PROLIFIC_HOST:
+        lines.append("Prolific endpoint: the real API (publishing there needs PROLIFIC_API_TOKEN and an HTTPS "
+                     "PUBLIC_BASE_URL)")
+    else:
+        lines.append(f"Prolific participants: {api}/participant/ (the local Prolific endpoint: pick the study, "
+                     "give any participant id)")
     return lines
