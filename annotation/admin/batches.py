@@ -10,21 +10,23 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
-from annotation.channels import channel_choices
-from annotation.kinds import get_kind
+from annotation.channels import ChannelSettingsError, channel_choices
+from annotation.kinds import PresetError, get_kind, preset_fill, preset_for_channel
 from annotation.models import Batch, InviteLink, Item
 from annotation.selectors import batches_with_progress, invite_url, progress_of
 from annotation.services.assignments import assignments_release_abandoned
-from annotation.services.batches import batch_create, invite_link_create
+from annotation.services.batches import batch_create, channel_settings_check, invite_link_create
 
 from .common import adopt, invite_link_column, request_base_url
 from .recruitment import RecruitmentActions
 
+DEFAULT_ITEMS_PER_UNIT = 5
+
 
 class BatchCreateForm(forms.ModelForm):
     items_per_unit = forms.IntegerField(
-        min_value=1, initial=5, label="Items per unit",
-        help_text="How many items one annotator gets at a time (one unit).",
+        min_value=1, required=False, label="Items per unit",
+        help_text=f"How many items one annotator gets at a time (one unit). Empty: the preset's, else {DEFAULT_ITEMS_PER_UNIT}.",
     )
     assignments_per_unit = forms.IntegerField(
         min_value=1, required=False, label="Distinct annotators per item",
@@ -38,6 +40,11 @@ class BatchCreateForm(forms.ModelForm):
     channel = forms.ChoiceField(
         choices=channel_choices, initial="invite", help_text="How annotators are recruited for this batch."
     )
+    use_preset = forms.BooleanField(
+        required=False, label="Use the kind's preset",
+        help_text="Fill the channel settings and items per unit from the project's kind's preset for this channel "
+        "(e.g. a paper's MTurk qualifications); values typed here are kept.",
+    )
     external_ids = forms.CharField(
         required=False,
         label="Only these items",
@@ -47,7 +54,8 @@ class BatchCreateForm(forms.ModelForm):
 
     class Meta:
         model = Batch
-        fields = ["project", "name", "items_per_unit", "assignments_per_unit", "release_after_minutes", "channel"]
+        fields = ["project", "name", "items_per_unit", "assignments_per_unit", "release_after_minutes", "channel",
+                  "channel_settings"]
 
     def clean(self) -> dict[str, Any]:
         """Resolve the listed ids to the project's items; say which ones are not there."""
@@ -57,6 +65,7 @@ class BatchCreateForm(forms.ModelForm):
             return data
         if not data.get("assignments_per_unit"):
             data["assignments_per_unit"] = get_kind(project.kind).suggested_annotators_per_item(project.language)
+        self._fill_channel(project, data)
         wanted = [line.strip() for line in text.splitlines() if line.strip()]
         if not wanted:
             data["items"] = None
@@ -72,6 +81,27 @@ class BatchCreateForm(forms.ModelForm):
             self.add_error("external_ids", "An item is listed twice.")
         data["items"] = [found[e] for e in wanted if e in found]
         return data
+
+
+    def _fill_channel(self, project: Any, data: dict[str, Any]) -> None:
+        """The kind's preset under the typed values (when asked for), then the channel's check."""
+        channel, typed = data.get("channel"), data.get("channel_settings") or {}
+        if channel is None:
+            return
+        if data.get("use_preset"):
+            try:
+                preset = preset_for_channel(get_kind(project.kind), channel)
+            except PresetError as exc:
+                self.add_error("use_preset", str(exc))
+                return
+            typed, data["items_per_unit"] = preset_fill(preset, channel_settings=typed,
+                                                        items_per_unit=data.get("items_per_unit"))
+        data["channel_settings"] = typed
+        data["items_per_unit"] = data.get("items_per_unit") or DEFAULT_ITEMS_PER_UNIT
+        try:
+            channel_settings_check(project=project, channel=channel, channel_settings=typed)
+        except ChannelSettingsError as exc:
+            self.add_error("channel_settings", str(exc))
 
 
 class InviteLinkInline(admin.TabularInline):
@@ -103,7 +133,7 @@ class BatchAdmin(RecruitmentActions, admin.ModelAdmin):
     readonly_fields = ("project", "channel", "items_per_unit", "assignments_per_unit", "progress", "recruitment_status",
                        "created_at")
     fields = ("project", "name", "status", "channel", "items_per_unit", "assignments_per_unit",
-              "release_after_minutes", "progress", "channel_settings", "recruitment_status", "created_at")
+              "release_after_minutes", "progress", "channel_settings", "use_preset", "recruitment_status", "created_at")
     inlines = [InviteLinkInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Batch]:
@@ -116,7 +146,7 @@ class BatchAdmin(RecruitmentActions, admin.ModelAdmin):
 
     def get_fields(self, request: HttpRequest, obj: Batch | None = None) -> tuple:
         if obj is None:
-            return (*BatchCreateForm.Meta.fields, "external_ids")
+            return (*BatchCreateForm.Meta.fields, "use_preset", "external_ids")
         return self.fields
 
     def get_readonly_fields(self, request: HttpRequest, obj: Batch | None = None) -> tuple:
@@ -135,6 +165,7 @@ class BatchAdmin(RecruitmentActions, admin.ModelAdmin):
             project=data["project"], name=data["name"], items=data["items"],
             items_per_unit=data["items_per_unit"], assignments_per_unit=data["assignments_per_unit"],
             release_after_minutes=data["release_after_minutes"], channel=data["channel"],
+            channel_settings=data["channel_settings"],
         ))
 
     @admin.display(description="Units", ordering="progress_units")

@@ -27,6 +27,7 @@ from annotation.channels import (
     hit_settings_parse,
 )
 from annotation.channels.mturk_settings import default_texts
+from annotation.kinds import PresetError, get_kind, preset_fill, preset_for_channel
 from annotation.models import Batch, Posting, PublishJob, Submission
 from annotation.selectors import publishable_units
 from annotation.services.postings import places_add, postings_expire, postings_extend, postings_pause, postings_resume
@@ -66,8 +67,19 @@ class BatchSettingsForm(forms.ModelForm):
         help_texts = {"channel_settings": "MTurk batches: HIT settings as JSON; empty keys take the defaults "
                       f"{json.dumps(HitSettings().as_json())} (title and description default to the project's)."}
 
+    use_preset = forms.BooleanField(
+        required=False, label="Use the kind's preset",
+        help_text="Fill the channel settings from the project's kind's preset for this channel (e.g. a paper's "
+        "MTurk qualifications); keys already set here are kept. Items per unit are fixed once the batch exists.")
+
     def clean_channel_settings(self) -> dict[str, Any]:
         value = self.cleaned_data.get("channel_settings") or {}
+        if self["use_preset"].data:  # the checkbox as posted (it is cleaned after this field)
+            try:
+                preset = preset_for_channel(get_kind(self.instance.project.kind), self.instance.channel)
+            except PresetError as exc:
+                raise forms.ValidationError(str(exc)) from exc
+            value, _ = preset_fill(preset, channel_settings=value, items_per_unit=None)
         if self.instance.channel == "mturk":
             try:
                 hit_settings_parse(value, defaults=default_texts(self.instance))

@@ -14,10 +14,16 @@ from .base import (
     TaskKind,
 )
 from .gcrc import kind as gcrc_kind  # noqa: F401  (registers)
+from .presets import ChannelPreset, PresetError, preset_fill, preset_for_channel, preset_named
 from .registry import UnknownKind, all_kinds, get_kind, kind_choices, register
 from .scde import kind as scde_kind  # noqa: F401  (registers)
 
 __all__ = [
+    "ChannelPreset",
+    "PresetError",
+    "preset_fill",
+    "preset_for_channel",
+    "preset_named",
     "AGREEMENT_SETTINGS",
     "Column",
     "KindPlot",

@@ -14,6 +14,8 @@ from typing import Any, ClassVar
 from django import forms
 from django.forms import renderers
 
+from .presets import ChannelPreset
+
 
 class ImportProblem(ValueError):
     """A bad record in an import file; names the line and the field so the file can be fixed."""
@@ -219,6 +221,11 @@ class TaskKind(ABC):
     def suggested_annotators_per_item(self, language: str) -> int:
         """The paper's number of distinct annotators per item: a batch's default."""
         return 3
+
+    def channel_presets(self) -> dict[str, ChannelPreset]:
+        """Named recruiting setups a researcher may pick, by channel slug (e.g. the paper's MTurk
+        qualifications); default: none."""
+        return {}
 
     def settings_for(self, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
         """The kind's defaults and the agreement rule's (`AGREEMENT_SETTINGS`), then `overrides`;

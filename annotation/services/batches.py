@@ -117,3 +117,10 @@ def invite_link_create(*, batch: Batch, label: str = "", max_annotators: int | N
                        role: str = "annotator") -> InviteLink:
     """A link people join the batch by; `role` "adjudicator": they decide its disagreements."""
     return InviteLink.objects.create(batch=batch, label=label, max_annotators=max_annotators, role=role)
+
+
+def channel_settings_check(*, project: Project, channel: str, channel_settings: dict) -> None:
+    """Raise ChannelSettingsError (naming every problem) when `channel_settings` are not valid
+    for `channel`, before a batch is made with them: the channel checks an unsaved batch."""
+    batch = Batch(project=project, channel=channel, channel_settings=channel_settings)
+    get_channel(channel).check_settings(batch)

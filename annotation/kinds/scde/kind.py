@@ -14,10 +14,11 @@ from django.utils.translation import gettext_lazy as _
 
 from quality.stats import scde as scde_stats
 
-from ..base import ItemExport, LabelField, Page, ParsedItem, QualityOutcome, TaskKind
+from ..base import ChannelPreset, ItemExport, LabelField, Page, ParsedItem, QualityOutcome, TaskKind
 from ..registry import register
 from . import results
 from .page import PASSAGE_PAGE, passage_context
+from .preset import MTURK_PRESET
 from .records import parse_records
 
 DEFAULT_INSTRUCTIONS = _(
@@ -88,3 +89,7 @@ class SCDE(TaskKind):
         """The paper does not say how many workers answered each passage; three give a
         passage's figures some footing while the study's figures average over passages."""
         return 3
+
+    def channel_presets(self) -> dict[str, ChannelPreset]:
+        """The paper's MTurk setup (§5.3), with our reward and time allotted to edit."""
+        return {"mturk": MTURK_PRESET}

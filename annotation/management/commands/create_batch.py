@@ -1,16 +1,21 @@
-"""manage.py create_batch <project_id> --name N --items-per-unit K --annotators-per-item M [--consistency-set 20]"""
+"""manage.py create_batch <project_id> --name N --items-per-unit K --annotators-per-item M [--consistency-set 20]
+[--preset NAME [--channel-settings JSON]]"""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.kinds import get_kind
+from annotation.channels import ChannelSettingsError
+from annotation.kinds import PresetError, get_kind, preset_fill, preset_named
 from annotation.selectors import invite_url
-from annotation.services.batches import BatchError, batch_create, invite_link_create
+from annotation.services.batches import BatchError, batch_create, channel_settings_check, invite_link_create
 from annotation.services.projects import consistency_set_choose
 
 from ._common import add_base_url_argument, base_url, project_or_error
+
+DEFAULT_ITEMS_PER_UNIT = 5
 
 
 class Command(BaseCommand):
@@ -22,7 +27,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("project_id", type=int)
         parser.add_argument("--name", required=True)
-        parser.add_argument("--items-per-unit", type=int, default=5, help="Items one annotator gets at a time.")
+        parser.add_argument("--items-per-unit", type=int,
+                            help=f"Items one annotator gets at a time (default: the preset's, else {DEFAULT_ITEMS_PER_UNIT}).")
         parser.add_argument(
             "--annotators-per-item", type=int,
             help="Distinct annotators per item (default: the paper's number for the kind and language, "
@@ -37,6 +43,13 @@ class Command(BaseCommand):
             "annotator rates first, for calibration (SimLex-999 used 20). Without it, an existing set is used.",
         )
         parser.add_argument("--seed", type=int, help="Random seed for --consistency-set (reproducible choice).")
+        parser.add_argument(
+            "--preset", metavar="NAME",
+            help="A preset of the project's kind (e.g. a paper's MTurk setup): it sets the channel, the channel "
+            "settings and items per unit; values given here win.",
+        )
+        parser.add_argument("--channel-settings", metavar="JSON", type=json.loads, default={},
+                            help='Channel settings over the preset\'s, e.g. \'{"reward": "2.00"}\'.')
         add_base_url_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -47,17 +60,36 @@ class Command(BaseCommand):
             except ValueError as exc:
                 raise CommandError(str(exc)) from None
             self.stdout.write(f"Consistency set: {', '.join(chosen)}")
+        channel, settings, items_per_unit = self._channel(project, options)
         try:
             batch = batch_create(
                 project=project,
                 name=options["name"],
-                items_per_unit=options["items_per_unit"],
+                items_per_unit=items_per_unit,
                 assignments_per_unit=options["annotators_per_item"]
                 or get_kind(project.kind).suggested_annotators_per_item(project.language),
                 release_after_minutes=options["release_after_minutes"],
+                channel=channel,
+                channel_settings=settings,
             )
         except BatchError as exc:
             raise CommandError(str(exc)) from None
         invite = invite_link_create(batch=batch, label="default")
         self.stdout.write(self.style.SUCCESS(f"Created batch {batch.pk} ({batch.units.count()} units)."))
         self.stdout.write(f"Invite link: {invite_url(invite.token, base_url=base_url(options['base_url']))}")
+
+    @staticmethod
+    def _channel(project: Any, options: dict[str, Any]) -> tuple[str, dict[str, Any], int]:
+        """Channel, channel settings and items per unit: the preset's under the options given."""
+        channel, settings, items_per_unit = "invite", options["channel_settings"], options["items_per_unit"]
+        if options["preset"]:
+            try:
+                channel, preset = preset_named(get_kind(project.kind), options["preset"])
+            except PresetError as exc:
+                raise CommandError(str(exc)) from None
+            settings, items_per_unit = preset_fill(preset, channel_settings=settings, items_per_unit=items_per_unit)
+        try:
+            channel_settings_check(project=project, channel=channel, channel_settings=settings)
+        except ChannelSettingsError as exc:
+            raise CommandError(f"channel settings: {exc}") from None
+        return channel, settings, items_per_unit or DEFAULT_ITEMS_PER_UNIT
