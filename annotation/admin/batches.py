@@ -31,7 +31,7 @@ class BatchCreateForm(forms.ModelForm):
     assignments_per_unit = forms.IntegerField(
         min_value=1, required=False, label="Distinct annotators per item",
         help_text="Each item is annotated by this many different people; nobody sees an item twice. "
-        "Empty: the paper's number for the project's kind and language (CoSimLex: 27 English, 12 others; ReCAM: 3).",
+        "Empty: the number the kind's paper used for the project's language (the kind's suggested annotators per item).",
     )
     release_after_minutes = forms.IntegerField(
         min_value=1, initial=60, label="Release after (minutes)",

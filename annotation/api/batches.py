@@ -65,8 +65,8 @@ class BatchCreateSerializer(serializers.Serializer):
     items_per_unit = serializers.IntegerField(min_value=1, default=5, help_text="Items one annotator gets at a time.")
     assignments_per_unit = serializers.IntegerField(
         min_value=1, required=False,
-        help_text="Distinct annotators per item; default: the paper's number for the kind and language "
-        "(CoSimLex 27 for English, 12 otherwise; ReCAM 3).",
+        help_text="Distinct annotators per item; default: the number the kind's paper used for the project's "
+        "language (the kind's suggested annotators per item).",
     )
     release_after_minutes = serializers.IntegerField(
         min_value=1, default=60, help_text="Work left idle this long is released to somebody else."

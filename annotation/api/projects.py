@@ -48,7 +48,7 @@ class ItemSerializer(serializers.ModelSerializer):
 
 
 class ImportRequestSerializer(serializers.Serializer):
-    file = serializers.FileField(allow_empty_file=True, help_text="The dataset's released file (ReCAM: JSON Lines).")
+    file = serializers.FileField(allow_empty_file=True, help_text="The dataset's released file, in the format of the project's kind (the kind's file_format).")
     skip_conflicts = serializers.BooleanField(
         default=False, help_text="Skip records whose id the project already has with different content "
         "(default: such a record refuses the import with a 400 naming its line, id and fields).")

@@ -23,7 +23,7 @@ from .serializers import ExportJobSerializer, ExportQuerySerializer
 
 FILE_RESPONSES = {
     (200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY, description="CSV with a header row"),
-    (200, "text/tab-separated-values"): OpenApiResponse(OpenApiTypes.BINARY, description="tab-separated, as CoSimLex releases"),
+    (200, "text/tab-separated-values"): OpenApiResponse(OpenApiTypes.BINARY, description="tab-separated values"),
     (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.BINARY, description="one JSON object per line"),
 }
 DATASETS_TEXT = (

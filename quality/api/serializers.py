@@ -152,8 +152,8 @@ class ExportQuerySerializer(serializers.Serializer):
     dataset = serializers.ChoiceField(
         choices=list(DATASETS) + sorted({name for kind in all_kinds() for name in kind.item_exports()}),
         default="raw",
-        help_text="The standard datasets, or a further released format of the project's kind (CoSimLex: "
-        "kit_data, kit_gold); a format of another kind gets a 400 listing the project's datasets.",
+        help_text="The standard datasets, or a further released format of the project's kind (the choices "
+        "list every kind's); a format of another kind gets a 400 listing the project's datasets.",
     )
     format = serializers.ChoiceField(choices=list(FORMATS), default="csv")
     spreadsheet_safe = serializers.BooleanField(

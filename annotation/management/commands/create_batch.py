@@ -31,15 +31,15 @@ class Command(BaseCommand):
                             help=f"Items one annotator gets at a time (default: the preset's, else {DEFAULT_ITEMS_PER_UNIT}).")
         parser.add_argument(
             "--annotators-per-item", type=int,
-            help="Distinct annotators per item (default: the paper's number for the kind and language, "
-            "e.g. CoSimLex 27 for English, 12 otherwise; 3 for ReCAM).",
+            help="Distinct annotators per item (default: the number the kind's paper used for the project's "
+            "language).",
         )
         parser.add_argument(
             "--release-after-minutes", type=int, default=60, help="Idle work is released to others after this."
         )
         parser.add_argument(
             "--consistency-set", type=int, metavar="N",
-            help="First choose N random groups (CoSimLex: pairs) as the project's consistency set, which every "
+            help="First choose N random groups (items tied by their group key) as the project's consistency set, which every "
             "annotator rates first, for calibration (SimLex-999 used 20). Without it, an existing set is used.",
         )
         parser.add_argument("--seed", type=int, help="Random seed for --consistency-set (reproducible choice).")

@@ -21,7 +21,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("project_id", type=int, help="Id of the project to import into.")
-        parser.add_argument("file", type=Path, help="Path of the released file (ReCAM: .jsonl).")
+        parser.add_argument("file", type=Path, help="Path of the released file, in the format of the project's kind.")
         parser.add_argument("--skip-conflicts", action="store_true",
                             help="Skip records whose id the project already has with different content "
                             "(default: such a record refuses the import).")

@@ -23,7 +23,7 @@ class Command(BaseCommand):
         parser.add_argument("project_id", type=int)
         parser.add_argument(
             "--dataset", default="raw",
-            help=f"{', '.join(DATASETS)}, or a format of the project's kind (CoSimLex: kit_data, kit_gold)",
+            help=f"{', '.join(DATASETS)}, or a further released format of the project's kind",
         )
         parser.add_argument("--format", choices=list(FORMATS), default="csv", dest="fmt")
         parser.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
