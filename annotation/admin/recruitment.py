@@ -218,7 +218,7 @@ class RecruitmentActions:
                 "when the auto-approval delay runs out unless you reject them (Review → Reject unverified).", pending))
         return format_html_join("", "<div>{}</div>", ((line,) for line in lines))
 
-    @admin.action(description="Publish to MTurk (shows the cost first)", permissions=["change"])
+    @admin.action(description="Publish on the recruiting site (shows the cost first)", permissions=["change"])
     def publish_to_mturk(self, request: HttpRequest, queryset: QuerySet[Batch]):
         rows, problems = [], []
         for batch in queryset.select_related("project"):
@@ -250,7 +250,7 @@ class RecruitmentActions:
                           rewards_total=sum((e.rewards_total for _, e in rows), start=0),
                           fees_total=sum((e.fees_total for _, e in rows), start=0))
 
-    @admin.action(description="Sync MTurk assignments now", permissions=["change"])  # every recruiting site
+    @admin.action(description="Sync submissions from the recruiting site now", permissions=["change"])  # every recruiting site
     def sync_open_batches(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
         for batch in self._mturk_only(request, queryset):
             result = tasks.sync_batch.delay(batch.pk)

@@ -133,7 +133,7 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
         assert f"http://demo.test:8000/i/{invite.token}/" in out
         assert f"http://demo.test:8000/i/{cosimlex_invite.token}/" in out and "CoSimLex demo (Croatian)" in out
         assert f"http://demo.test:8000/i/{scde_invite.token}/" in out and "SCDE demo (made-up passages)" in out
-        assert "tick it at http://demo.test:8000/admin/annotation/batch/ and run “Publish to MTurk”" in out
+        assert "tick it at http://demo.test:8000/admin/annotation/batch/ and run “Publish on the recruiting site (shows the cost first)”" in out
         assert "MTurk workers: http://127.0.0.1:8765/worker/ (the local MTurk endpoint)" in out
         assert "GCRC demo (Chinese) (40 items)" in out
         assert ("Prolific batch: “Prolific demo batch” (2 units × 2 participants, one study): tick it at "

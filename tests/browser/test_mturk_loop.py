@@ -76,7 +76,7 @@ def test_publish_accept_work_in_frame_submit_sync_quality_approve(live_server, b
         assert batch.channel == "mturk" and batch.units.count() == 1
 
         # publish: the confirmation shows the cost and the balance, nothing is created before "Publish"
-        run_action(admin, changelist, batch, "Publish to MTurk (shows the cost first)")
+        run_action(admin, changelist, batch, "Publish on the recruiting site (shows the cost first)")
         assert admin.inner_text("#mturk-total") == "$0.60"  # $0.50 reward + 20 % fee, one assignment
         assert admin.inner_text("#mturk-balance") == "$50.00"
         assert mturk.store.rows("SELECT id FROM hits") == []
@@ -120,7 +120,7 @@ def test_publish_accept_work_in_frame_submit_sync_quality_approve(live_server, b
         assert (local["worker_id"], local["status"]) == (WORKER, "Submitted")
 
         # the researcher syncs (the submission is verified), runs quality, and approves
-        run_action(admin, changelist, batch, "Sync MTurk assignments now")
+        run_action(admin, changelist, batch, "Sync submissions from the recruiting site now")
         assert "1 posting(s), 1 submission(s): 1 verified, 0 flagged." in messages(admin)
         assert Submission.objects.get().verified
 

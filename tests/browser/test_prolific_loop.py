@@ -27,8 +27,8 @@ from .test_researcher_admin import log_in
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PARTICIPANT = "PBROWSER01"
-PUBLISH = "Publish to MTurk (shows the cost first)"  # the one publish action, for every channel
-SYNC = "Sync MTurk assignments now"
+PUBLISH = "Publish on the recruiting site (shows the cost first)"  # the one publish action, for every channel
+SYNC = "Sync submissions from the recruiting site now"
 
 
 @pytest.fixture

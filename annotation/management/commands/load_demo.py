@@ -84,7 +84,7 @@ def mturk_lines(batch: Batch, base: str) -> list[str]:
     """Where to publish the MTurk batch, and where its workers go (the local endpoint's site)."""
     changelist = base + reverse("admin:annotation_batch_changelist")
     lines = [f"MTurk batch: “{batch.name}” ({batch.units.count()} HITs × {batch.assignments_per_unit} workers): "
-             f"tick it at {changelist} and run “Publish to MTurk”"]
+             f"tick it at {changelist} and run “{PUBLISH_ACTION}”"]
     if settings.MTURK_ENDPOINT == "local":
         lines.append(f"MTurk workers: {settings.MTURK_LOCAL_URL.rstrip('/')}/worker/ (the local MTurk endpoint)")
     else:
@@ -95,7 +95,7 @@ def mturk_lines(batch: Batch, base: str) -> list[str]:
 
 #: the batch admin's publish action (one action for every recruiting channel; its confirmation page
 #: shows the channel's own figures)
-PUBLISH_ACTION = "Publish to MTurk (shows the cost first)"
+PUBLISH_ACTION = "Publish on the recruiting site (shows the cost first)"
 REAL_PROLIFIC_HOST = "api.prolific.com"
 
 
