@@ -69,5 +69,5 @@ def test_invite_channel_has_no_money_and_nothing_to_sync():
             call()
 
 
-def test_both_channels_are_registered_with_their_titles():
-    assert channel_choices() == [("invite", "Invite link"), ("mturk", "Amazon Mechanical Turk")]
+def test_every_channel_is_registered_with_its_title():
+    assert channel_choices() == [("invite", "Invite link"), ("mturk", "Amazon Mechanical Turk"), ("prolific", "Prolific")]
