@@ -176,7 +176,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.BasicAuthentication",
         "annotation.api.auth.AnnotatorKeyAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
+    # Staff and the admin's model permissions (view/add/change/delete), as in the admin.
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAdminUser",
+        "annotation.api.permissions.ModelPermissions",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,

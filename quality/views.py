@@ -1,5 +1,8 @@
 """The quality report page, its "Run quality now" button, export jobs and downloads (staff only).
 
+Each view needs the admin's model permission too (403 without): quality runs' view to read the
+report, its plots and downloads, add to start a run; export jobs' view to download, add to start one.
+
 Thin views: parse, call one service or selector, render; the admin look comes from
 `admin.site.each_context` and the admin base template.
 """
@@ -9,6 +12,7 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.contrib.admin.views.decorators import staff_member_required
+from django.contrib.auth.decorators import permission_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -87,6 +91,7 @@ def _run_tables(request: HttpRequest, run: QualityRun | None, columns: list[str]
 
 
 @staff_member_required
+@permission_required("quality.view_qualityrun", raise_exception=True)
 @require_GET
 def report(request: HttpRequest, project_id: int) -> HttpResponse:
     project = get_object_or_404(Project, pk=project_id)
@@ -115,6 +120,7 @@ def _run_of(project_id: int, run_id: int) -> QualityRun:
 
 
 @staff_member_required
+@permission_required("quality.view_qualityrun", raise_exception=True)
 @require_GET
 def plot(request: HttpRequest, project_id: int, run_id: int, name: str) -> HttpResponse:
     """One stored plot of a run, as an SVG image."""
@@ -125,6 +131,7 @@ def plot(request: HttpRequest, project_id: int, run_id: int, name: str) -> HttpR
 
 
 @staff_member_required
+@permission_required("quality.view_qualityrun", raise_exception=True)
 @require_GET
 def run_status(request: HttpRequest, project_id: int, run_id: int) -> JsonResponse:
     """A run's state, polled by the report page while a worker computes it."""
@@ -133,6 +140,7 @@ def run_status(request: HttpRequest, project_id: int, run_id: int) -> JsonRespon
 
 
 @staff_member_required
+@permission_required("quality.view_qualityrun", raise_exception=True)
 @require_GET
 def report_download(request: HttpRequest, project_id: int, run_id: int) -> HttpResponse:
     """The run's figures, tables and plots as one self-contained HTML file (plots inline as SVG)."""
@@ -149,6 +157,7 @@ def report_download(request: HttpRequest, project_id: int, run_id: int) -> HttpR
 
 
 @staff_member_required
+@permission_required("quality.add_qualityrun", raise_exception=True)
 @require_POST
 def run_now(request: HttpRequest, project_id: int) -> HttpResponse:
     project = get_object_or_404(Project, pk=project_id)
@@ -164,6 +173,7 @@ def run_now(request: HttpRequest, project_id: int) -> HttpResponse:
 
 
 @staff_member_required
+@permission_required("quality.view_exportjob", raise_exception=True)
 @require_GET
 def export(request: HttpRequest, project_id: int, dataset: str, fmt: str) -> HttpResponse:
     """A download at once, streamed through the same writer as the jobs (for small exports);
@@ -181,6 +191,7 @@ def export(request: HttpRequest, project_id: int, dataset: str, fmt: str) -> Htt
 
 
 @staff_member_required
+@permission_required("quality.add_exportjob", raise_exception=True)
 @require_POST
 def export_start(request: HttpRequest, project_id: int) -> HttpResponse:
     """Start an export job; it writes a file the page then lists with a download link."""
@@ -206,6 +217,7 @@ def export_start(request: HttpRequest, project_id: int) -> HttpResponse:
 
 
 @staff_member_required
+@permission_required("quality.view_exportjob", raise_exception=True)
 @require_GET
 def export_download(request: HttpRequest, project_id: int, job_id: int) -> HttpResponse:
     """A finished export job's file."""

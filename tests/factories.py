@@ -50,7 +50,7 @@ class AnnotatorFactory(factory.django.DjangoModelFactory):
 
 
 class UserFactory(factory.django.DjangoModelFactory):
-    """A Django account; `is_staff=True` makes a researcher (the API's IsAdminUser)."""
+    """A Django account; `is_staff=True` makes a researcher, who also needs the model permissions (or `is_superuser=True`)."""
 
     class Meta:
         model = "auth.User"

@@ -149,6 +149,13 @@ class RecruitmentActions:
     mturk_actions = ["publish_to_mturk", "sync_open_batches", "expire_mturk_hits", "extend_mturk_hits",
                      "add_mturk_assignments", "review_mturk", "pause_postings", "resume_postings"]
 
+    def has_spend_permission(self, request: HttpRequest) -> bool:
+        """For `@admin.action(permissions=["spend"])`: actions that cost money on a recruiting site
+        need the batch's change permission and `spend_on_channel`."""
+        opts = self.opts
+        return request.user.has_perms([f"{opts.app_label}.change_{opts.model_name}",
+                                       f"{opts.app_label}.spend_on_channel"])
+
     def _page(self, request: HttpRequest, queryset: QuerySet, action: str, title: str, **extra: Any):
         context = {**self.admin_site.each_context(request), "opts": self.opts, "title": title, "action": action,
                    "selected": [str(pk) for pk in queryset.values_list("pk", flat=True)],
@@ -181,7 +188,7 @@ class RecruitmentActions:
     def pause_postings(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
         self._postings_change(request, queryset, postings_pause, "Paused")
 
-    @admin.action(description="Resume recruiting (Prolific: start the study again)", permissions=["change"])
+    @admin.action(description="Resume recruiting (Prolific: start the study again)", permissions=["spend"])
     def resume_postings(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
         self._postings_change(request, queryset, postings_resume, "Resumed")
 
@@ -218,7 +225,7 @@ class RecruitmentActions:
                 "when the auto-approval delay runs out unless you reject them (Review → Reject unverified).", pending))
         return format_html_join("", "<div>{}</div>", ((line,) for line in lines))
 
-    @admin.action(description="Publish on the recruiting site (shows the cost first)", permissions=["change"])
+    @admin.action(description="Publish on the recruiting site (shows the cost first)", permissions=["spend"])
     def publish_to_mturk(self, request: HttpRequest, queryset: QuerySet[Batch]):
         rows, problems = [], []
         for batch in queryset.select_related("project"):
@@ -279,7 +286,7 @@ class RecruitmentActions:
             return None
         return self._page(request, queryset, "extend_mturk_hits", "Extend MTurk HITs", form=form)
 
-    @admin.action(description="Add MTurk assignments (re-annotate a block)…", permissions=["change"])
+    @admin.action(description="Add MTurk assignments (re-annotate a block)…", permissions=["spend"])
     def add_mturk_assignments(self, request: HttpRequest, queryset: QuerySet[Batch]):
         initial = {"label": f"added {timezone.now():%Y-%m-%d %H:%M:%S}"}
         form = AddAssignmentsForm(request.POST if "apply" in request.POST else None, initial=initial)
@@ -297,7 +304,7 @@ class RecruitmentActions:
         return self._page(request, queryset, "add_mturk_assignments", "Add MTurk assignments", form=form,
                           note="Each assignment costs the reward plus MTurk's fee, charged on approval.")
 
-    @admin.action(description="Review MTurk work from the quality run…", permissions=["change"])
+    @admin.action(description="Review MTurk work from the quality run…", permissions=["spend"])
     def review_mturk(self, request: HttpRequest, queryset: QuerySet[Batch]):
         form = ReviewForm(request.POST if "apply" in request.POST else None)
         batches = self._mturk_only(request, queryset)

@@ -116,7 +116,10 @@ class BatchViewSet(
     mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet
 ):
     """Batches with their progress; created through `batch_create`; only name, status and the
-    release time change afterwards (closing a batch stops handing out new work)."""
+    release time change afterwards (closing a batch stops handing out new work). Staff with the
+    Batch model permissions; invite links need the InviteLink ones (their URLs let anyone in)."""
+
+    required_permissions = None  # the model's; @action routes name their own
 
     def get_serializer_class(self) -> type[serializers.Serializer]:
         return BatchUpdateSerializer if self.action in ("update", "partial_update") else BatchSerializer
@@ -144,7 +147,8 @@ class BatchViewSet(
     @extend_schema(
         methods=["POST"], request=InviteSerializer, responses={201: InviteSerializer}, summary="Create an invite link"
     )
-    @action(detail=True, methods=["get", "post"], pagination_class=None)
+    @action(detail=True, methods=["get", "post"], pagination_class=None, required_permissions={
+        "GET": ["annotation.view_invitelink"], "POST": ["annotation.add_invitelink"]})
     def invites(self, request: Request, pk: str | None = None) -> Response:
         """Invite links are what an annotator opens; their URLs are absolute, ready to send."""
         batch = self.get_object()
@@ -160,7 +164,8 @@ class BatchViewSet(
         return Response(InviteSerializer(invite, context={"request": request}).data, status=201)
 
     @extend_schema(request=None, responses=ReleaseReportSerializer, summary="Release abandoned assignments now")
-    @action(detail=True, methods=["post"], url_path="release-abandoned")
+    @action(detail=True, methods=["post"], url_path="release-abandoned",
+            required_permissions={"POST": ["annotation.change_batch"]})
     def release_abandoned(self, request: Request, pk: str | None = None) -> Response:
         """What the periodic sweep does, on demand for one batch."""
         batch = self.get_object()

@@ -68,9 +68,10 @@ class ImportErrorSerializer(serializers.Serializer):
 
 
 class ProjectViewSet(viewsets.ModelViewSet):
-    """Projects of one task kind each; staff only."""
+    """Projects of one task kind each; staff with the Project model permissions."""
 
     serializer_class = ProjectSerializer
+    required_permissions = None  # the model's; @action routes name their own
 
     def get_queryset(self) -> QuerySet[Project]:
         return Project.objects.annotate(item_count=Count("items")).order_by("-created_at")
@@ -85,7 +86,8 @@ class ProjectViewSet(viewsets.ModelViewSet):
         responses={200: ImportReportSerializer, 400: ImportErrorSerializer},
         summary="Import items from a released file (all or nothing)",
     )
-    @action(detail=True, methods=["post"], url_path="import", parser_classes=[MultiPartParser])
+    @action(detail=True, methods=["post"], url_path="import", parser_classes=[MultiPartParser],
+            required_permissions={"POST": ["annotation.add_item"]})
     def import_items(self, request: Request, pk: str | None = None) -> Response:
         """Any bad record imports nothing and the error names its line and field; records the
         project already holds are counted as duplicates, so re-importing is harmless."""

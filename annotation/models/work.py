@@ -32,6 +32,9 @@ class Batch(models.Model):
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "batches"
+        # Spending money on a recruiting site is more than changing a batch: publishing, adding
+        # assignments, resuming a study, approving/rejecting work and paying bonuses need this.
+        permissions = [("spend_on_channel", "Can publish, pay and review on recruiting sites")]
 
     def __str__(self) -> str:
         return self.name

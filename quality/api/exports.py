@@ -7,7 +7,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -45,7 +44,9 @@ class IgnoreFormatParameter(DefaultContentNegotiation):
 
 @extend_schema(tags=["quality"])
 class ProjectExportView(APIView):
-    permission_classes = [IsAdminUser]
+    """Export permissions are those of export jobs: view to download, add to start a job."""
+
+    required_permissions = {"GET": ["quality.view_exportjob"]}
     content_negotiation_class = IgnoreFormatParameter
 
     @extend_schema(
@@ -73,7 +74,7 @@ class ProjectExportView(APIView):
 class ProjectExportJobsView(generics.ListAPIView):
     """A project's export jobs, newest first; POST starts one."""
 
-    permission_classes = [IsAdminUser]
+    required_permissions = {"GET": ["quality.view_exportjob"], "POST": ["quality.add_exportjob"]}
     serializer_class = ExportJobSerializer
 
     def get_queryset(self):
@@ -115,14 +116,13 @@ class ProjectExportJobsView(generics.ListAPIView):
 class ExportJobDetailView(generics.RetrieveAPIView):
     """One export job: status, progress, rows, size, and its download URL once done."""
 
-    permission_classes = [IsAdminUser]
     serializer_class = ExportJobSerializer
     queryset = export_jobs()
 
 
 @extend_schema(tags=["quality"])
 class ExportJobDownloadView(APIView):
-    permission_classes = [IsAdminUser]
+    required_permissions = {"GET": ["quality.view_exportjob"]}
 
     @extend_schema(
         responses={**FILE_RESPONSES,

@@ -6,7 +6,6 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.parsers import FormParser, MultiPartParser
-from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -31,7 +30,7 @@ from .serializers import (
 class ProjectQualityRunsView(generics.ListAPIView):
     """A project's quality runs, newest first; POST starts a new one."""
 
-    permission_classes = [IsAdminUser]
+    required_permissions = {"GET": ["quality.view_qualityrun"], "POST": ["quality.add_qualityrun"]}
     serializer_class = QualityRunSerializer
 
     def get_queryset(self):
@@ -60,7 +59,6 @@ class ProjectQualityRunsView(generics.ListAPIView):
 class QualityRunDetailView(generics.RetrieveAPIView):
     """One quality run: status, parameters, summary and decision counts."""
 
-    permission_classes = [IsAdminUser]
     serializer_class = QualityRunSerializer
     queryset = runs_with_counts()
 
@@ -68,9 +66,10 @@ class QualityRunDetailView(generics.RetrieveAPIView):
 @extend_schema(tags=["quality"])
 class ProjectScoreView(APIView):
     """Score a system's SemEval-2020 Task 3 submission for one language against a CoSimLex
-    project's cleaned data (its latest quality run) or an uploaded kit gold file."""
+    project's cleaned data (its latest quality run) or an uploaded kit gold file. It writes
+    nothing, so reading quality runs is enough."""
 
-    permission_classes = [IsAdminUser]
+    required_permissions = {"POST": ["quality.view_qualityrun"]}
     parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema(

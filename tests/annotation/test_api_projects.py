@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def staff_api():
     client = APIClient()
-    client.force_authenticate(UserFactory(is_staff=True))
+    client.force_authenticate(UserFactory(is_staff=True, is_superuser=True))
     return client
 
 

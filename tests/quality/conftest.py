@@ -112,7 +112,7 @@ def annotated(db, recam_dev_bytes) -> AnnotatedProject:
 
 @pytest.fixture
 def staff(db):
-    return get_user_model().objects.create_user("researcher", password="pw", is_staff=True)
+    return get_user_model().objects.create_user("researcher", password="pw", is_staff=True, is_superuser=True)
 
 
 @pytest.fixture

@@ -51,7 +51,7 @@ def test_post_runs_through_the_task_and_returns_the_run(recam_dev_bytes, django_
     from tests.quality.conftest import build_annotated_project
 
     project = build_annotated_project(recam_dev_bytes).project
-    staff = django_user_model.objects.create_user("boss", password="pw", is_staff=True)
+    staff = django_user_model.objects.create_user("boss", password="pw", is_staff=True, is_superuser=True)
     client = APIClient()
     client.force_authenticate(staff)
     response = client.post(reverse("api-project-quality-runs", args=[project.pk]), {}, format="json")

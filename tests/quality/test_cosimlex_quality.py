@@ -163,7 +163,7 @@ def test_table1_and_scoring_on_the_projects_own_data(rated_project, capsys):
 
 def test_score_api_against_the_project_and_against_an_uploaded_gold(rated_project, client):
     project, _ = rated_project
-    client.force_login(UserFactory(is_staff=True))
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
     url = reverse("api-project-score", args=[project.pk])
     early = client.post(url, {"subtask1": io.BytesIO(b"change\n1\n")})
     assert early.status_code == 409 and "quality run" in early.json()["detail"]
