@@ -44,20 +44,7 @@ class Gunicorn:
         if self.max_requests is not None:
             extra["GUNICORN_MAX_REQUESTS"] = str(self.max_requests)
         cmd = [sys.executable, "-m", "gunicorn"]
-        patch = os.environ.get("BENCH_GUNICORN_PATCH")
-        if patch and DEPLOY_CONF.exists():
-            # try a change to the app without editing it: each worker imports this module first
-            conf = self.log.with_suffix(".conf.py")
-            conf.write_text(
-                f"exec(compile(open({str(DEPLOY_CONF)!r}).read(), {str(DEPLOY_CONF)!r}, 'exec'))\n"
-                f"_deployed_post_worker_init = globals().get('post_worker_init')\n"
-                f"def post_worker_init(worker):\n"
-                f"    import sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(patch))!r})\n"
-                f"    __import__({os.path.splitext(os.path.basename(patch))[0]!r})\n"
-                f"    if _deployed_post_worker_init: _deployed_post_worker_init(worker)\n"
-            )
-            cmd += ["--config", str(conf)]
-        elif DEPLOY_CONF.exists():
+        if DEPLOY_CONF.exists():
             cmd += ["--config", str(DEPLOY_CONF)]
         else:  # the deploy file is not there: the same shape, from the command line
             cmd += ["--worker-class", "gthread", "--workers", str(self.workers or 4),
