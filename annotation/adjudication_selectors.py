@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import Count, Q
 
 from annotation.kinds import get_kind
-from annotation.models import AdjudicationTask, Annotator, FinalLabel, Project, Role
+from annotation.models import AdjudicationTask, Annotator, FinalLabel, Item, Project, Role
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,27 @@ def adjudication_counts(project: Project) -> dict[str, int]:
     counts = {"adjudication_tasks_open": tasks["open"], "adjudication_tasks_decided": tasks["decided"]}
     counts.update({f"fields_{how}": labels.get(how, 0) for how in FinalLabel.How.values})
     return counts
+
+
+def resolved_finals(project: Project) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(payload, field -> final value) of each item whose fields are all resolved: it has final
+    labels, none unresolved, and no adjudication task still open."""
+    blocked = set(FinalLabel.objects.filter(item__project=project, how=FinalLabel.How.UNRESOLVED)
+                  .values_list("item_id", flat=True))
+    blocked |= set(AdjudicationTask.objects.filter(item__project=project, status=AdjudicationTask.Status.OPEN)
+                   .values_list("item_id", flat=True))
+    values = {item_id: final for item_id, final in final_values(project).items() if item_id not in blocked}
+    payloads = dict(Item.objects.filter(pk__in=list(values)).order_by("id").values_list("pk", "payload"))
+    return [(payloads[item_id], values[item_id]) for item_id in sorted(values)]
+
+
+def adjudication_summary(project: Project) -> dict[str, Any]:
+    """The quality run's adjudication figures: the stage's counts and the kind's figures on the
+    fully resolved items (`TaskKind.final_quality`); empty when the project has no stage."""
+    counts: dict[str, Any] = adjudication_counts(project)
+    if not counts:
+        return counts
+    return {**counts, **get_kind(project.kind).final_quality(resolved_finals(project))}
 
 
 FINAL_COLUMNS = ["item_id", "external_id", "batch", "field", "value", "how", "decided_by", "reason"]

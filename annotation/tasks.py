@@ -6,7 +6,7 @@ from django.db import InterfaceError, OperationalError
 
 from annotation.channels import ChannelUnavailable
 from annotation.models import Batch, PublishJob, Response
-from annotation.services.adjudication import adjudication_open_for_item
+from annotation.services.adjudication import adjudication_open_for_item, adjudication_tasks_release_idle
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.publish import job_transient_failures, publish_job_run, publish_watchdog
 from annotation.services.sync import batch_sync, open_batches_sync
@@ -20,9 +20,10 @@ class PublishIncomplete(Exception):
 
 @shared_task(autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
 def release_abandoned_assignments() -> int:
-    """The periodic sweep (CELERY_BEAT_SCHEDULE): idle work goes back to the pool. Running it
-    twice releases nothing more, so a retry after a lost connection is harmless."""
-    return assignments_release_abandoned()
+    """The periodic sweep (CELERY_BEAT_SCHEDULE): idle work, annotations and claimed
+    adjudication tasks, goes back to the pool. Running it twice releases nothing more, so a
+    retry after a lost connection is harmless. How many were released, of both."""
+    return assignments_release_abandoned() + adjudication_tasks_release_idle()
 
 
 @shared_task(autoretry_for=(*TRANSIENT, ChannelUnavailable, PublishIncomplete), retry_backoff=5,

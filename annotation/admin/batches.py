@@ -17,6 +17,7 @@ from annotation.selectors import batches_with_progress, invite_url, progress_of
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import batch_create, channel_settings_check, invite_link_create
 
+from .adjudication import AdjudicationSetupInline, AdjudicationSetupSaving
 from .common import adopt, invite_link_column, request_base_url
 from .recruitment import RecruitmentActions
 
@@ -121,7 +122,7 @@ class InviteLinkInline(admin.TabularInline):
 
 
 @admin.register(Batch)
-class BatchAdmin(RecruitmentActions, admin.ModelAdmin):
+class BatchAdmin(AdjudicationSetupSaving, RecruitmentActions, admin.ModelAdmin):
     add_form = BatchCreateForm
     list_display = (
         "name", "project", "channel", "status", "units", "slots", "active", "submitted", "released", "created_at",
@@ -134,7 +135,7 @@ class BatchAdmin(RecruitmentActions, admin.ModelAdmin):
                        "created_at")
     fields = ("project", "name", "status", "channel", "items_per_unit", "assignments_per_unit",
               "release_after_minutes", "progress", "channel_settings", "use_preset", "recruitment_status", "created_at")
-    inlines = [InviteLinkInline]
+    inlines = [InviteLinkInline, AdjudicationSetupInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Batch]:
         return batches_with_progress(super().get_queryset(request))

@@ -282,6 +282,12 @@ class TaskKind(ABC):
         value, unresolved fields left out); None: the kind has no such format."""
         return None
 
+    def final_quality(self, finals: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
+        """Figures for the quality report's summary from the final labels of the items whose
+        fields are all resolved (`finals`: (payload, field -> value)); e.g. scores against the
+        import's reference labels. Default: none."""
+        return {}
+
     def report_plots(self, frame: Any) -> list[KindPlot]:
         """The kind's own plots for the quality report, as data, from the kept annotation rows
         (a DataFrame of `annotation_columns`); the report draws them."""

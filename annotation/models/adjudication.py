@@ -43,6 +43,8 @@ class AdjudicationTask(models.Model):
     answers = models.JSONField(default=dict, blank=True, help_text="{field: the adjudicator's value}")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     created_at = models.DateTimeField(auto_now_add=True)
+    claimed_at = models.DateTimeField(null=True, blank=True,
+                                      help_text="When the adjudicator last took up the task; idle claims are released.")
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

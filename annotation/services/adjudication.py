@@ -13,6 +13,7 @@ Everything here is idempotent and safe to repeat: a task per (item, batch) and a
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -124,7 +125,8 @@ def adjudication_task_next(*, adjudicator: Annotator) -> AdjudicationTask | None
     """The open task this adjudicator holds, else the oldest unclaimed one of their batch that
     they may decide, claimed for them (compare-and-set: two adjudicators never share one)."""
     mine = AdjudicationTask.objects.filter(adjudicator=adjudicator, status=AdjudicationTask.Status.OPEN).first()
-    if mine is not None:
+    if mine is not None:  # back at it: the claim is fresh again
+        AdjudicationTask.objects.filter(pk=mine.pk, adjudicator=adjudicator).update(claimed_at=timezone.now())
         return mine
     skipped: list[int] = []
     lost = 0
@@ -137,11 +139,28 @@ def adjudication_task_next(*, adjudicator: Annotator) -> AdjudicationTask | None
         if adjudicator_refusal(candidate, adjudicator) is not None:
             skipped.append(candidate.pk)
             continue
-        if AdjudicationTask.objects.filter(pk=candidate.pk, adjudicator__isnull=True).update(adjudicator=adjudicator):
-            candidate.adjudicator = adjudicator
+        now = timezone.now()
+        if AdjudicationTask.objects.filter(pk=candidate.pk, adjudicator__isnull=True).update(adjudicator=adjudicator,
+                                                                                              claimed_at=now):
+            candidate.adjudicator, candidate.claimed_at = adjudicator, now
             return candidate
         lost += 1  # another adjudicator claimed it between the read and the write
     return None
+
+
+def adjudication_tasks_release_idle(*, batch: Batch | None = None, now: datetime | None = None) -> int:
+    """Open tasks whose adjudicator took them up longer ago than the batch's
+    `release_after_minutes` go back to the queue (an adjudicator who left holds nothing).
+    Running it twice releases nothing more."""
+    now = now or timezone.now()
+    batches = [batch] if batch is not None else Batch.objects.filter(status=Batch.Status.OPEN)
+    return sum(
+        AdjudicationTask.objects.filter(
+            Q(claimed_at__lt=now - timedelta(minutes=b.release_after_minutes)) | Q(claimed_at__isnull=True),
+            batch=b, status=AdjudicationTask.Status.OPEN, adjudicator__isnull=False,
+        ).update(adjudicator=None, claimed_at=None)
+        for b in batches
+    )
 
 
 def adjudication_decide(*, task: AdjudicationTask, adjudicator: Annotator, values: Mapping[str, Any]) -> bool:

@@ -7,7 +7,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.adjudication_selectors import adjudication_counts
+from annotation.adjudication_selectors import adjudication_summary
 from annotation.kinds import QualityOutcome, get_kind
 from annotation.models import Project
 from quality.frames import annotation_frame
@@ -91,8 +91,8 @@ def _store(run: QualityRun, extras: RunExtras | None) -> None:
             "response_values": _value_columns(outcome.responses),
             **extras.report,
         }
-    adjudication = adjudication_counts(run.project)
-    if adjudication:  # the adjudication stage's progress beside the kind's figures
+    adjudication = adjudication_summary(run.project)
+    if adjudication:  # the adjudication stage's progress and final labels beside the kind's figures
         keys = report.get("summary_keys", list(report["summary"]))
         report["summary"] = {**report["summary"], **adjudication}
         report["summary_keys"] = [*keys, *adjudication]

@@ -69,5 +69,6 @@ def test_the_quality_run_reports_the_stage(decided):
     expected = {"adjudication_tasks_open": 0, "adjudication_tasks_decided": 1, "fields_agreed": 14,
                 "fields_adjudicated": 1, "fields_unresolved": 1}
     assert {key: report["summary"][key] for key in expected} == expected
-    assert report["summary_keys"][-5:] == list(expected)
+    assert report["summary_keys"][-6:] == [*expected, "final_vs_reference_items"]
+    assert report["summary"]["final_vs_reference_items"] == 0  # its d_evidence is unresolved: not scored
     assert report["summary"]["agreement_items"] == 1  # GCRC's two-annotator agreement stays beside it

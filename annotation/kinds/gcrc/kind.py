@@ -155,6 +155,12 @@ class GCRC(TaskKind):
     def final_item(self, payload: Mapping[str, Any], final: Mapping[str, Any]) -> dict[str, Any]:
         return adjudication.released(payload, final)
 
+    def final_quality(self, finals: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
+        """The final labels scored against the item's reference labels (item 7 of the issue)."""
+        return gcrc_quality.final_reference_scores(
+            (payload.get("reference") or {}, adjudication.released(payload, final)) for payload, final in finals
+        )
+
     def item_exports(self) -> dict[str, ItemExport]:
         return {"gcrc_annotations": ItemExport(
             "each annotation in GCRC's released format (answer, evidences, error_type, reasoning_ability), "

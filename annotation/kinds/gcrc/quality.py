@@ -8,6 +8,7 @@ agreement per field (the paper reports 83.8 % overall).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -43,20 +44,33 @@ def _pairs(annotations: list[dict[str, Any]]) -> tuple[list, list]:
     return _option_labels(first), _option_labels(second)
 
 
+SCORE_KEYS = ("Task1_Acc", "Task2_F1", "Task3_Acc", "Score")
+
+
+def _scored(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]], prefix: str, count: str) -> dict[str, Any]:
+    """(reference, labels) pairs scored as one question each (the task's eval.py measures);
+    pairs whose reference has no labels are left out, and `count` says how many were scored."""
+    gold, predicted = {}, {}
+    for key, (reference, labels) in enumerate(pairs):
+        truth = {k: reference[k] for k in REFERENCE_KEYS if k in (reference or {})}
+        if truth:
+            gold[str(key)], predicted[str(key)] = truth, labels
+    if not gold:
+        return {count: 0}
+    scores = gcrc_stats.score(predicted, gold).as_dict()
+    return {count: len(gold), **{f"{prefix}{k}": scores[k] for k in SCORE_KEYS}}
+
+
 def _reference_scores(done: list[dict[str, Any]]) -> dict[str, Any]:
     """Every finished annotation scored against its item's reference labels, as one question."""
-    gold, predicted = {}, {}
-    for row in done:
-        reference = json.loads(row["reference"]) if row.get("reference") else {}
-        truth = {key: reference[key] for key in REFERENCE_KEYS if key in reference}
-        if truth:
-            key = str(row["response_id"])
-            gold[key], predicted[key] = truth, labels_from_row(row)
-    if not gold:
-        return {"reference_annotations": 0}
-    scores = gcrc_stats.score(predicted, gold).as_dict()
-    return {"reference_annotations": len(gold), **{f"reference_{k}": scores[k] for k in
-                                                   ("Task1_Acc", "Task2_F1", "Task3_Acc", "Score")}}
+    pairs = ((json.loads(row["reference"]) if row.get("reference") else {}, labels_from_row(row)) for row in done)
+    return _scored(pairs, "reference_", "reference_annotations")
+
+
+def final_reference_scores(finals: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
+    """The adjudicated (final) labels, as (item's reference, released item built from them),
+    scored against the references the import kept: how many items were scored and the scores."""
+    return _scored(finals, "final_vs_reference_", "final_vs_reference_items")
 
 
 def _agreement(by_item: dict[int, list[dict[str, Any]]]) -> dict[str, Any]:
