@@ -78,7 +78,8 @@ def test_invalid_hit_settings_are_refused_on_the_change_form(admin_client, mturk
     url = reverse("admin:annotation_batch_change", args=[batch.pk])
     data = {"name": batch.name, "status": "open", "release_after_minutes": 60,
             "channel_settings": '{"reward": "lots", "frame_height": 99999}',
-            "invites-TOTAL_FORMS": "0", "invites-INITIAL_FORMS": "0"}
+            "invites-TOTAL_FORMS": "0", "invites-INITIAL_FORMS": "0",
+            "adjudication-TOTAL_FORMS": "0", "adjudication-INITIAL_FORMS": "0"}
     response = admin_client.post(url, data)
     assert response.status_code == 200
     html = text(response)

@@ -74,7 +74,8 @@ def test_the_change_form_fills_the_settings_without_overwriting(admin_client, pr
     assert batch.channel_settings == {}
     data = {"name": batch.name, "status": batch.status, "release_after_minutes": 60, "use_preset": "on",
             "channel_settings": json.dumps({"reward": "1.80"}),
-            "invites-TOTAL_FORMS": 0, "invites-INITIAL_FORMS": 0}
+            "invites-TOTAL_FORMS": 0, "invites-INITIAL_FORMS": 0,
+            "adjudication-TOTAL_FORMS": 0, "adjudication-INITIAL_FORMS": 0}
     response = admin_client.post(reverse("admin:annotation_batch_change", args=[batch.pk]), data)
     assert response.status_code == 302, response.context_data["adminform"].form.errors
     batch.refresh_from_db()
