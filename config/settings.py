@@ -173,7 +173,7 @@ AXES_RESET_ON_SUCCESS = True
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
+        "annotation.api.auth.BasicAuthentication",
         "annotation.api.auth.AnnotatorKeyAuthentication",
     ],
     # Staff and the admin's model permissions (view/add/change/delete), as in the admin.
@@ -181,8 +181,15 @@ REST_FRAMEWORK = {
         "rest_framework.permissions.IsAdminUser",
         "annotation.api.permissions.ModelPermissions",
     ],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # drf-spectacular's AutoSchema plus the error answers every operation can give (401, 403, 404...)
+    "DEFAULT_SCHEMA_CLASS": "annotation.api.schema.ApiAutoSchema",
+    # JSON request bodies only (the two uploads name their own multipart parser): a JSON body keeps
+    # its types, so a number where the schema says text is refused, not read as text
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # limit/offset bounded and validated: a bad value is a 400, as the schema says
+    "DEFAULT_PAGINATION_CLASS": "annotation.api.pagination.StrictLimitOffsetPagination",
+    # DRF's handler, plus a 413 in JSON for a body over DATA_UPLOAD_MAX_MEMORY_SIZE
+    "EXCEPTION_HANDLER": "annotation.api.errors.api_exception_handler",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {
@@ -195,6 +202,13 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # Several models have a `status` field; name their enums so the schema stays stable.
     "ENUM_NAME_OVERRIDES": {"BatchStatusEnum": "annotation.models.Batch.Status"},
+    # Request bodies get their own components (ProjectRequest...), so they can say what a request
+    # must hold (required text is not blank, uploads are binary) apart from what a response holds.
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "annotation.api.schema.strings_without_nul",
+    ],
 }
 
 # --- Celery: no broker configured means tasks run inline (eager) ----------------------

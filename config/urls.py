@@ -12,3 +12,6 @@ urlpatterns = [
     path("api/", include("quality.api.urls")),
     path("quality/", include("quality.urls")),
 ]
+
+# A URL under /api/ that matches no route answers JSON, as the API's schema documents.
+handler404 = "annotation.api.errors.not_found"

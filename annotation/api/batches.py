@@ -4,9 +4,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
-from rest_framework import mixins, serializers, viewsets
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
+from rest_framework import exceptions, mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,7 +17,9 @@ from annotation.selectors import batches_with_progress, invite_url, progress_of
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import BatchError, batch_create, invite_link_create
 
-from .params import id_param
+from .errors import Conflict, error_response
+from .fields import MAX_COUNT, ExistingId, IdList, JsonTypes
+from .params import id_param, id_parameter
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -45,59 +46,59 @@ class BatchSerializer(serializers.ModelSerializer):
         return progress_of(batch)
 
 
-class BatchUpdateSerializer(serializers.ModelSerializer):
+class BatchUpdateSerializer(JsonTypes, serializers.ModelSerializer):
     """What may change after creation: the units are fixed, the schedule and status are not."""
 
     class Meta:
         model = Batch
         fields = ["id", "name", "status", "release_after_minutes"]
         read_only_fields = ["id"]
-        extra_kwargs = {"release_after_minutes": {"min_value": 1}}
+        extra_kwargs = {"release_after_minutes": {"min_value": 1, "max_value": MAX_COUNT}}
 
 
-class BatchCreateSerializer(serializers.Serializer):
-    project = serializers.PrimaryKeyRelatedField(queryset=Project.objects.all())
+class BatchCreateSerializer(JsonTypes):
+    project = ExistingId(queryset=Project.objects.all())
     name = serializers.CharField(max_length=200)
-    items = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), required=False, allow_empty=False,
-        help_text="Item ids in the order to hand them out; default: every item of the project.",
+    items = IdList(
+        required=False, help_text="Item ids in the order to hand them out, each once; default: every item of the "
+        "project. An id that is not an item of the project is a 404.",
     )
-    items_per_unit = serializers.IntegerField(min_value=1, default=5, help_text="Items one annotator gets at a time.")
+    items_per_unit = serializers.IntegerField(
+        min_value=1, max_value=MAX_COUNT, default=5, help_text="Items one annotator gets at a time.")
     assignments_per_unit = serializers.IntegerField(
-        min_value=1, required=False,
+        min_value=1, max_value=MAX_COUNT, required=False,
         help_text="Distinct annotators per item; default: the number the kind's paper used for the project's "
         "language (the kind's suggested annotators per item).",
     )
     release_after_minutes = serializers.IntegerField(
-        min_value=1, default=60, help_text="Work left idle this long is released to somebody else."
+        min_value=1, max_value=MAX_COUNT, default=60, help_text="Work left idle this long is released to somebody else."
     )
     channel = serializers.ChoiceField(choices=channel_choices(), default="invite")
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
-        """Resolve item ids to the project's items, naming any that are not among them."""
+        """Resolve item ids to the project's items; ids that are not among them are a 404 naming them."""
         if "assignments_per_unit" not in data:
             project = data["project"]
             data["assignments_per_unit"] = get_kind(project.kind).suggested_annotators_per_item(project.language)
         ids = data.get("items")
         if ids is None:
             return data
-        if len(set(ids)) != len(ids):
-            raise serializers.ValidationError({"items": "An item is listed twice."})
         found = Item.objects.filter(project=data["project"], pk__in=ids).only("id", "project_id").in_bulk()
         missing = [i for i in ids if i not in found]
         if missing:
-            raise serializers.ValidationError({"items": f"Not items of this project: {missing[:20]}"})
+            raise exceptions.NotFound(f"items: not items of this project: {missing[:20]}")
         data["items"] = [found[i] for i in ids]
         return data
 
 
-class InviteSerializer(serializers.ModelSerializer):
+class InviteSerializer(JsonTypes, serializers.ModelSerializer):
     url = serializers.SerializerMethodField(help_text="The link to send to annotators.")
 
     class Meta:
         model = InviteLink
         fields = ["id", "batch", "label", "max_annotators", "active", "created_at", "url"]
         read_only_fields = ["id", "batch", "active", "created_at", "url"]
+        extra_kwargs = {"max_annotators": {"max_value": MAX_COUNT}}
 
     def get_url(self, invite: InviteLink) -> str:
         return invite_url(invite.token, base_url=self.context["request"].build_absolute_uri("/"))
@@ -109,7 +110,7 @@ class ReleaseReportSerializer(serializers.Serializer):
 
 @extend_schema_view(
     list=extend_schema(
-        parameters=[OpenApiParameter("project", OpenApiTypes.INT, description="Only this project's batches.")]
+        parameters=[id_parameter("project", "Only this project's batches.")]
     )
 )
 class BatchViewSet(
@@ -131,7 +132,13 @@ class BatchViewSet(
             qs = qs.filter(project_id=project)
         return batches_with_progress(qs)
 
-    @extend_schema(request=BatchCreateSerializer, responses={201: BatchSerializer})
+    @extend_schema(request=BatchCreateSerializer, responses={
+        201: BatchSerializer,
+        404: error_response("The project, or an item listed, does not exist (an item of another project counts as "
+                            "not existing)."),
+        409: error_response("The project's items cannot make this batch (none imported, its consistency set "
+                            "names missing items, or too many items per unit for its groups)."),
+    })
     def create(self, request: Request) -> Response:
         """Split the items into units; each unit then goes to N distinct annotators."""
         form = BatchCreateSerializer(data=request.data)
@@ -139,13 +146,15 @@ class BatchViewSet(
         try:
             batch = batch_create(**form.validated_data)
         except BatchError as exc:
-            raise serializers.ValidationError({"detail": str(exc)}) from None
+            raise Conflict(str(exc)) from None
         batch = self.get_queryset().get(pk=batch.pk)
         return Response(self.get_serializer(batch).data, status=201)
 
     @extend_schema(methods=["GET"], responses=InviteSerializer(many=True), summary="List the batch's invite links")
     @extend_schema(
-        methods=["POST"], request=InviteSerializer, responses={201: InviteSerializer}, summary="Create an invite link"
+        methods=["POST"], request=InviteSerializer, responses={
+            201: InviteSerializer, 409: error_response("The batch is published on another channel than invite links.")},
+        summary="Create an invite link",
     )
     @action(detail=True, methods=["get", "post"], pagination_class=None, required_permissions={
         "GET": ["annotation.view_invitelink"], "POST": ["annotation.add_invitelink"]})
@@ -156,8 +165,7 @@ class BatchViewSet(
             invites = batch.invites.order_by("id")
             return Response(InviteSerializer(invites, many=True, context={"request": request}).data)
         if batch.channel != "invite":
-            message = f"Batch {batch.pk} is published on {batch.channel}, not by invite link."
-            raise serializers.ValidationError({"detail": message})
+            raise Conflict(f"Batch {batch.pk} is published on {batch.channel}, not by invite link.")
         form = InviteSerializer(data=request.data, context={"request": request})
         form.is_valid(raise_exception=True)
         invite = invite_link_create(batch=batch, **form.validated_data)

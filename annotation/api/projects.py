@@ -2,29 +2,32 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Any
 
 from django.conf import settings
 from django.db.models import Count, QuerySet
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotation.kinds import ImportProblem, kind_choices
+from annotation.kinds import ImportProblem, get_kind, kind_choices
 from annotation.models import Item, Project
 from annotation.services.projects import project_create
-from annotation.services.uploads import items_import_file
+from annotation.services.uploads import ImportTooLarge, items_import_file
 
-from .params import id_param
+from .errors import Conflict, error_response
+from .fields import NO_NUL, JsonTypes, SettingsField
+from .params import id_param, id_parameter
 
 
-class ProjectSerializer(serializers.ModelSerializer):
+class ProjectSerializer(JsonTypes, serializers.ModelSerializer):
     kind = serializers.ChoiceField(choices=kind_choices(), help_text="Task kind; fixed once items are imported.")
     language = serializers.ChoiceField(choices=settings.LANGUAGES, default="en", help_text="Of the annotator pages.")
     item_count = serializers.IntegerField(read_only=True, help_text="Items imported so far.")
+    settings = SettingsField(required=False, help_text="Overrides of the kind's default settings.")
 
     class Meta:
         model = Project
@@ -33,10 +36,19 @@ class ProjectSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = ["created_by", "created_at"]
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """Settings of another kind than the project's are refused (409), as for a quality run."""
+        kind = attrs.get("kind") or (self.instance.kind if self.instance else None)
+        foreign = sorted(set(attrs.get("settings") or {}) - set(get_kind(kind).settings_for(None))) if kind else []
+        if foreign:
+            raise Conflict(f"not settings of a {kind} project: {', '.join(foreign)}")
+        return attrs
+
     def validate_kind(self, value: str) -> str:
-        """Items were parsed by the old kind's rules, so the kind cannot change under them."""
+        """Items were parsed by the old kind's rules, so the kind cannot change under them (409: a
+        well-formed request the project's state refuses)."""
         if self.instance is not None and value != self.instance.kind and self.instance.items.exists():
-            raise serializers.ValidationError("The kind cannot change once items are imported.")
+            raise Conflict("The kind cannot change once items are imported.")
         return value
 
 
@@ -67,6 +79,15 @@ class ImportErrorSerializer(serializers.Serializer):
     field = serializers.CharField(allow_null=True, help_text="Field of the record at fault, when known.")
 
 
+SETTINGS_CONFLICT = error_response("Settings of another task kind than the project's, or a new kind for a project "
+                                   "that has items.")
+
+
+@extend_schema_view(
+    create=extend_schema(responses={201: ProjectSerializer, 409: SETTINGS_CONFLICT}),
+    update=extend_schema(responses={200: ProjectSerializer, 409: SETTINGS_CONFLICT}),
+    partial_update=extend_schema(responses={200: ProjectSerializer, 409: SETTINGS_CONFLICT}),
+)
 class ProjectViewSet(viewsets.ModelViewSet):
     """Projects of one task kind each; staff with the Project model permissions."""
 
@@ -83,7 +104,10 @@ class ProjectViewSet(viewsets.ModelViewSet):
 
     @extend_schema(
         request={"multipart/form-data": ImportRequestSerializer},
-        responses={200: ImportReportSerializer, 400: ImportErrorSerializer},
+        responses={200: ImportReportSerializer,
+                   400: OpenApiResponse(ImportErrorSerializer, description="A bad record (named by line and field), "
+                                        "or a request without a file (`line` and `field` null)."),
+                   413: OpenApiResponse(ImportErrorSerializer, description="The file is over IMPORT_MAX_BYTES.")},
         summary="Import items from a released file (all or nothing)",
     )
     @action(detail=True, methods=["post"], url_path="import", parser_classes=[MultiPartParser],
@@ -93,21 +117,25 @@ class ProjectViewSet(viewsets.ModelViewSet):
         project already holds are counted as duplicates, so re-importing is harmless."""
         project = self.get_object()
         form = ImportRequestSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
+        if not form.is_valid():
+            field, messages = next(iter(form.errors.items()))
+            return Response({"detail": " ".join(messages), "line": None, "field": field}, status=400)
         upload = form.validated_data["file"]
         try:
             report = items_import_file(project=project, fileobj=upload, size=upload.size, filename=upload.name,
                                        skip_conflicts=form.validated_data["skip_conflicts"])
         except ImportProblem as exc:
-            return Response({"detail": str(exc), "line": exc.line, "field": exc.field}, status=400)
+            code = 413 if isinstance(exc, ImportTooLarge) else 400
+            return Response({"detail": str(exc), "line": exc.line, "field": exc.field}, status=code)
         return Response(asdict(report))
 
 
 @extend_schema_view(
     list=extend_schema(
         parameters=[
-            OpenApiParameter("project", OpenApiTypes.INT, description="Only this project's items."),
-            OpenApiParameter("external_id", OpenApiTypes.STR, description="Only the item with this released id."),
+            id_parameter("project", "Only this project's items."),
+            OpenApiParameter("external_id", {"type": "string", "pattern": NO_NUL},
+                             description="Only the item with this released id."),
         ]
     )
 )
@@ -122,6 +150,8 @@ class ItemViewSet(viewsets.ReadOnlyModelViewSet):
         if project is not None:
             qs = qs.filter(project_id=project)
         external_id = self.request.query_params.get("external_id")
+        if external_id is not None and "\x00" in external_id:
+            raise serializers.ValidationError({"external_id": ["Must not contain NUL characters."]})
         if external_id is not None:
             qs = qs.filter(external_id=external_id)
         return qs

@@ -11,6 +11,10 @@ from annotation.models import Project
 from .imports import ImportReport, items_import
 
 
+class ImportTooLarge(ImportProblem):
+    """The file is over IMPORT_MAX_BYTES: refused by its size before anything is read."""
+
+
 def items_import_file(*, project: Project, fileobj: BinaryIO, size: int, filename: str = "",
                       skip_conflicts: bool = False) -> ImportReport:
     """Refuse a file over IMPORT_MAX_BYTES by its size alone, then import it all or nothing.
@@ -19,7 +23,7 @@ def items_import_file(*, project: Project, fileobj: BinaryIO, size: int, filenam
     """
     limit = settings.IMPORT_MAX_BYTES
     if size > limit:
-        raise ImportProblem(
+        raise ImportTooLarge(
             f"the file is {size:,} bytes, over the import limit of {limit:,} bytes (IMPORT_MAX_BYTES)"
         )
     return items_import(project=project, data=fileobj.read(), filename=filename, skip_conflicts=skip_conflicts)

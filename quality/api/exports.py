@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.errors import Conflict, error_response
 from annotation.models import Project
 from quality.exports import ExportUnavailable, Options, UnknownExport, export_open
 from quality.exports.http import export_job_response, export_response
@@ -25,6 +26,15 @@ FILE_RESPONSES = {
     (200, "text/tab-separated-values"): OpenApiResponse(OpenApiTypes.BINARY, description="tab-separated values"),
     (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.BINARY, description="one JSON object per line"),
 }
+#: what every file answer carries (documented so clients can rely on them)
+FILE_HEADERS = [
+    OpenApiParameter("X-Export-Cells", str, OpenApiParameter.HEADER, response=[200], enum=["exact", "spreadsheet-safe"],
+                     description="How CSV/TSV cells were written."),
+    OpenApiParameter("Content-Disposition", str, OpenApiParameter.HEADER, response=[200],
+                     description="attachment, with the file's name"),
+]
+UNAVAILABLE = error_response("Not available for this project: a dataset of another task kind (the detail lists "
+                             "the project's), or one that needs a finished quality run.")
 DATASETS_TEXT = (
     "raw (every annotation), clean (kept by the latest quality run), items (released format plus quality "
     "columns), annotators, decisions, and the further released formats of the project's kind."
@@ -50,9 +60,8 @@ class ProjectExportView(APIView):
     content_negotiation_class = IgnoreFormatParameter
 
     @extend_schema(
-        parameters=[ExportQuerySerializer],
-        responses={**FILE_RESPONSES,
-                   (409, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="needs a finished quality run")},
+        parameters=[ExportQuerySerializer, *FILE_HEADERS],
+        responses={**FILE_RESPONSES, (409, "application/json"): UNAVAILABLE},
         description="Stream a dataset of the project at once (meant for small exports; large ones are export "
         f"jobs, POST .../exports/): {DATASETS_TEXT} The X-Export-Cells header says exact or spreadsheet-safe.",
     )
@@ -63,10 +72,8 @@ class ProjectExportView(APIView):
         data = query.validated_data
         try:
             export = export_open(project=project, dataset=data["dataset"], fmt=data["format"], options=_options(data))
-        except ExportUnavailable as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        except UnknownExport as exc:
-            return Response({"dataset": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        except (ExportUnavailable, UnknownExport) as exc:
+            raise Conflict(str(exc)) from None
         return export_response(export)
 
 
@@ -87,8 +94,7 @@ class ProjectExportJobsView(generics.ListAPIView):
         responses={
             201: ExportJobSerializer,
             202: ExportJobSerializer,
-            400: OpenApiResponse(OpenApiTypes.OBJECT, description="an unknown dataset or format"),
-            409: OpenApiResponse(OpenApiTypes.OBJECT, description="the dataset needs a finished quality run"),
+            409: UNAVAILABLE,
         },
         description=f"Start an export job that writes a file in the background: {DATASETS_TEXT} 201 when it has "
         "already finished (no broker: tasks run inline), 202 while a worker is on it; poll the job, then "
@@ -102,10 +108,8 @@ class ProjectExportJobsView(generics.ListAPIView):
         try:
             job = export_job_create(project=project, dataset=data["dataset"], fmt=data["format"],
                                     options=_options(data), by=request.user)
-        except ExportUnavailable as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        except UnknownExport as exc:
-            return Response({"dataset": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        except (ExportUnavailable, UnknownExport) as exc:
+            raise Conflict(str(exc)) from None
         job.refresh_from_db()
         finished = job.status in (ExportJob.Status.DONE, ExportJob.Status.FAILED)
         code = status.HTTP_201_CREATED if finished else status.HTTP_202_ACCEPTED
@@ -125,8 +129,9 @@ class ExportJobDownloadView(APIView):
     required_permissions = {"GET": ["quality.view_exportjob"]}
 
     @extend_schema(
+        parameters=FILE_HEADERS,
         responses={**FILE_RESPONSES,
-                   (404, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="no such job, not done yet, or expired")},
+                   (404, "application/json"): error_response("No such job, not done yet, or its file has expired.")},
         description="The finished job's file (X-Export-Cells says exact or spreadsheet-safe).",
     )
     def get(self, request: Request, pk: int):

@@ -8,6 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from annotation.api.fields import JsonTypes, SettingsField
 from annotation.kinds import all_kinds
 from quality.exports import DATASETS, FORMATS
 from quality.models import ExportJob, QualityRun
@@ -99,7 +100,8 @@ class FieldAggregationSerializer(serializers.Serializer):
 class QualityRunSerializer(serializers.ModelSerializer):
     summary = serializers.SerializerMethodField(help_text="Run-level figures from the kind's quality rules.")
     counts = RunCountsSerializer(source="*", read_only=True)
-    created_by = serializers.StringRelatedField()
+    created_by = serializers.CharField(read_only=True, allow_null=True, help_text="Who started it (null: nobody "
+                                       "signed in, or the user was deleted).")
     headline = serializers.SerializerMethodField(
         help_text="Annotators and annotations kept and dropped, by rule (null: no responses, or an older run).")
     agreement = serializers.SerializerMethodField(
@@ -131,29 +133,19 @@ class QualityRunSerializer(serializers.ModelSerializer):
         return [{"field": name, **summary} for name, summary in run_aggregation(run).items()]
 
 
-class QualityRunRequestSerializer(serializers.Serializer):
-    settings = serializers.DictField(
-        required=False, default=dict, help_text="Overrides of the project's quality settings for this run only."
+class QualityRunRequestSerializer(JsonTypes):
+    settings = SettingsField(
+        required=False, default=dict, help_text="Overrides of the project's quality settings for this run only "
+        "(the settings of its task kind)."
     )
 
-    def __init__(self, *args: Any, known_settings: dict[str, Any] | None = None, **kwargs: Any):
-        self.known_settings = known_settings or {}
-        super().__init__(*args, **kwargs)
 
-    def validate_settings(self, value: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(value) - set(self.known_settings))
-        if unknown:
-            known = ", ".join(sorted(self.known_settings)) or "none"
-            raise serializers.ValidationError(f"unknown setting(s) {', '.join(unknown)}; known: {known}")
-        return value
-
-
-class ExportQuerySerializer(serializers.Serializer):
+class ExportQuerySerializer(JsonTypes):
     dataset = serializers.ChoiceField(
         choices=list(DATASETS) + sorted({name for kind in all_kinds() for name in kind.item_exports()}),
         default="raw",
         help_text="The standard datasets, or a further released format of the project's kind (the choices "
-        "list every kind's); a format of another kind gets a 400 listing the project's datasets.",
+        "list every kind's); a format of another kind gets a 409 listing the project's datasets.",
     )
     format = serializers.ChoiceField(choices=list(FORMATS), default="csv")
     spreadsheet_safe = serializers.BooleanField(
@@ -167,7 +159,8 @@ class ExportQuerySerializer(serializers.Serializer):
 
 
 class ExportJobSerializer(serializers.ModelSerializer):
-    created_by = serializers.StringRelatedField()
+    created_by = serializers.CharField(read_only=True, allow_null=True, help_text="Who started it (null: nobody "
+                                       "signed in, or the user was deleted).")
     progress = serializers.FloatField(read_only=True, help_text="Share of the source records written, 0-1.")
     cells = serializers.CharField(read_only=True, help_text='"exact" or "spreadsheet-safe": how CSV/TSV cells were written.')
     download_url = serializers.SerializerMethodField(help_text="Where the file is, once the job is done.")

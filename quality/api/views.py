@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.errors import Conflict, error_response
 from annotation.kinds import get_kind
 from annotation.models import Project
 from quality.cosimlex import NoData, gold_from_file, project_gold, score_submission
@@ -40,15 +41,20 @@ class ProjectQualityRunsView(generics.ListAPIView):
 
     @extend_schema(
         request=QualityRunRequestSerializer,
-        responses={201: QualityRunSerializer, 202: QualityRunSerializer},
+        responses={201: QualityRunSerializer, 202: QualityRunSerializer,
+                   409: error_response("A setting of another task kind than the project's.")},
         description="Run the project's quality rules (through the `run_quality` task). 201 when the run "
         "has already finished (no broker: tasks run inline), 202 while a worker is still on it.",
     )
     def post(self, request: Request, project_id: int) -> Response:
         project = get_object_or_404(Project, pk=project_id)
         kind = get_kind(project.kind)
-        body = QualityRunRequestSerializer(data=request.data, known_settings=kind.settings_for(None))
+        body = QualityRunRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
+        foreign = sorted(set(body.validated_data["settings"]) - set(kind.settings_for(None)))
+        if foreign:
+            raise Conflict(f"not settings of a {project.kind} project: {', '.join(foreign)}; its settings: "
+                           f"{', '.join(sorted(kind.settings_for(None)))}")
         run = quality_run_request(project=project, by=request.user, overrides=body.validated_data["settings"])
         run = run_with_counts(run.pk)
         code = status.HTTP_202_ACCEPTED if run.status == QualityRun.Status.RUNNING else status.HTTP_201_CREATED
@@ -63,6 +69,15 @@ class QualityRunDetailView(generics.RetrieveAPIView):
     queryset = runs_with_counts()
 
 
+#: ScoreRequestSerializer as a schema, with what its validate() adds: one submission file at least
+SCORE_REQUEST = {
+    "type": "object",
+    "properties": {name: {"type": "string", "format": "binary", "description": field.help_text}
+                   for name, field in ScoreRequestSerializer().fields.items()},
+    "anyOf": [{"required": ["subtask1"]}, {"required": ["subtask2"]}],
+}
+
+
 @extend_schema(tags=["quality"])
 class ProjectScoreView(APIView):
     """Score a system's SemEval-2020 Task 3 submission for one language against a CoSimLex
@@ -73,11 +88,11 @@ class ProjectScoreView(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema(
-        request={"multipart/form-data": ScoreRequestSerializer},
+        request={"multipart/form-data": SCORE_REQUEST},
         responses={
             200: ScoreSerializer,
-            400: OpenApiResponse(description="a malformed file, named with its line, or not a CoSimLex project"),
-            409: OpenApiResponse(description="no finished quality run, or pairs without kept ratings, to score against"),
+            409: error_response("Not a CoSimLex project, or no finished quality run (or pairs without kept "
+                                "ratings) to score against."),
         },
         description="Subtask 1: uncentered Pearson of the predicted and gold change. Subtask 2: harmonic mean "
         "of Pearson and Spearman over the interleaved ratings [c1_1, c2_1, c1_2, ...] (the organisers' scorer).",
@@ -85,7 +100,7 @@ class ProjectScoreView(APIView):
     def post(self, request: Request, project_id: int):
         project = get_object_or_404(Project, pk=project_id)
         if project.kind != "cosimlex":
-            return Response({"detail": "scoring is defined for CoSimLex projects"}, status=status.HTTP_400_BAD_REQUEST)
+            raise Conflict("scoring is defined for CoSimLex projects")
         query = ScoreRequestSerializer(data=request.data)
         query.is_valid(raise_exception=True)
         data = query.validated_data
@@ -93,7 +108,7 @@ class ProjectScoreView(APIView):
             gold = gold_from_file(data["gold"]) if data.get("gold") else project_gold(project)
             scores = score_submission(gold, subtask1=data.get("subtask1"), subtask2=data.get("subtask2"))
         except NoData as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+            raise Conflict(str(exc)) from None
         except KitFormatError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(ScoreSerializer(scores).data)

@@ -1,0 +1,74 @@
+"""Issue 20 item 4: schemathesis against the served OpenAPI schema, in process (Django's WSGI
+application, so no server runs), as three callers: a staff researcher holding every model
+permission of the project's apps, an annotator with their key, and nobody.
+
+Every check schemathesis has runs (its default is all of them) in every phase: the schema's
+examples, the coverage phase (boundary and negative values, missing and unexpected
+parameters, wrong media types), fuzzing (positive and negative data) and the stateful phase
+(links between operations). Kept short for CI by few examples per operation and a fixed seed.
+"""
+from __future__ import annotations
+
+import pytest
+import schemathesis
+from django.core import signals
+from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
+
+from annotation.models import Annotator
+from tests.security.conftest import World, staff_with
+from tests.security.conftest import world as world  # noqa: F401  (the fixture: something behind every URL)
+
+PASSWORD = "conformance-password-1"
+#: a fixed seed and derandomized Hypothesis: the same requests on every run, on both databases
+SEED = 20
+#: examples per operation in the fuzzing phase; the coverage phase adds its own fixed cases
+MAX_EXAMPLES = 8
+#: steps the stateful phase may chain, and how many scenarios it tries
+STATEFUL_EXAMPLES = 12
+
+
+@pytest.fixture
+def same_connection():
+    """The WSGI app closes the database connection after each request (request_finished), which
+    would end the test's transaction; Django's own test client disconnects the same handler."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def fast_passwords(settings):
+    """Basic authentication checks the password on every request: a fast hash keeps the run short."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def load_schema(auth: dict) -> schemathesis.BaseSchema:
+    config = schemathesis.Config.from_dict({
+        "seed": SEED,
+        "generation": {"deterministic": True, "max-examples": MAX_EXAMPLES},
+        "phases": {"stateful": {"max-steps": STATEFUL_EXAMPLES}},
+        "auth": {"openapi": auth} if auth else {},
+    })
+    return schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application(), config=config)
+
+
+@pytest.fixture
+def staff_schema(world: World, same_connection, fast_passwords) -> schemathesis.BaseSchema:
+    user = staff_with("view_", "add_", "change_", "delete_", "spend_")
+    user.set_password(PASSWORD)
+    user.save()
+    return load_schema({"basicAuth": {"username": user.username, "password": PASSWORD}})
+
+
+@pytest.fixture
+def annotator_schema(world: World, same_connection) -> schemathesis.BaseSchema:
+    annotator = Annotator.objects.filter(project=world.project, assignments__responses__isnull=False).distinct().first()
+    return load_schema({"annotatorKey": {"api_key": f"Annotator {annotator.access_key}"}})
+
+
+@pytest.fixture
+def anonymous_schema(world: World, same_connection) -> schemathesis.BaseSchema:
+    return load_schema({})
