@@ -57,7 +57,7 @@ def test_items_of_another_project_or_listed_twice_are_refused(staff_api, project
     stranger = ItemFactory()
     mine = project.items.first()
     bad = staff_api.post("/api/batches/", {"project": project.pk, "name": "b", "items": [stranger.pk]}, format="json")
-    assert bad.status_code == 400 and str(stranger.pk) in str(bad.json()["items"])
+    assert bad.status_code == 404 and str(stranger.pk) in bad.json()["detail"]  # not an item of this project
     twice = staff_api.post("/api/batches/", {"project": project.pk, "name": "b", "items": [mine.pk, mine.pk]}, format="json")
     assert twice.status_code == 400
     assert not Batch.objects.exists()
@@ -65,7 +65,7 @@ def test_items_of_another_project_or_listed_twice_are_refused(staff_api, project
 
 def test_project_without_items_gets_a_clear_error(staff_api):
     response = staff_api.post("/api/batches/", {"project": ProjectFactory().pk, "name": "b"}, format="json")
-    assert response.status_code == 400 and "import items" in response.json()["detail"]
+    assert response.status_code == 409 and "import items" in response.json()["detail"]
 
 
 def test_invite_links_are_absolute_and_listed(staff_api, project):

@@ -106,7 +106,7 @@ def test_import_errors_are_explained(staff_api, data, line, words):
 def test_import_over_the_size_limit_is_refused(staff_api, recam_dev_bytes, settings):
     settings.IMPORT_MAX_BYTES = 100
     response = upload(staff_api, ProjectFactory(), recam_dev_bytes)
-    assert response.status_code == 400 and "IMPORT_MAX_BYTES" in response.json()["detail"]
+    assert response.status_code == 413 and "IMPORT_MAX_BYTES" in response.json()["detail"]
     assert not Item.objects.exists()
 
 

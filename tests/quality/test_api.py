@@ -114,7 +114,7 @@ def test_openapi_schema_describes_the_endpoints():
     paths = schema["paths"]
     runs = paths["/api/projects/{project_id}/quality-runs/"]
     assert set(runs) >= {"get", "post"}
-    assert set(runs["post"]["responses"]) == {"201", "202"}
+    assert set(runs["post"]["responses"]) == {"201", "202", "400", "403", "404", "406", "409", "413", "415"}
     assert "/api/quality-runs/{id}/" in paths
     export = paths["/api/projects/{project_id}/export/"]["get"]
     params = {p["name"]: p for p in export["parameters"]}
@@ -124,6 +124,6 @@ def test_openapi_schema_describes_the_endpoints():
     assert set(export["responses"]["200"]["content"]) == {"text/csv", "text/tab-separated-values", "application/x-ndjson"}
     score = paths["/api/projects/{project_id}/score/"]["post"]
     assert set(score["requestBody"]["content"]) == {"multipart/form-data"}
-    assert set(score["responses"]) == {"200", "400", "409"}
+    assert set(score["responses"]) == {"200", "400", "403", "404", "406", "409", "413", "415"}
     run_schema = schema["components"]["schemas"]["QualityRun"]["properties"]
     assert {"counts", "summary", "status"} <= set(run_schema)

@@ -47,7 +47,7 @@ def test_errors(api):
     url = reverse("api-project-export-jobs", args=[project.pk])
     clean = api.post(url, {"dataset": "clean", "format": "csv"}, format="json")
     assert clean.status_code == 409 and "quality run" in clean.json()["detail"]
-    assert api.post(url, {"dataset": "kit_gold", "format": "csv"}, format="json").status_code == 400  # not ReCAM's
+    assert api.post(url, {"dataset": "kit_gold", "format": "csv"}, format="json").status_code == 409  # not ReCAM's
     assert api.post(url, {"dataset": "raw", "format": "xlsx"}, format="json").status_code == 400
     assert api.post(reverse("api-project-export-jobs", args=[999999]), {}, format="json").status_code == 404
     queued = ExportJob.objects.create(project=project, dataset="raw", format="csv")
@@ -84,9 +84,9 @@ def test_the_schema_documents_the_job_endpoints():
     paths = SchemaGenerator().get_schema(request=None, public=True)["paths"]
     jobs = paths["/api/projects/{project_id}/exports/"]
     assert set(jobs) >= {"get", "post"}
-    assert set(jobs["post"]["responses"]) == {"201", "202", "400", "409"}
+    assert set(jobs["post"]["responses"]) == {"201", "202", "400", "403", "404", "406", "409", "413", "415"}
     body = jobs["post"]["requestBody"]["content"]["application/json"]["schema"]
-    assert body == {"$ref": "#/components/schemas/ExportQuery"}
+    assert body == {"$ref": "#/components/schemas/ExportQueryRequest"}
     assert "/api/exports/{id}/" in paths
     download = paths["/api/exports/{id}/download/"]["get"]["responses"]
     assert set(download["200"]["content"]) == {"text/csv", "text/tab-separated-values", "application/x-ndjson"}
