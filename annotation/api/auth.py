@@ -2,6 +2,7 @@
 Researchers use a session or HTTP Basic; credentials that cannot be real (bytes that are not
 UTF-8, NUL characters) are refused as wrong before they reach a query (PostgreSQL cannot
 compare text holding NUL, and would answer 500)."""
+
 from __future__ import annotations
 
 import re

@@ -1,6 +1,7 @@
 """Every error the API answers is JSON with the shape its schema documents: DRF's own errors,
 a body over DATA_UPLOAD_MAX_MEMORY_SIZE (413, not Django's HTML 400), and a URL under /api/ that
 matches no route (404, not Django's HTML page)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -55,4 +56,3 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if request.path.startswith(API_PREFIX):
         return JsonResponse({"detail": "Not found."}, status=404)
     return defaults.page_not_found(request, exception)
-

@@ -1,5 +1,6 @@
 """Request fields whose schema says exactly what they accept, so that schema-valid data is
 accepted and anything else is a 400 (or a 404 for an id that names nothing)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -26,8 +27,13 @@ class ExistingId(serializers.PrimaryKeyRelatedField):
     id in a URL (the schema cannot know which ids exist); anything else is a 400."""
 
     def to_internal_value(self, data: Any) -> Model:
-        if isinstance(data, bool) or not isinstance(data, (int, str)) or not str(data).isascii() \
-                or not str(data).isdigit() or not 1 <= int(data) <= MAX_ID:
+        if (
+            isinstance(data, bool)
+            or not isinstance(data, (int, str))
+            or not str(data).isascii()
+            or not str(data).isdigit()
+            or not 1 <= int(data) <= MAX_ID
+        ):
             self.fail("incorrect_type", data_type=type(data).__name__)
         queryset: QuerySet = self.get_queryset()
         found = queryset.filter(pk=int(data)).first()
@@ -86,13 +92,18 @@ class SettingsField(serializers.JSONField):
         wrong = [name for name, item in value.items() if not _fits(item, SETTINGS[name])]
         if wrong:
             raise serializers.ValidationError(
-                {name: f"must be of type {SETTINGS[name]['type']}" + (" or null" if SETTINGS[name].get("nullable") else "")
-                 for name in wrong})
+                {
+                    name: f"must be of type {SETTINGS[name]['type']}"
+                    + (" or null" if SETTINGS[name].get("nullable") else "")
+                    for name in wrong
+                }
+            )
         return value
 
 
-@extend_schema_field({"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
-                      "minItems": 1, "uniqueItems": True})
+@extend_schema_field(
+    {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": MAX_ID}, "minItems": 1, "uniqueItems": True}
+)
 class IdList(serializers.ListField):
     """Ids in an order that matters, each once."""
 

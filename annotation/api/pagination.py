@@ -1,6 +1,7 @@
 """Pagination whose `limit` and `offset` mean what the schema says: a bad value is a 400 naming
 it, not silently replaced by the default (DRF's LimitOffsetPagination ignores what it cannot
 read), and both are bounded so no value can overflow a database's LIMIT/OFFSET."""
+
 from __future__ import annotations
 
 from typing import Any

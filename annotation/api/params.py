@@ -3,6 +3,7 @@ schema declares, or a 400 naming the parameter, never a 500 and never silently i
 
 An id beyond 64 bits (`?project=36893488147419103233`) cannot name a row on any database, and
 SQLite's driver raises OverflowError on it, so it is refused before it reaches a query."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -37,4 +38,3 @@ def int_schema(*, minimum: int, maximum: int) -> dict[str, Any]:
 def id_parameter(name: str, description: str) -> OpenApiParameter:
     """How `id_param` reads `name`, for the schema: the bounds it enforces."""
     return OpenApiParameter(name, int_schema(minimum=1, maximum=MAX_ID), description=description)
-

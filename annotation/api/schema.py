@@ -1,5 +1,6 @@
 """OpenAPI descriptions drf-spectacular cannot infer: the annotator key scheme, and the error
 answers DRF gives for every operation (so each status the API can answer is documented)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -60,13 +61,15 @@ class ApiAutoSchema(AutoSchema):
         if operation is None:
             return None
         error = self.resolve_serializer(ErrorSerializer, "response").ref
-        invalid = ResolvedComponent("ValidationError", ResolvedComponent.SCHEMA, object="ValidationError",
-                                    schema=VALIDATION_ERROR)
+        invalid = ResolvedComponent(
+            "ValidationError", ResolvedComponent.SCHEMA, object="ValidationError", schema=VALIDATION_ERROR
+        )
         registry.register_on_missing(invalid)
         for code, (description, schema) in self.error_statuses(operation).items():
             body = invalid.ref if schema == "invalid" else error
             operation["responses"].setdefault(
-                code, {"description": description, "content": {"application/json": {"schema": body}}})
+                code, {"description": description, "content": {"application/json": {"schema": body}}}
+            )
         operation["responses"] = dict(sorted(operation["responses"].items()))
         return operation
 
@@ -82,8 +85,11 @@ class ApiAutoSchema(AutoSchema):
             authenticators = view.get_authenticators()
             if authenticators and authenticators[0].authenticate_header(view.request):
                 errors["401"] = ("No credentials, or credentials that are not valid.", "error")
-            errors["403"] = ("Not allowed: not signed in (no 401 challenge for session clients), wrong "
-                             "credentials, or without the permission this operation needs.", "error")
+            errors["403"] = (
+                "Not allowed: not signed in (no 401 challenge for session clients), wrong "
+                "credentials, or without the permission this operation needs.",
+                "error",
+            )
         if "path" in located:
             errors["404"] = ("Nothing with this id (or not a well-formed id).", "error")
         if view.content_negotiation_class is api_settings.DEFAULT_CONTENT_NEGOTIATION_CLASS:

@@ -7,6 +7,7 @@ examples, the coverage phase (boundary and negative values, missing and unexpect
 parameters, wrong media types), fuzzing (positive and negative data) and the stateful phase
 (links between operations). Kept short for CI by few examples per operation and a fixed seed.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -53,19 +54,24 @@ def fast_passwords(settings):
 FILE_CONTENT = {
     "include-path-regex": r"^/api/projects/\{[a-z_]+\}/(import|score)/$",
     # schemathesis's default expected statuses for the check (4.32), plus 400
-    "checks": {"positive_data_acceptance": {
-        "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "429", "5xx", "400"]}},
+    "checks": {
+        "positive_data_acceptance": {
+            "expected-statuses": ["2xx", "3xx", "401", "403", "404", "409", "429", "5xx", "400"]
+        }
+    },
 }
 
 
 def load_schema(auth: dict) -> schemathesis.BaseSchema:
-    config = schemathesis.Config.from_dict({
-        "seed": SEED,
-        "generation": {"deterministic": True, "max-examples": MAX_EXAMPLES},
-        "phases": {"stateful": {"max-steps": STATEFUL_EXAMPLES}},
-        "auth": {"openapi": auth} if auth else {},
-        "operations": [FILE_CONTENT],
-    })
+    config = schemathesis.Config.from_dict(
+        {
+            "seed": SEED,
+            "generation": {"deterministic": True, "max-examples": MAX_EXAMPLES},
+            "phases": {"stateful": {"max-steps": STATEFUL_EXAMPLES}},
+            "auth": {"openapi": auth} if auth else {},
+            "operations": [FILE_CONTENT],
+        }
+    )
     return schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application(), config=config)
 
 

@@ -1,6 +1,7 @@
 """The API conforms to its OpenAPI schema for every caller (issue 20 item 4): each operation with
 every schemathesis check in the examples, coverage and fuzzing phases, then the stateful phase
 following the schema's links. The checks are schemathesis's defaults, which are all of them."""
+
 from __future__ import annotations
 
 import pytest
