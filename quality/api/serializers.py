@@ -163,7 +163,7 @@ class ExportJobSerializer(serializers.ModelSerializer):
                                        "signed in, or the user was deleted).")
     progress = serializers.FloatField(read_only=True, help_text="Share of the source records written, 0-1.")
     cells = serializers.CharField(read_only=True, help_text='"exact" or "spreadsheet-safe": how CSV/TSV cells were written.')
-    download_url = serializers.SerializerMethodField(help_text="Where the file is, once the job is done.")
+    download_url = serializers.SerializerMethodField(help_text="Where the file is, once the job is done (null until then).")
 
     class Meta:
         model = ExportJob
@@ -172,7 +172,7 @@ class ExportJobSerializer(serializers.ModelSerializer):
                   "finished_at", "download_url"]
         read_only_fields = fields
 
-    @extend_schema_field(OpenApiTypes.URI)
+    @extend_schema_field({"type": "string", "format": "uri", "nullable": True})
     def get_download_url(self, job: ExportJob) -> str | None:
         if job.status != ExportJob.Status.DONE:
             return None
