@@ -10,6 +10,8 @@ parameters, wrong media types), fuzzing (positive and negative data) and the sta
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import schemathesis
 from django.core import signals
@@ -23,10 +25,12 @@ from tests.security.conftest import world as world  # noqa: F401  (the fixture: 
 PASSWORD = "conformance-password-1"
 #: a fixed seed and derandomized Hypothesis: the same requests on every run, on both databases
 SEED = 20
-#: examples per operation in the fuzzing phase; the coverage phase adds its own fixed cases
-MAX_EXAMPLES = 8
-#: steps the stateful phase may chain, and how many scenarios it tries
-STATEFUL_EXAMPLES = 12
+#: examples per operation in the fuzzing phase (the coverage phase adds its own fixed cases), and
+#: scenarios of the stateful phase; CONFORMANCE_EXAMPLES=50 explores further than CI does
+MAX_EXAMPLES = int(os.environ.get("CONFORMANCE_EXAMPLES", "8"))
+STATEFUL_SCENARIOS = MAX_EXAMPLES
+#: steps one stateful scenario may chain
+STATEFUL_STEPS = 10
 
 
 @pytest.fixture
@@ -67,7 +71,7 @@ def load_schema(auth: dict) -> schemathesis.BaseSchema:
         {
             "seed": SEED,
             "generation": {"deterministic": True, "max-examples": MAX_EXAMPLES},
-            "phases": {"stateful": {"max-steps": STATEFUL_EXAMPLES}},
+            "phases": {"stateful": {"max-steps": STATEFUL_STEPS}},
             "auth": {"openapi": auth} if auth else {},
             "operations": [FILE_CONTENT],
         }
