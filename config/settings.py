@@ -186,6 +186,9 @@ REST_FRAMEWORK = {
     # JSON request bodies only (the two uploads name their own multipart parser): a JSON body keeps
     # its types, so a number where the schema says text is refused, not read as text
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # JSON answers only, as the schema documents (no browsable HTML pages: /api/docs/ is the
+    # interactive page); an Accept header asking for anything else is a 406
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     # limit/offset bounded and validated: a bad value is a 400, as the schema says
     "DEFAULT_PAGINATION_CLASS": "annotation.api.pagination.StrictLimitOffsetPagination",
     # DRF's handler, plus a 413 in JSON for a body over DATA_UPLOAD_MAX_MEMORY_SIZE

@@ -122,3 +122,9 @@ def test_every_operation_documents_the_errors_it_can_answer():
                 assert {"400", "413", "415"} <= codes, (method, path)
             if path.startswith("/api/me/"):
                 assert "401" in codes, (method, path)
+
+
+def test_the_api_answers_json_only_and_a_406_to_asking_for_html(staff):
+    assert staff.get("/api/projects/", HTTP_ACCEPT="text/html").status_code == 406
+    assert staff.get("/api/projects/", HTTP_ACCEPT="text/html,*/*").json()["results"] == []
+    assert APIClient().get("/api/docs/").status_code == 200  # the interactive page stays
