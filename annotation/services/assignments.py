@@ -9,9 +9,10 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -67,13 +68,29 @@ def assignments_release_abandoned(*, batch: Batch | None = None, now: datetime |
     now = now or timezone.now()
     batches = [batch] if batch is not None else Batch.objects.filter(status=Batch.Status.OPEN)
     return sum(
-        Assignment.objects.filter(
-            unit__batch=b,
-            status=Assignment.Status.ACTIVE,
-            last_activity_at__lt=now - timedelta(minutes=b.release_after_minutes),
-        ).update(status=Assignment.Status.RELEASED)
+        assignments_set_status(
+            assignments=Assignment.objects.filter(
+                unit__batch=b,
+                status=Assignment.Status.ACTIVE,
+                last_activity_at__lt=now - timedelta(minutes=b.release_after_minutes),
+            ),
+            status=Assignment.Status.RELEASED,
+        )
         for b in batches
     )
+
+
+def assignments_set_status(*, assignments: QuerySet[Assignment], status: str, **values: Any) -> int:
+    """Move the assignments that `assignments` selects (checked again as they are written) to
+    `status`, with other field `values`. Their responses' versions move in the same transaction:
+    a save compares and sets on the version alone, so one that read the work before it was
+    reviewed or released writes nothing and decides again. How many assignments moved."""
+    with transaction.atomic():
+        ids = list(assignments.values_list("pk", flat=True))
+        moved = assignments.filter(pk__in=ids).update(status=status, **values)
+        if moved:
+            Response.objects.filter(assignment_id__in=ids).update(version=F("version") + 1)
+    return moved
 
 
 def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
@@ -114,8 +131,10 @@ def _lock(batch: Batch) -> None:
 
 def _assign(unit: Unit, annotator: Annotator, lead: Sequence[int] = (), channel_assignment_id: str = "") -> Assignment:
     """A new assignment of the unit with its empty responses; `lead` item ids come first."""
-    assignment = Assignment.objects.create(unit=unit, annotator=annotator, channel_assignment_id=channel_assignment_id)
     item_ids = [*lead, *unit_item_ids(unit)]
+    assignment = Assignment.objects.create(
+        unit=unit, annotator=annotator, channel_assignment_id=channel_assignment_id, item_count=len(item_ids)
+    )
     Response.objects.bulk_create(
         Response(assignment=assignment, item_id=item_id, position=position) for position, item_id in enumerate(item_ids)
     )

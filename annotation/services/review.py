@@ -18,6 +18,7 @@ from django.utils import timezone
 from annotation.channels import ChannelError, ChannelUnavailable, MessageResult, get_channel, request_token
 from annotation.models import Assignment, Batch, Payment, Submission
 
+from .assignments import assignments_set_status
 from .sync import batch_sync
 
 WHO = ("all", "kept", "dropped")
@@ -159,7 +160,7 @@ def _reviewed(sub: Submission, *, approved: bool, feedback: str, word: str) -> N
     with transaction.atomic():
         Submission.objects.filter(pk=sub.pk).update(
             review=review, feedback=feedback, reviewed_at=timezone.now(), channel_status=word)
-        Assignment.objects.filter(pk=sub.assignment_id).update(status=status)
+        assignments_set_status(assignments=Assignment.objects.filter(pk=sub.assignment_id), status=status)
 
 
 def submissions_chosen(*, batch: Batch, who: str, decisions: Decisions | None, sync: bool = True) -> list[Submission]:
