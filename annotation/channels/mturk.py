@@ -33,6 +33,7 @@ from .base import (
     UnitState,
     submission_problems,
 )
+from .mturk_calls import watch
 from .mturk_settings import HitSettings, hit_settings_for
 from .registry import register
 
@@ -83,7 +84,8 @@ class MTurkChannel(Channel):
 
     # --- plumbing ---------------------------------------------------------------------------
     def client(self) -> mturk.MTurkClient:
-        return mturk.client_from_settings()
+        """The client of the settings, every call of which goes to the call log."""
+        return watch(mturk.client_from_settings())
 
     @property
     def endpoint(self) -> str:

@@ -7,6 +7,7 @@ every unit of the batch carries the study id as ``channel_ref``.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -34,6 +35,7 @@ from .base import (
     request_token,
     submission_problems,
 )
+from .calls import call_record, request_summary
 from .prolific_settings import StudySettings, study_settings_for
 from .registry import register
 
@@ -89,7 +91,13 @@ class ProlificChannel(Channel):
     bonus_repeat_safe = False
 
     def client(self) -> prolific.ProlificClient:
-        return prolific.client_from_settings()
+        """The client of the settings, every call of which goes to the call log."""
+        return dataclasses.replace(prolific.client_from_settings(), on_call=self.log_call)
+
+    def log_call(self, outcome: prolific.CallOutcome) -> None:
+        call_record(channel=self.slug, operation=outcome.operation, status=outcome.status, error=outcome.error,
+                    seconds=outcome.seconds, request=request_summary(outcome.method, outcome.path,
+                                                                     params=outcome.params, body=outcome.body))
 
     def settings_for(self, batch: "Batch") -> StudySettings:
         return study_settings_for(batch)

@@ -15,6 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotation.channels import Channel, ChannelError, ChannelSettingsError, ChannelUnavailable, get_channel
+from annotation.channels.calls import calls_recorded_on, records_calls
 from annotation.models import Batch, PublishJob, Unit, UnitItem
 from annotation.selectors import publishable_units
 
@@ -78,6 +79,7 @@ def check_publishable(batch: Batch) -> Channel:
     return channel
 
 
+@records_calls
 def cost_estimate(*, batch: Batch, with_balance: bool = True, units: int | None = None,
                   assignments_per_unit: int | None = None, max_assignments: int | None = None) -> CostEstimate:
     """Reward + the channel's fee per assignment × assignments per unit × units not published yet.
@@ -101,6 +103,7 @@ def consistency_lead_count(batch: Batch) -> int:
     return UnitItem.objects.filter(unit__batch=batch, unit__every_annotator=True).count()
 
 
+@records_calls
 def channel_balance(*, batch: Batch) -> Decimal | None:
     """The balance of the batch's channel account (raises ``ChannelError``; None: it does not pay)."""
     return get_channel(batch.channel).balance()
@@ -114,6 +117,7 @@ def check_balance(estimate: CostEstimate) -> None:
         )
 
 
+@records_calls
 def batch_publish_request(*, batch: Batch, base_url: str, by=None) -> PublishJob:
     """Record a publish job and hand it to the ``publish_batch`` task once committed.
 
@@ -158,6 +162,11 @@ def publish_job_run(*, job: PublishJob) -> PublishJob:
     if job.status == PublishJob.Status.DONE and not job_transient_failures(job):
         return job
     batch = Batch.objects.select_related("project").get(pk=job.batch_id)
+    with calls_recorded_on(batch):
+        return _job_run(job, batch)
+
+
+def _job_run(job: PublishJob, batch: Batch) -> PublishJob:
     _save(job, status=PublishJob.Status.RUNNING, started_at=job.started_at or timezone.now(),
           total=publishable_units(batch).count(), error="")
     try:

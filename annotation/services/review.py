@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.channels import ChannelError, ChannelUnavailable, MessageResult, get_channel, request_token
+from annotation.channels.calls import records_calls
 from annotation.models import Assignment, Batch, Payment, Submission
 
 from .sync import batch_sync
@@ -73,6 +74,7 @@ class ReviewReport:
         return ", ".join(parts)
 
 
+@records_calls
 def decisions_apply(*, batch: Batch, decisions: Decisions, reject_feedback: str, approve_feedback: str = "",
                        sync: bool = True) -> ReviewReport:
     """Approve the verified, still Submitted work of kept annotators; reject the others' with
@@ -105,6 +107,7 @@ def decisions_apply(*, batch: Batch, decisions: Decisions, reject_feedback: str,
     return report
 
 
+@records_calls
 def reject_unverified(*, batch: Batch, feedback: str, sync: bool = True) -> ReviewReport:
     """Reject what the channel holds as awaiting review but sync could not verify (a forged
     completion token, no or unfinished answers on our pages, another participant or posting).
@@ -162,6 +165,7 @@ def _reviewed(sub: Submission, *, approved: bool, feedback: str, word: str) -> N
         Assignment.objects.filter(pk=sub.assignment_id).update(status=status)
 
 
+@records_calls
 def submissions_chosen(*, batch: Batch, who: str, decisions: Decisions | None, sync: bool = True) -> list[Submission]:
     """The latest verified submission of each worker of the batch that ``who`` names (all,
     kept, dropped), after a sync so that verification is fresh."""
@@ -187,6 +191,7 @@ def _worker_ids(batch: Batch, who: str, decisions: Decisions | None, worker_ids:
     return [s.participant_ref for s in submissions_chosen(batch=batch, who=who, decisions=decisions)]
 
 
+@records_calls
 def bonus_pay(*, batch: Batch, amount: str, reason: str, who: str = "kept", decisions: Decisions | None = None,
                 label: str = "bonus") -> ReviewReport:
     """Pay ``amount`` once per worker ``who`` names, on their latest verified submission.
@@ -229,6 +234,7 @@ def bonus_pay(*, batch: Batch, amount: str, reason: str, who: str = "kept", deci
     return report
 
 
+@records_calls
 def participants_message(*, batch: Batch, subject: str, text: str, who: str = "all", decisions: Decisions | None = None,
                   worker_ids: list[str] | None = None) -> MessageResult:
     """Message the workers ``who`` names (or exactly ``worker_ids``); the channel splits the
@@ -242,6 +248,7 @@ def participants_message(*, batch: Batch, subject: str, text: str, who: str = "a
         raise ReviewError(str(exc)) from exc
 
 
+@records_calls
 def participants_block(*, batch: Batch, reason: str, who: str = "dropped", decisions: Decisions | None = None,
                 worker_ids: list[str] | None = None) -> tuple[int, dict[str, str]]:
     """Block the workers ``who`` names from our HITs; (how many, worker id -> why one failed)."""
@@ -259,6 +266,7 @@ def participants_block(*, batch: Batch, reason: str, who: str = "dropped", decis
     return blocked, failed
 
 
+@records_calls
 def qualification_grant(*, batch: Batch, who: str = "kept", decisions: Decisions | None = None,
                               worker_ids: list[str] | None = None) -> tuple[str, int]:
     """Grant the batch's private qualification (HIT setting ``private_qualification``) to the
