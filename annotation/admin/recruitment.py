@@ -7,15 +7,11 @@ import json
 from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.contrib import admin, messages
-from django.db.models import Count, Q, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
-from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
 
 from annotation import tasks
 from annotation.channels import (
@@ -29,15 +25,12 @@ from annotation.channels import (
 from annotation.channels.mturk_settings import default_texts
 from annotation.kinds import PresetError, get_kind, preset_fill, preset_for_channel
 from annotation.models import Batch, Posting, PublishJob, Submission
-from annotation.selectors import publishable_units
 from annotation.services.postings import places_add, postings_expire, postings_extend, postings_pause, postings_resume
 from annotation.services.publish import (
     PublishRefused,
     batch_publish_request,
     channel_balance,
-    consistency_lead_count,
     cost_estimate,
-    job_stale_minutes,
 )
 from annotation.services.review import (
     ReviewError,
@@ -48,7 +41,6 @@ from annotation.services.review import (
     participants_message,
     qualification_grant,
     reject_unverified,
-    unverified_pending,
 )
 
 from .common import request_base_url
@@ -191,39 +183,6 @@ class RecruitmentActions:
     @admin.action(description="Resume recruiting (Prolific: start the study again)", permissions=["spend"])
     def resume_postings(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
         self._postings_change(request, queryset, postings_resume, "Resumed")
-
-    @admin.display(description="MTurk")
-    def recruitment_status(self, batch: Batch) -> SafeString | str:
-        if batch.channel != "mturk":
-            return "—"
-        job = batch.publish_jobs.first()
-        units = publishable_units(batch)
-        lines = [format_html("{} of {} units published as HITs.", units.exclude(channel_ref="").count(), units.count())]
-        lead = consistency_lead_count(batch)
-        if lead:
-            lines.append(format_html("The {} consistency items come first in each worker's first HIT.", lead))
-        if job is not None:
-            lines.append(format_html("Publish job #{}: {} ({} of {} units){}", job.pk, job.get_status_display(),
-                                     job.done, job.total, f" — {job.error}" if job.error else ""))
-            stale = job_stale_minutes(job)
-            if stale is not None:
-                lines.append(format_html("No progress for {} minutes: the watchdog sends the job to the workers again "
-                                         "(sent {} of {} times), then marks it failed.", stale, job.dispatches,
-                                         settings.MTURK_PUBLISH_MAX_DISPATCHES))
-            if job.failures:
-                lines.append(format_html("Failed units: <ul>{}</ul>", format_html_join(
-                    "", "<li>unit #{}: {}</li>", ((f["position"], f["reason"]) for f in job.failures))))
-        counts = batch.submissions.aggregate(ok=Count("id", filter=Q(verified=True)),
-                                                   flagged=Count("id", filter=Q(verified=False)))
-        url = reverse("admin:annotation_submission_changelist") + f"?batch__id__exact={batch.pk}"
-        lines.append(format_html('Submissions: {} verified, <a href="{}">{} flagged</a>.', counts["ok"],
-                                 url + "&verified__exact=0", counts["flagged"]))
-        pending = unverified_pending(batch).count()
-        if pending:
-            lines.append(format_html(
-                "<strong>{} unverified submission(s) still Submitted on MTurk</strong>: MTurk approves and pays them "
-                "when the auto-approval delay runs out unless you reject them (Review → Reject unverified).", pending))
-        return format_html_join("", "<div>{}</div>", ((line,) for line in lines))
 
     @admin.action(description="Publish on the recruiting site (shows the cost first)", permissions=["spend"])
     def publish_to_mturk(self, request: HttpRequest, queryset: QuerySet[Batch]):

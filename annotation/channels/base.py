@@ -135,6 +135,10 @@ def submission_problems(assignment: "Assignment", submission: SubmissionInfo,
 class Channel(ABC):
     slug: ClassVar[str]
     title: ClassVar[str]
+    #: the name in running text ("MTurk"); the title when empty
+    short_name: ClassVar[str] = ""
+    #: how the batch page says where published units are ("published as HITs")
+    published_as: ClassVar[str] = "published"
     #: True for a recruiting site (MTurk, Prolific): units are published there as postings, and
     #: its submissions are synced and reviewed; False for links the platform hands out itself
     recruits_remotely: ClassVar[bool] = False
@@ -144,6 +148,10 @@ class Channel(ABC):
     #: whether a bonus whose outcome is unknown (ChannelUnavailable) may be sent again safely
     #: (MTurk: its request token makes a repeat a no-op; Prolific: paying twice pays twice)
     bonus_repeat_safe: ClassVar[bool] = True
+
+    @property
+    def short_title(self) -> str:
+        return self.short_name or self.title
 
     def reviewed_status(self, *, approved: bool) -> str:
         """The channel's word for work after our review (stored until the next sync)."""

@@ -79,6 +79,8 @@ def unit_refs(unit: "Unit") -> set[str]:
 class MTurkChannel(Channel):
     slug = "mturk"
     title = "Amazon Mechanical Turk"
+    short_name = "MTurk"
+    published_as = "published as HITs"
     recruits_remotely = True
     awaiting_review_status = "Submitted"
 

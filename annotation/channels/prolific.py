@@ -85,6 +85,7 @@ def entry_url(base_url: str) -> str:
 class ProlificChannel(Channel):
     slug = "prolific"
     title = "Prolific"
+    published_as = "published in the batch's study"
     recruits_remotely = True
     awaiting_review_status = "AWAITING REVIEW"
     #: a bonus payment is not idempotent on Prolific: one whose outcome is unknown is never sent again
