@@ -25,6 +25,7 @@ from annotation.channels import (
 from annotation.channels.mturk_settings import default_texts
 from annotation.kinds import PresetError, get_kind, preset_fill, preset_for_channel
 from annotation.models import Batch, Posting, PublishJob, Submission
+from annotation.services.bonuses import bonus_pay
 from annotation.services.postings import places_add, postings_expire, postings_extend, postings_pause, postings_resume
 from annotation.services.publish import (
     PublishRefused,
@@ -34,7 +35,6 @@ from annotation.services.publish import (
 )
 from annotation.services.review import (
     ReviewError,
-    bonus_pay,
     decisions_apply,
     decisions_for,
     participants_block,
@@ -116,7 +116,8 @@ class ReviewForm(forms.Form):
     reject_feedback = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), max_length=1024,
                                       help_text="Required to reject: MTurk shows it to the worker.")
     approve_feedback = forms.CharField(required=False, max_length=1024)
-    amount = forms.DecimalField(required=False, min_value=0.01, decimal_places=2, max_digits=6, label="Bonus ($)")
+    amount = forms.DecimalField(required=False, min_value=0.01, decimal_places=2, max_digits=6, label="Bonus",
+                                help_text="Per participant, in the recruiting site's currency (the one the publish page shows).")
     text = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), max_length=4096,
                            label="Reason / message", help_text="The bonus reason, the message, or the block reason.")
     subject = forms.CharField(required=False, max_length=200, help_text="Subject of a message.")

@@ -1,5 +1,5 @@
 """Reviewing work on a recruiting site through its channel, given who is kept: approve / reject with feedback,
-bonuses with request tokens, messages, blocks and the private qualification.
+messages, blocks and the private qualification (bonuses: ``services.bonuses``).
 
 Who is kept is decided elsewhere (the quality app's runs): annotation never imports quality, so
 a decision source registers itself here (``register_decision_source``), and the admin finds it
@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.channels import ChannelError, ChannelUnavailable, MessageResult, get_channel, request_token
+from annotation.channels import ChannelError, MessageResult, get_channel
 from annotation.channels.calls import records_calls
-from annotation.models import Assignment, Batch, Payment, Submission
+from annotation.models import Assignment, Batch, Submission
 
 from .sync import batch_sync
 
@@ -189,49 +188,6 @@ def _worker_ids(batch: Batch, who: str, decisions: Decisions | None, worker_ids:
     if worker_ids is not None:
         return list(dict.fromkeys(worker_ids))
     return [s.participant_ref for s in submissions_chosen(batch=batch, who=who, decisions=decisions)]
-
-
-@records_calls
-def bonus_pay(*, batch: Batch, amount: str, reason: str, who: str = "kept", decisions: Decisions | None = None,
-                label: str = "bonus") -> ReviewReport:
-    """Pay ``amount`` once per worker ``who`` names, on their latest verified submission.
-
-    The request token comes from the batch, the worker and ``label``: the same label again pays
-    nobody twice (here: a recorded bonus is not sent again; at MTurk: a repeated token is a no-op).
-    """
-    try:
-        value = Decimal(str(amount))
-    except InvalidOperation:
-        raise ReviewError(f"{amount!r} is not an amount in dollars") from None
-    if not value.is_finite() or value <= 0 or value != value.quantize(Decimal("0.01")):
-        raise ReviewError("a bonus is a positive amount in dollars and cents")
-    if not reason.strip():
-        raise ReviewError("a bonus needs a reason (the worker sees it)")
-    channel = get_channel(batch.channel)
-    report = ReviewReport()
-    for sub in submissions_chosen(batch=batch, who=who, decisions=decisions):
-        token = request_token("bonus", batch.pk, batch.created_at.isoformat(), sub.participant_ref, label)
-        # recorded before paying: a crash or a lost answer never leads to paying it again
-        payment, created = Payment.objects.get_or_create(
-            request_token=token, defaults=dict(submission=sub, amount=value, reason=reason))
-        if not created:
-            report.skipped[sub.participant_ref] = f"already paid this bonus ({label})"
-            continue
-        try:
-            channel.bonus(sub.assignment, amount=f"{value:.2f}", reason=reason, request_token=token)
-        except ChannelUnavailable as exc:
-            if channel.bonus_repeat_safe:
-                payment.delete()
-                report.failed[sub.participant_ref] = str(exc)
-            else:
-                report.failed[sub.participant_ref] = f"{exc} (recorded as paid: check on {channel.title} before paying again)"
-            continue
-        except ChannelError as exc:
-            payment.delete()  # refused: nothing was paid
-            report.failed[sub.participant_ref] = str(exc)
-            continue
-        report.paid += 1
-    return report
 
 
 @records_calls
