@@ -21,6 +21,7 @@ from annotation.channels import (
     HitSettingsError,
     get_channel,
     hit_settings_parse,
+    money,
 )
 from annotation.channels.mturk_settings import default_texts
 from annotation.kinds import PresetError, get_kind, preset_fill, preset_for_channel
@@ -199,7 +200,11 @@ class RecruitmentActions:
             balance = None
             problems.append(f"{get_channel(queryset.first().channel).title} did not tell the account balance: {exc}")
         total = sum((e.total for _, e in rows), start=0)
-        enough = bool(rows) and balance is not None and balance >= total
+        currencies = {e.currency for _, e in rows}
+        if len(currencies) > 1:
+            problems.append(f"The chosen batches are paid in different currencies ({', '.join(sorted(currencies))}): "
+                            "publish one recruiting site's batches at a time.")
+        enough = len(currencies) == 1 and balance is not None and balance >= total
         if request.POST.get("post") == "yes" and enough:
             for batch, _ in rows:
                 try:
@@ -210,9 +215,11 @@ class RecruitmentActions:
                     messages.success(request, f"Publishing “{batch}” (job #{job.pk}); its page shows the progress "
                                               "and any unit that failed.")
             return None
-        titles = sorted({get_channel(b.channel).title for b, _ in rows}) or ["MTurk"]
+        channels = {get_channel(b.channel).slug: get_channel(b.channel) for b, _ in rows}
+        titles = sorted(c.title for c in channels.values()) or [get_channel(queryset.first().channel).title]
         return self._page(request, queryset, "publish_to_mturk", f"Publish to {' / '.join(titles)}",
-                          template=CONFIRM_TEMPLATE, channel_title=" / ".join(titles),
+                          template=CONFIRM_TEMPLATE, notes=[c.cost_note for c in channels.values()],
+                          sign=money("", min(currencies) if currencies else "USD"),
                           rows=rows, problems=problems, balance=balance, total=total, enough=enough,
                           rewards_total=sum((e.rewards_total for _, e in rows), start=0),
                           fees_total=sum((e.fees_total for _, e in rows), start=0))

@@ -94,6 +94,15 @@ class MessageResult:
     failed: dict[str, str] = field(default_factory=dict)  # annotator ref -> reason
 
 
+CURRENCY_SYMBOLS = {"USD": "$", "GBP": "£", "EUR": "€"}
+
+
+def money(amount: object, currency: str) -> str:
+    """``amount`` with its currency's sign ("£12.60"), or its code where there is no sign ("CHF 3.00")."""
+    sign = CURRENCY_SYMBOLS.get(currency)
+    return f"{sign}{amount}" if sign else f"{currency} {amount}"
+
+
 def request_token(*parts: object) -> str:
     """A deterministic request token (64 hex characters) for the given parts: the same work gets
     the same token, so a channel that deduplicates by token never does it twice."""
@@ -154,6 +163,8 @@ class Channel(ABC):
     bulk_bonus_rows: ClassVar[int] = 0
     #: the currency of rewards, fees, bonuses and the balance (ISO 4217)
     currency: ClassVar[str] = "USD"
+    #: what the publish page says about the cost before the figures (who charges what, and when)
+    cost_note: ClassVar[str] = ""
 
     @property
     def short_title(self) -> str:

@@ -81,6 +81,8 @@ class MTurkChannel(Channel):
     title = "Amazon Mechanical Turk"
     short_name = "MTurk"
     published_as = "published as HITs"
+    cost_note = ("One HIT per unit that has none yet. MTurk charges the reward and its fee when an assignment is "
+                 "approved; bonuses are not included here and cost 20 % on top of the amount.")
     recruits_remotely = True
     awaiting_review_status = "Submitted"
 

@@ -90,6 +90,12 @@ class ProlificChannel(Channel):
     slug = "prolific"
     title = "Prolific"
     published_as = "published in the batch's study"
+    cost_note = ("One Prolific study per batch, one place per unit and annotator. Publishing reserves the rewards and "
+                 "Prolific's fee (with VAT where it applies) from the workspace balance; bonuses are not included here.")
+
+    def currency_code(self) -> str:
+        """The workspace's currency (PROLIFIC_CURRENCY: GBP or USD), in which rewards are set."""
+        return settings.PROLIFIC_CURRENCY
     recruits_remotely = True
     awaiting_review_status = "AWAITING REVIEW"
     #: one bulk bonus per round (at most 200 rows per call): set up, then paid (not idempotent)
@@ -164,7 +170,7 @@ class ProlificChannel(Channel):
         rate = prolific.fees.CORPORATE_FEE_RATE if settings.PROLIFIC_CORPORATE else prolific.fees.ACADEMIC_FEE_RATE
         vat = prolific.vat_rate_for(settings.PROLIFIC_VAT_COUNTRY) if settings.PROLIFIC_VAT_COUNTRY else Decimal(0)
         cost = prolific.cost(ss.reward_minor, fee_rate=rate, vat_rate=vat)
-        return UnitCost(reward=ss.reward, fee=Decimal(cost.fees + cost.vat) / 100)
+        return UnitCost(reward=ss.reward, fee=(Decimal(cost.fees + cost.vat) / 100).quantize(Decimal("0.01")))
 
     def balance(self) -> Decimal:
         with translated():

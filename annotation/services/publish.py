@@ -4,6 +4,7 @@ balance check, the publish job that makes one posting per unit with progress n o
 step speaks the channel interface (`get_channel(batch.channel)`)."""
 from __future__ import annotations
 
+import functools
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -14,7 +15,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from annotation.channels import Channel, ChannelError, ChannelSettingsError, ChannelUnavailable, get_channel
+from annotation.channels import Channel, ChannelError, ChannelSettingsError, ChannelUnavailable, get_channel, money
 from annotation.channels.calls import calls_recorded_on, records_calls
 from annotation.models import Batch, PublishJob, Unit, UnitItem
 from annotation.selectors import publishable_units
@@ -36,6 +37,7 @@ class CostEstimate:
     audience: str
     balance: Decimal | None = None
     lead_items: int = 0  # consistency items each worker's first HIT also holds
+    currency: str = "USD"  # of every amount here (ISO 4217)
 
     @property
     def assignments(self) -> int:
@@ -95,7 +97,7 @@ def cost_estimate(*, batch: Batch, with_balance: bool = True, units: int | None 
     count = units if units is not None else publishable_units(batch).filter(channel_ref="").count()
     return CostEstimate(units=count, assignments_per_unit=per_unit, reward=cost.reward, fee=cost.fee,
                         audience=channel.audience(batch), balance=channel.balance() if with_balance else None,
-                        lead_items=consistency_lead_count(batch))
+                        lead_items=consistency_lead_count(batch), currency=channel.currency_code())
 
 
 def consistency_lead_count(batch: Batch) -> int:
@@ -111,9 +113,10 @@ def channel_balance(*, batch: Batch) -> Decimal | None:
 
 def check_balance(estimate: CostEstimate) -> None:
     if not estimate.enough:
+        m = functools.partial(money, currency=estimate.currency)
         raise PublishRefused(
-            f"the account balance ${estimate.balance} cannot cover the estimated ${estimate.total} "
-            f"(${estimate.rewards_total} rewards + ${estimate.fees_total} fees); ${estimate.shortfall} short"
+            f"the account balance {m(estimate.balance)} cannot cover the estimated {m(estimate.total)} "
+            f"({m(estimate.rewards_total)} rewards + {m(estimate.fees_total)} fees); {m(estimate.shortfall)} short"
         )
 
 
