@@ -134,6 +134,8 @@ class Assignment(models.Model):
     started_at = models.DateTimeField(auto_now_add=True)
     last_activity_at = models.DateTimeField(auto_now_add=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
+    consented_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the person agreed to the batch's consent text (a channel that asks).")
 
     class Meta:
         ordering = ["id"]
