@@ -28,8 +28,9 @@ def test_publishing_records_each_call_on_the_batch_without_the_token(server, pub
     calls = list(ChannelCall.objects.filter(batch=published).order_by("id"))
     operations = [c.operation for c in calls]
     assert "create_study" in operations and "study_publish" in operations and "get_balance" in operations
-    assert all(c.channel == "prolific" and c.outcome == ChannelCall.Outcome.OK and c.status in (200, 201)
-               for c in calls)
+    assert all(
+        c.channel == "prolific" and c.outcome == ChannelCall.Outcome.OK and c.status in (200, 201) for c in calls
+    )
     create = next(c for c in calls if c.operation == "create_study")
     assert create.request.startswith("POST /api/v1/studies/ ") and '"internal_name": "batch-' in create.request
     assert create.duration_ms is not None
