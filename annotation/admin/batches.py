@@ -18,6 +18,7 @@ from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import batch_create, channel_settings_check, invite_link_create
 
 from .adjudication import AdjudicationSetupInline, AdjudicationSetupSaving
+from .calls import RecruitingStatus
 from .common import adopt, invite_link_column, request_base_url
 from .recruitment import RecruitmentActions
 
@@ -122,7 +123,7 @@ class InviteLinkInline(admin.TabularInline):
 
 
 @admin.register(Batch)
-class BatchAdmin(AdjudicationSetupSaving, RecruitmentActions, admin.ModelAdmin):
+class BatchAdmin(AdjudicationSetupSaving, RecruitmentActions, RecruitingStatus, admin.ModelAdmin):
     add_form = BatchCreateForm
     list_display = (
         "name", "project", "channel", "status", "units", "slots", "active", "submitted", "released", "created_at",
@@ -132,9 +133,9 @@ class BatchAdmin(AdjudicationSetupSaving, RecruitmentActions, admin.ModelAdmin):
     search_fields = ("name",)
     actions = ["create_invite_link", "release_abandoned", *RecruitmentActions.mturk_actions]
     readonly_fields = ("project", "channel", "items_per_unit", "assignments_per_unit", "progress", "recruitment_status",
-                       "created_at")
+                       "call_log", "created_at")
     fields = ("project", "name", "status", "channel", "items_per_unit", "assignments_per_unit",
-              "release_after_minutes", "progress", "channel_settings", "use_preset", "recruitment_status", "created_at")
+              "release_after_minutes", "progress", "channel_settings", "use_preset", "recruitment_status", "call_log", "created_at")
     inlines = [InviteLinkInline, AdjudicationSetupInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Batch]:

@@ -7,15 +7,11 @@ import json
 from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.contrib import admin, messages
-from django.db.models import Count, Q, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
-from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
 
 from annotation import tasks
 from annotation.channels import (
@@ -25,30 +21,27 @@ from annotation.channels import (
     HitSettingsError,
     get_channel,
     hit_settings_parse,
+    money,
 )
 from annotation.channels.mturk_settings import default_texts
 from annotation.kinds import PresetError, get_kind, preset_fill, preset_for_channel
 from annotation.models import Batch, Posting, PublishJob, Submission
-from annotation.selectors import publishable_units
+from annotation.services.bonuses import bonus_pay
 from annotation.services.postings import places_add, postings_expire, postings_extend, postings_pause, postings_resume
 from annotation.services.publish import (
     PublishRefused,
     batch_publish_request,
     channel_balance,
-    consistency_lead_count,
     cost_estimate,
-    job_stale_minutes,
 )
 from annotation.services.review import (
     ReviewError,
-    bonus_pay,
     decisions_apply,
     decisions_for,
     participants_block,
     participants_message,
     qualification_grant,
     reject_unverified,
-    unverified_pending,
 )
 
 from .common import request_base_url
@@ -124,7 +117,8 @@ class ReviewForm(forms.Form):
     reject_feedback = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), max_length=1024,
                                       help_text="Required to reject: MTurk shows it to the worker.")
     approve_feedback = forms.CharField(required=False, max_length=1024)
-    amount = forms.DecimalField(required=False, min_value=0.01, decimal_places=2, max_digits=6, label="Bonus ($)")
+    amount = forms.DecimalField(required=False, min_value=0.01, decimal_places=2, max_digits=6, label="Bonus",
+                                help_text="Per participant, in the recruiting site's currency (the one the publish page shows).")
     text = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), max_length=4096,
                            label="Reason / message", help_text="The bonus reason, the message, or the block reason.")
     subject = forms.CharField(required=False, max_length=200, help_text="Subject of a message.")
@@ -192,39 +186,6 @@ class RecruitmentActions:
     def resume_postings(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
         self._postings_change(request, queryset, postings_resume, "Resumed")
 
-    @admin.display(description="MTurk")
-    def recruitment_status(self, batch: Batch) -> SafeString | str:
-        if batch.channel != "mturk":
-            return "—"
-        job = batch.publish_jobs.first()
-        units = publishable_units(batch)
-        lines = [format_html("{} of {} units published as HITs.", units.exclude(channel_ref="").count(), units.count())]
-        lead = consistency_lead_count(batch)
-        if lead:
-            lines.append(format_html("The {} consistency items come first in each worker's first HIT.", lead))
-        if job is not None:
-            lines.append(format_html("Publish job #{}: {} ({} of {} units){}", job.pk, job.get_status_display(),
-                                     job.done, job.total, f" — {job.error}" if job.error else ""))
-            stale = job_stale_minutes(job)
-            if stale is not None:
-                lines.append(format_html("No progress for {} minutes: the watchdog sends the job to the workers again "
-                                         "(sent {} of {} times), then marks it failed.", stale, job.dispatches,
-                                         settings.MTURK_PUBLISH_MAX_DISPATCHES))
-            if job.failures:
-                lines.append(format_html("Failed units: <ul>{}</ul>", format_html_join(
-                    "", "<li>unit #{}: {}</li>", ((f["position"], f["reason"]) for f in job.failures))))
-        counts = batch.submissions.aggregate(ok=Count("id", filter=Q(verified=True)),
-                                                   flagged=Count("id", filter=Q(verified=False)))
-        url = reverse("admin:annotation_submission_changelist") + f"?batch__id__exact={batch.pk}"
-        lines.append(format_html('Submissions: {} verified, <a href="{}">{} flagged</a>.', counts["ok"],
-                                 url + "&verified__exact=0", counts["flagged"]))
-        pending = unverified_pending(batch).count()
-        if pending:
-            lines.append(format_html(
-                "<strong>{} unverified submission(s) still Submitted on MTurk</strong>: MTurk approves and pays them "
-                "when the auto-approval delay runs out unless you reject them (Review → Reject unverified).", pending))
-        return format_html_join("", "<div>{}</div>", ((line,) for line in lines))
-
     @admin.action(description="Publish on the recruiting site (shows the cost first)", permissions=["spend"])
     def publish_to_mturk(self, request: HttpRequest, queryset: QuerySet[Batch]):
         rows, problems = [], []
@@ -239,7 +200,11 @@ class RecruitmentActions:
             balance = None
             problems.append(f"{get_channel(queryset.first().channel).title} did not tell the account balance: {exc}")
         total = sum((e.total for _, e in rows), start=0)
-        enough = bool(rows) and balance is not None and balance >= total
+        currencies = {e.currency for _, e in rows}
+        if len(currencies) > 1:
+            problems.append(f"The chosen batches are paid in different currencies ({', '.join(sorted(currencies))}): "
+                            "publish one recruiting site's batches at a time.")
+        enough = len(currencies) == 1 and balance is not None and balance >= total
         if request.POST.get("post") == "yes" and enough:
             for batch, _ in rows:
                 try:
@@ -250,9 +215,11 @@ class RecruitmentActions:
                     messages.success(request, f"Publishing “{batch}” (job #{job.pk}); its page shows the progress "
                                               "and any unit that failed.")
             return None
-        titles = sorted({get_channel(b.channel).title for b, _ in rows}) or ["MTurk"]
+        channels = {get_channel(b.channel).slug: get_channel(b.channel) for b, _ in rows}
+        titles = sorted(c.title for c in channels.values()) or [get_channel(queryset.first().channel).title]
         return self._page(request, queryset, "publish_to_mturk", f"Publish to {' / '.join(titles)}",
-                          template=CONFIRM_TEMPLATE, channel_title=" / ".join(titles),
+                          template=CONFIRM_TEMPLATE, notes=[c.cost_note for c in channels.values()],
+                          sign=money("", min(currencies) if currencies else "USD"),
                           rows=rows, problems=problems, balance=balance, total=total, enough=enough,
                           rewards_total=sum((e.rewards_total for _, e in rows), start=0),
                           fees_total=sum((e.fees_total for _, e in rows), start=0))

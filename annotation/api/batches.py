@@ -18,6 +18,7 @@ from annotation.selectors import batches_with_progress, invite_url, progress_of
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import BatchError, batch_create, invite_link_create
 
+from .calls import ChannelCallSerializer
 from .params import id_param
 
 
@@ -170,3 +171,12 @@ class BatchViewSet(
         """What the periodic sweep does, on demand for one batch."""
         batch = self.get_object()
         return Response({"released": assignments_release_abandoned(batch=batch)})
+
+    @extend_schema(responses=ChannelCallSerializer(many=True), summary="The batch's calls to its recruiting site")
+    @action(detail=True, methods=["get"], required_permissions={
+        "GET": ["annotation.view_batch", "annotation.view_channelcall"]})
+    def calls(self, request: Request, pk: str | None = None) -> Response:
+        """Every call made to the recruiting site for this batch and how it ended, newest first."""
+        calls = self.get_object().channel_calls.order_by("-created_at", "-id")
+        page = self.paginate_queryset(calls)
+        return self.get_paginated_response(ChannelCallSerializer(page, many=True).data)

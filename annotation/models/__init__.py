@@ -1,6 +1,6 @@
 from .adjudication import AdjudicationSetup, AdjudicationTask, FinalLabel, Role
 from .projects import Item, Project
-from .recruitment import Payment, Posting, PublishJob, Submission
+from .recruitment import BulkPayment, ChannelCall, Payment, Posting, PublishJob, Submission
 from .work import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
 
 __all__ = [
@@ -17,6 +17,8 @@ __all__ = [
     "Posting",
     "Submission",
     "Payment",
+    "BulkPayment",
+    "ChannelCall",
     "AdjudicationSetup",
     "AdjudicationTask",
     "FinalLabel",

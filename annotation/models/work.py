@@ -137,6 +137,8 @@ class Assignment(models.Model):
     item_count = models.PositiveIntegerField(
         default=0, help_text="Items handed out with the assignment (its responses, fixed when it is made)."
     )
+    consented_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the person agreed to the batch's consent text (a channel that asks).")
 
     class Meta:
         ordering = ["id"]

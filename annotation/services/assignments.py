@@ -258,3 +258,19 @@ def annotator_for_channel(*, project, channel: str, external_id: str, batch: Bat
         project=project, channel=channel, external_id=external_id, defaults={"batch": batch}
     )
     return annotator
+
+
+def assignment_consent(*, assignment: Assignment, agreed: bool) -> Assignment:
+    """Record the person's answer to the consent step before any item: agreeing opens the work;
+    declining releases the assignment (its slot goes to somebody else) and nothing is saved.
+    Precondition: the assignment is active. Answering again changes nothing once agreed."""
+    with transaction.atomic():
+        fresh = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if fresh.consented_at is None and fresh.status == Assignment.Status.ACTIVE:
+            if agreed:
+                fresh.consented_at = timezone.now()
+                fresh.save(update_fields=["consented_at"])
+            else:
+                assignments_set_status(assignments=Assignment.objects.filter(pk=fresh.pk), status=Assignment.Status.RELEASED)
+                fresh.status = Assignment.Status.RELEASED
+    return fresh

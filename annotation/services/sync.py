@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from annotation.channels import ChannelError, SubmissionInfo, channel_choices, get_channel
 from annotation.channels.base import NO_ANSWERS, UNIT_MISMATCH, UNKNOWN, WORKER_MISMATCH, submission_problems
+from annotation.channels.calls import records_calls
 from annotation.models import Assignment, Batch, Posting, Response, Submission, Unit
 
 from .assignments import assignments_set_status
@@ -57,6 +58,7 @@ def _ours(ref: str, channel: str) -> list[Assignment]:
     )
 
 
+@records_calls
 def batch_sync(*, batch: Batch) -> SyncReport:
     """Pull every HIT's assignments of the batch and match them with our Assignments.
 
