@@ -137,6 +137,8 @@ class RecruitmentActions:
 
     @admin.action(description="Publish on the recruiting site (shows the cost first)", permissions=["spend"])
     def publish_to_mturk(self, request: HttpRequest, queryset: QuerySet[Batch]):
+        if not queryset.exists():  # ids of batches the researcher does not see select nothing
+            return None
         rows, problems = [], []
         for batch in queryset.select_related("project"):
             try:
