@@ -3,6 +3,7 @@ surface (admin, API, quality pages, admin actions) filters through these selecto
 research groups sharing a deployment never see each other's data. Superusers reach everything;
 anybody else reaches the projects of the teams they are a member of, and the rows hanging off
 them (batches, items, responses, runs, exports...)."""
+
 from __future__ import annotations
 
 from typing import Any, TypeVar

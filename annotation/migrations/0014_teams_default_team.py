@@ -1,6 +1,7 @@
 """Projects made before teams go into one team, "Default team", whose members are every staff
 account at the time of the migration: before teams every staff user saw every project, so nobody
 loses access by upgrading. Split the team in the admin (Teams) afterwards; superusers see all."""
+
 from django.conf import settings
 from django.db import migrations
 
@@ -19,9 +20,8 @@ def forwards(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0013_teams_team'),
+        ("annotation", "0013_teams_team"),
     ]
 
     operations = [

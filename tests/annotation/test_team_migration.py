@@ -1,5 +1,6 @@
 """The data migration of teams: projects made before teams go to one "Default team" whose members
 are every staff account, so nobody loses the access they had (every staff user saw every project)."""
+
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor

@@ -4,6 +4,7 @@ with A's ids and gets nothing: 404 from the API and the quality pages, the admin
 redirect (the answer an id that never existed gets), no A rows in any list or choice, actions that
 change nothing, and A's project name nowhere in a page. The walks read the admin's registry, the
 OpenAPI schema and quality.urls, so a new page or endpoint is walked without touching this file."""
+
 from __future__ import annotations
 
 import json
@@ -64,13 +65,15 @@ def teams(world) -> Teams:
     batch, unit = world.batch, world.batch.units.order_by("position").first()
     PublishJob.objects.create(batch=batch, base_url="http://a.example")
     Posting.objects.create(unit=unit, ref="HIT-TEAM-A", places=1)
-    Submission.objects.create(batch=batch, assignment=Assignment.objects.filter(unit__batch=batch).first(),
-                              ref="WORK-TEAM-A")
+    Submission.objects.create(
+        batch=batch, assignment=Assignment.objects.filter(unit__batch=batch).first(), ref="WORK-TEAM-A"
+    )
     first, second = Response.objects.filter(item__project=world.project).order_by("item_id", "id")[:2]
     item = first.item
     second = Response.objects.filter(item=item).exclude(pk=first.pk).first() or second
-    AdjudicationTask.objects.create(item=item, batch=batch, first_response=first, second_response=second,
-                                    fields_in_dispute=["choice"])
+    AdjudicationTask.objects.create(
+        item=item, batch=batch, first_response=first, second_response=second, fields_in_dispute=["choice"]
+    )
     FinalLabel.objects.create(item=item, batch=batch, field="choice", value=1, how="agreed")
     a_objects = {m: set(m._default_manager.values_list("pk", flat=True)) for m in registered_models()}
     missing = [m._meta.label for m, pks in a_objects.items() if not pks]
@@ -85,6 +88,7 @@ def teams(world) -> Teams:
 
 
 # --- the admin -------------------------------------------------------------------------------
+
 
 def admin_routes(model) -> list[URLPattern]:
     return [p for p in admin.site.get_model_admin(model).urls if isinstance(p, URLPattern) and p.name]
@@ -162,9 +166,16 @@ def test_team_b_add_forms_offer_only_their_own_projects_and_teams(teams):
     project_form = client.get(reverse("admin:annotation_project_add")).context["adminform"].form
     assert list(project_form.fields["team"].queryset) == [teams.team_b]
     assert project_form.initial["team"] == teams.team_b  # their only team is chosen for them
-    posted = client.post(reverse("admin:annotation_batch_add"), {
-        "project": teams.world.project.pk, "name": "into A", "release_after_minutes": 60, "channel": "invite",
-        "channel_settings": "{}"})
+    posted = client.post(
+        reverse("admin:annotation_batch_add"),
+        {
+            "project": teams.world.project.pk,
+            "name": "into A",
+            "release_after_minutes": 60,
+            "channel": "invite",
+            "channel_settings": "{}",
+        },
+    )
     assert posted.status_code == 200 and "Select a valid choice" in posted.content.decode()
     assert not teams.world.project.batches.filter(name="into A").exists()
 
@@ -185,7 +196,9 @@ def test_the_team_page_shows_only_your_teams(teams):
     assert list(client.get(reverse("admin:annotation_team_changelist")).context["cl"].queryset) == [teams.team_b]
     superuser = UserFactory(is_staff=True, is_superuser=True)
     client.force_login(superuser)
-    assert set(client.get(reverse("admin:annotation_team_changelist")).context["cl"].queryset) == set(Team.objects.all())
+    assert set(client.get(reverse("admin:annotation_team_changelist")).context["cl"].queryset) == set(
+        Team.objects.all()
+    )
 
 
 def test_a_researcher_who_makes_a_team_is_in_it(teams):
@@ -200,13 +213,16 @@ def test_a_superuser_sees_every_team_in_the_admin(teams):
     client = Client()
     client.force_login(UserFactory(is_staff=True, is_superuser=True))
     for model, pks in teams.a_objects.items():
-        response = client.get(reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_change", args=[min(pks)]))
+        response = client.get(
+            reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_change", args=[min(pks)])
+        )
         assert response.status_code == 200, model
     shown = set(client.get(reverse("admin:annotation_project_changelist")).context["cl"].queryset)
     assert shown == {teams.world.project, teams.b_project}
 
 
 # --- the API ---------------------------------------------------------------------------------
+
 
 def researcher_operations() -> list[tuple[str, str, str, list[str]]]:
     ops = [op for op in api_operations() if not op[1].startswith("/api/me/")]
@@ -221,8 +237,15 @@ def api_client(user) -> APIClient:
 
 def team_a_body(teams: Teams) -> dict:
     """A body naming team A's objects wherever an operation takes one."""
-    return {"team": teams.team_a.pk, "project": teams.world.project.pk, "name": "intruder", "kind": "recam",
-            "items": [teams.world.item.pk], "dataset": "raw", "format": "csv"}
+    return {
+        "team": teams.team_a.pk,
+        "project": teams.world.project.pk,
+        "name": "intruder",
+        "kind": "recam",
+        "items": [teams.world.item.pk],
+        "dataset": "raw",
+        "format": "csv",
+    }
 
 
 def test_every_api_operation_on_team_a_is_404_or_empty_for_team_b(teams):
@@ -243,8 +266,9 @@ def test_every_api_operation_on_team_a_is_404_or_empty_for_team_b(teams):
             listed = response.json() if response.status_code == 200 else {}
             rows = listed.get("results", []) if isinstance(listed, dict) else listed
             a_project = teams.world.project.pk
-            if response.status_code != 200 or any(r.get("project", r["id"] if path == "/api/projects/" else None)
-                                                  == a_project for r in rows):
+            if response.status_code != 200 or any(
+                r.get("project", r["id"] if path == "/api/projects/" else None) == a_project for r in rows
+            ):
                 wrong[(method, path)] = body[:200]
         elif response.status_code != 400:  # creating under team A's project or team
             wrong[(method, path)] = response.status_code
@@ -297,12 +321,15 @@ def test_a_superuser_reads_every_team_in_the_api(teams):
 
 # --- the quality pages -------------------------------------------------------------------------
 
+
 def test_every_quality_url_of_team_a_is_404_for_team_b(teams):
     client = Client()
     client.force_login(teams.outsider)
     before = row_counts()
-    answers = {name: (client.post(url) if name in QUALITY_WRITES else client.get(url)).status_code
-               for name, url in quality_pages(teams.world).items()}
+    answers = {
+        name: (client.post(url) if name in QUALITY_WRITES else client.get(url)).status_code
+        for name, url in quality_pages(teams.world).items()
+    }
     assert answers == dict.fromkeys(answers, 404)
     assert row_counts() == before
 
@@ -320,7 +347,10 @@ def test_team_membership_is_checked_for_every_row_kind_the_admin_shows():
     project (TeamScoped.project_path), or hold no project data at all (Team)."""
     from annotation.admin.common import TeamScoped
 
-    unscoped = [m._meta.label for m in registered_models()
-                if m is not Team and not isinstance(admin.site.get_model_admin(m), TeamScoped)]
+    unscoped = [
+        m._meta.label
+        for m in registered_models()
+        if m is not Team and not isinstance(admin.site.get_model_admin(m), TeamScoped)
+    ]
     assert unscoped == []
     assert re.fullmatch(r"[a-z_]*", TeamScoped.project_path)
