@@ -258,7 +258,7 @@ def setup_data(items: int, items_per_unit: int, annotators_per_item: int):
     from annotation.services.batches import batch_create, invite_link_create
     from annotation.services.imports import items_import
 
-    project = Project.objects.create(name="Bench ReCAM", kind="recam")
+    project = Project.objects.create(name="Bench ReCAM", kind="recam", team=common.bench_team())
     items_import(project=project, data=common.recam_jsonl(items, tag="a"), filename="bench.jsonl")
     batch = batch_create(project=project, name="bench", items_per_unit=items_per_unit,
                          assignments_per_unit=annotators_per_item)
@@ -277,7 +277,7 @@ def preload_responses(count: int, *, chunk: int = 5000) -> int:
     if count <= 0:
         return 0
     items_per_unit = 50
-    older = Project.objects.create(name="Bench ReCAM, earlier study", kind="recam")
+    older = Project.objects.create(name="Bench ReCAM, earlier study", kind="recam", team=common.bench_team())
     items_import(project=older, data=common.recam_jsonl(items_per_unit, tag="preload"), filename="earlier.jsonl")
     batch = batch_create(project=older, name="earlier", items_per_unit=items_per_unit, assignments_per_unit=1)
     unit = batch.units.get()

@@ -101,7 +101,7 @@ def build(db: str, rows: int, items: int) -> dict:
     t0 = time.perf_counter()
     per_item = max(1, rows // items)
     items_per_unit = 10
-    project = Project.objects.create(name="Bench export", kind="recam")
+    project = Project.objects.create(name="Bench export", kind="recam", team=common.bench_team())
     items_import(project=project, data=common.recam_jsonl(items, tag="e"), filename="bench.jsonl")
     batch = batch_create(project=project, name="bench", items_per_unit=items_per_unit, assignments_per_unit=per_item)
     annotators = Annotator.objects.bulk_create(

@@ -19,7 +19,7 @@ from annotation.services.batches import batch_create, channel_settings_check, in
 
 from .adjudication import AdjudicationSetupInline, AdjudicationSetupSaving
 from .calls import RecruitingStatus
-from .common import adopt, invite_link_column, request_base_url
+from .common import OwnTeamsFilter, TeamScoped, adopt, invite_link_column, request_base_url
 from .recruitment import RecruitmentActions
 
 DEFAULT_ITEMS_PER_UNIT = 5
@@ -123,12 +123,12 @@ class InviteLinkInline(admin.TabularInline):
 
 
 @admin.register(Batch)
-class BatchAdmin(AdjudicationSetupSaving, RecruitmentActions, RecruitingStatus, admin.ModelAdmin):
+class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, RecruitingStatus, admin.ModelAdmin):
     add_form = BatchCreateForm
     list_display = (
         "name", "project", "channel", "status", "units", "slots", "active", "submitted", "released", "created_at",
     )
-    list_filter = ("status", "channel", "project")
+    list_filter = ("status", "channel", ("project", OwnTeamsFilter))
     list_select_related = ("project",)
     search_fields = ("name",)
     actions = ["create_invite_link", "release_abandoned", *RecruitmentActions.mturk_actions]
@@ -218,9 +218,10 @@ class BatchAdmin(AdjudicationSetupSaving, RecruitmentActions, RecruitingStatus, 
 
 
 @admin.register(InviteLink)
-class InviteLinkAdmin(admin.ModelAdmin):
+class InviteLinkAdmin(TeamScoped, admin.ModelAdmin):
+    project_path = "batch__project"
     list_display = ("__str__", "batch", "active", "max_annotators", "created_at")
-    list_filter = ("active", "batch__project")
+    list_filter = ("active", ("batch__project", OwnTeamsFilter))
     list_select_related = ("batch",)
     search_fields = ("label", "token")
     fields = ("batch", "label", "max_annotators", "active", "created_at")

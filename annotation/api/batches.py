@@ -17,6 +17,7 @@ from annotation.models import Batch, InviteLink, Item, Project
 from annotation.selectors import batches_with_progress, invite_url, progress_of
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import BatchError, batch_create, invite_link_create
+from annotation.team_selectors import projects_visible_to, visible_to
 
 from .calls import ChannelCallSerializer
 from .params import id_param
@@ -56,8 +57,17 @@ class BatchUpdateSerializer(serializers.ModelSerializer):
         extra_kwargs = {"release_after_minutes": {"min_value": 1}}
 
 
+@extend_schema_field(OpenApiTypes.INT)
+class VisibleProjectField(serializers.PrimaryKeyRelatedField):
+    """A project of the requesting user's teams; another team's id "does not exist"."""
+
+    def get_queryset(self) -> QuerySet[Project]:
+        request = self.context.get("request")
+        return projects_visible_to(request.user) if request is not None else Project.objects.none()
+
+
 class BatchCreateSerializer(serializers.Serializer):
-    project = serializers.PrimaryKeyRelatedField(queryset=Project.objects.all())
+    project = VisibleProjectField()
     name = serializers.CharField(max_length=200)
     items = serializers.ListField(
         child=serializers.IntegerField(min_value=1), required=False, allow_empty=False,
@@ -126,7 +136,7 @@ class BatchViewSet(
         return BatchUpdateSerializer if self.action in ("update", "partial_update") else BatchSerializer
 
     def get_queryset(self) -> QuerySet[Batch]:
-        qs = Batch.objects.order_by("-created_at")
+        qs = visible_to(self.request.user, Batch.objects.order_by("-created_at"))
         project = id_param(self.request, "project")
         if project is not None:
             qs = qs.filter(project_id=project)
@@ -135,7 +145,7 @@ class BatchViewSet(
     @extend_schema(request=BatchCreateSerializer, responses={201: BatchSerializer})
     def create(self, request: Request) -> Response:
         """Split the items into units; each unit then goes to N distinct annotators."""
-        form = BatchCreateSerializer(data=request.data)
+        form = BatchCreateSerializer(data=request.data, context={"request": request})
         form.is_valid(raise_exception=True)
         try:
             batch = batch_create(**form.validated_data)

@@ -2,6 +2,7 @@
 Exports are in `exports.py`."""
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -11,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.kinds import get_kind
-from annotation.models import Project
+from annotation.team_selectors import projects_visible_to, visible_to
 from quality.cosimlex import NoData, gold_from_file, project_gold, score_submission
 from quality.models import QualityRun
 from quality.selectors import project_runs, run_with_counts, runs_with_counts
@@ -36,7 +37,7 @@ class ProjectQualityRunsView(generics.ListAPIView):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return QualityRun.objects.none()
-        return project_runs(get_object_or_404(Project, pk=self.kwargs["project_id"]))
+        return project_runs(get_object_or_404(projects_visible_to(self.request.user), pk=self.kwargs["project_id"]))
 
     @extend_schema(
         request=QualityRunRequestSerializer,
@@ -45,7 +46,7 @@ class ProjectQualityRunsView(generics.ListAPIView):
         "has already finished (no broker: tasks run inline), 202 while a worker is still on it.",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project = get_object_or_404(Project, pk=project_id)
+        project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
         kind = get_kind(project.kind)
         body = QualityRunRequestSerializer(data=request.data, known_settings=kind.settings_for(None))
         body.is_valid(raise_exception=True)
@@ -60,7 +61,10 @@ class QualityRunDetailView(generics.RetrieveAPIView):
     """One quality run: status, parameters, summary and decision counts."""
 
     serializer_class = QualityRunSerializer
-    queryset = runs_with_counts()
+    queryset = runs_with_counts()  # the model for the schema; each request sees its teams' runs only
+
+    def get_queryset(self) -> QuerySet[QualityRun]:
+        return visible_to(self.request.user, super().get_queryset())
 
 
 @extend_schema(tags=["quality"])
@@ -83,7 +87,7 @@ class ProjectScoreView(APIView):
         "of Pearson and Spearman over the interleaved ratings [c1_1, c2_1, c1_2, ...] (the organisers' scorer).",
     )
     def post(self, request: Request, project_id: int):
-        project = get_object_or_404(Project, pk=project_id)
+        project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
         if project.kind != "cosimlex":
             return Response({"detail": "scoring is defined for CoSimLex projects"}, status=status.HTTP_400_BAD_REQUEST)
         query = ScoreRequestSerializer(data=request.data)

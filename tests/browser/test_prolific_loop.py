@@ -14,12 +14,13 @@ import pytest
 
 from annotation.channels import get_channel
 from annotation.channels.prolific import completion_codes
-from annotation.models import Assignment, Batch, Project, Submission
+from annotation.models import Assignment, Batch, Submission
 from annotation.prolific.local import LocalProlificServer
 from annotation.services.batches import batch_create
 from annotation.services.demo import MTURK_DEMO_ITEMS_PER_UNIT, PROLIFIC_DEMO_PARTICIPANTS, PROLIFIC_DEMO_SETTINGS
 from annotation.services.imports import items_import
 from tests.conftest import data_file
+from tests.factories import ProjectFactory
 
 from .recam_driver import PAGES, ReCAMPage
 from .test_mturk_loop import messages, run_action
@@ -44,7 +45,7 @@ def prolific(settings):
 
 def demo_like_batch() -> Batch:
     """The demo's Prolific batch: two units of three labelled ReCAM items, two participants each."""
-    project = Project.objects.create(name="Prolific reading", kind="recam")
+    project = ProjectFactory(name="Prolific reading", kind="recam")
     items_import(project=project, data=data_file("recam", "Task_1_dev.sample.jsonl").read_bytes(),
                  filename="Task_1_dev.sample.jsonl")
     items = list(project.items.filter(payload__has_key="label").order_by("id")[:2 * MTURK_DEMO_ITEMS_PER_UNIT])
