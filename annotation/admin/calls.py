@@ -16,6 +16,7 @@ from annotation.selectors import publishable_units
 from annotation.services.publish import consistency_lead_count, job_stale_minutes
 from annotation.services.review import unverified_pending
 
+from .common import TeamScoped
 from .work import ReadOnlyAdmin
 
 LATEST_CALLS = 10
@@ -134,7 +135,8 @@ def _job_lines(batch: Batch) -> list[SafeString]:
 
 
 @admin.register(ChannelCall)
-class ChannelCallAdmin(ReadOnlyAdmin):
+class ChannelCallAdmin(TeamScoped, ReadOnlyAdmin):
+    project_path = "batch__project"  # a call made for no batch (the balance) is shown to superusers only
     list_display = ("created_at", "channel", "operation", "status", "outcome", "duration_ms", "batch", "error")
     list_filter = ("outcome", "channel", "operation", "batch")
     list_select_related = ("batch",)
@@ -147,7 +149,8 @@ class ChannelCallAdmin(ReadOnlyAdmin):
 
 
 @admin.register(BulkPayment)
-class BulkPaymentAdmin(ReadOnlyAdmin):
+class BulkPaymentAdmin(TeamScoped, ReadOnlyAdmin):
+    project_path = "batch__project"
     list_display = ("label", "part", "batch", "state", "total", "ref", "created_at", "paid_at")
     list_filter = ("state", "batch")
     list_select_related = ("batch",)

@@ -21,6 +21,8 @@ from rest_framework.test import APIClient
 from annotation.models import (
     AdjudicationTask,
     Assignment,
+    BulkPayment,
+    ChannelCall,
     FinalLabel,
     Posting,
     Project,
@@ -75,6 +77,8 @@ def teams(world) -> Teams:
         item=item, batch=batch, first_response=first, second_response=second, fields_in_dispute=["choice"]
     )
     FinalLabel.objects.create(item=item, batch=batch, field="choice", value=1, how="agreed")
+    ChannelCall.objects.create(batch=batch, channel="prolific", operation="create_study", outcome="ok", status=201)
+    BulkPayment.objects.create(batch=batch, label="bonus", total="1.00")
     a_objects = {m: set(m._default_manager.values_list("pk", flat=True)) for m in registered_models()}
     missing = [m._meta.label for m, pks in a_objects.items() if not pks]
     assert not missing, f"give team A's world a row of {missing} so its pages are walked"
