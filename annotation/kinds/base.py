@@ -3,6 +3,7 @@
 A fifth kind is a new module with a `TaskKind` subclass decorated with `@register`; the flow
 engine, channels, quality runs and exporters only ever talk to this interface.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,6 +16,7 @@ from django import forms
 from django.forms import renderers
 
 from .presets import ChannelPreset
+from .scoring import Scorer
 
 
 class ImportProblem(ValueError):
@@ -47,7 +49,7 @@ class ParsedItem:
 class Page:
     """One screen of an item's flow.
 
-    `locks`: once saved, the answer can never change (ReCAM's pre-reading choice).
+    `locks`: once saved, the answer can never change (a choice made before reading the passage).
     The template receives only what `TaskKind.page_context` reveals for this page.
     """
 
@@ -93,11 +95,11 @@ class QualityOutcome:
 
 @dataclass(frozen=True)
 class ItemExport:
-    """A further released format of a kind's items (e.g. CoSimLex's SemEval kit gold file).
+    """A further released format of a kind's items (e.g. a shared task's gold file).
 
     `row(payload, diagnostics)` returns the item's row, or None when the item adds no row of
     its own (a pair-level format writes a pair once, from its first item), or a list of rows
-    when the format has several per item (GCRC: one per annotation).
+    when the format has several per item (one per annotation).
     """
 
     description: str
@@ -142,7 +144,7 @@ class TaskKind(ABC):
     #: (option `item_text`: a researcher reads the annotation with what was annotated)
     item_text_columns: ClassVar[tuple[Column, ...]] = ()
     #: an annotator gets at most one item of a `group_key`, ever, across the project's batches
-    #: (CoSimLex: one of a pair's two contexts)
+    #: (e.g. one of a pair's two contexts)
     exclusive_groups: ClassVar[bool] = False
 
     # --- import --------------------------------------------------------------------
@@ -213,6 +215,11 @@ class TaskKind(ABC):
 
     def item_exports(self) -> dict[str, ItemExport]:
         """Further released formats, by dataset name, offered beside the standard exports."""
+        return {}
+
+    def scorers(self) -> dict[str, Scorer]:
+        """The kind's reports and scorers by name (a paper's summary table, a shared task's
+        scorer), run by `manage.py score` and the scores API; default: none."""
         return {}
 
     def item_diagnostic_columns(self) -> list[str]:

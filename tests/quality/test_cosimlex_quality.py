@@ -15,15 +15,17 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.kinds.cosimlex import RELEASE_COLUMNS, plain_context
+from annotation.kinds.cosimlex.kind import RELEASE_COLUMNS, plain_context
+from annotation.kinds.cosimlex.scorers import project_gold, project_summary, release_file_summary
 from annotation.models import Response
 from annotation.services.assignments import NoWorkLeft, assignment_next
 from annotation.services.batches import batch_create
 from annotation.services.imports import items_import
-from quality.cosimlex import project_gold, project_summary, release_file_summary, score_submission
 from quality.exports import export_open
 from quality.models import AnnotatorDecision, ResponseDecision
+from quality.scoring import StoredProjectResults
 from quality.services.runs import quality_run_create
+from quality.stats.semeval_scoring import score_submission
 from tests.conftest import data_file
 from tests.factories import AnnotatorFactory, ProjectFactory, UserFactory
 
@@ -148,27 +150,40 @@ def test_clean_export_carries_calibrated_ratings(rated_project):
 def test_table1_and_scoring_on_the_projects_own_data(rated_project, capsys):
     project, _ = rated_project
     quality_run_create(project=project)
-    summary = project_summary(project)
+    summary = project_summary(StoredProjectResults(project))
     assert summary["n_pairs"] == 30 and 0 <= summary["share_p_below_0_05"] <= summary["share_p_below_0_1"] <= 1
-    gold = project_gold(project)
+    gold = project_gold(StoredProjectResults(project))
     perfect = gold[["change"]].to_csv(sep="\t", index=False)
     both = gold[["sim_context1", "sim_context2"]].to_csv(sep="\t", index=False)
     scores = score_submission(gold, subtask1=perfect, subtask2=both)
     assert scores["subtask1"]["uncentered_pearson"] == pytest.approx(1.0)
     assert scores["subtask2"]["harmonic_mean"] == pytest.approx(1.0)
-    call_command("cosimlex_summary", str(data_file("cosimlex", "cosimlex_hr.sample.csv")), "--project", str(project.pk))
+    call_command("score", str(project.pk), "table1", "--release", str(data_file("cosimlex", "cosimlex_hr.sample.csv")))
     out = capsys.readouterr().out
     assert "cosimlex_hr.sample.csv" in out and f"project {project.pk}" in out and "p < 0.05" in out
+
+
+def test_table1_api_of_the_project_and_uploaded_release_files(rated_project, client):
+    project, _ = rated_project
+    quality_run_create(project=project)
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    release = io.BytesIO(data_file("cosimlex", "cosimlex_hr.sample.csv").read_bytes())
+    release.name = "cosimlex_hr.csv"
+    response = client.post(reverse("api-project-score", args=[project.pk, "table1"]), {"release": [release]})
+    assert response.status_code == 200
+    rows = response.json()
+    assert list(rows) == ["cosimlex_hr.csv", f"project {project.pk}: {project.name}"]
+    assert rows["cosimlex_hr.csv"]["n_pairs"] == 30 and rows[f"project {project.pk}: {project.name}"]["n_pairs"] == 30
 
 
 def test_score_api_against_the_project_and_against_an_uploaded_gold(rated_project, client):
     project, _ = rated_project
     client.force_login(UserFactory(is_staff=True, is_superuser=True))
-    url = reverse("api-project-score", args=[project.pk])
+    url = reverse("api-project-score", args=[project.pk, "semeval2020"])
     early = client.post(url, {"subtask1": io.BytesIO(b"change\n1\n")})
     assert early.status_code == 409 and "quality run" in early.json()["detail"]
     quality_run_create(project=project)
-    gold = project_gold(project)
+    gold = project_gold(StoredProjectResults(project))
     upload = io.BytesIO(gold[["change"]].to_csv(sep="\t", index=False).encode())
     upload.name = "results_subtask1_hr.tsv"
     ok = client.post(url, {"subtask1": upload})
@@ -187,7 +202,7 @@ def test_score_api_against_the_project_and_against_an_uploaded_gold(rated_projec
 def test_score_api_needs_staff(rated_project, client):
     project, _ = rated_project
     client.force_login(UserFactory(is_staff=False))
-    assert client.post(reverse("api-project-score", args=[project.pk]), {}).status_code == 403
+    assert client.post(reverse("api-project-score", args=[project.pk, "semeval2020"]), {}).status_code == 403
 
 
 def test_score_command_against_the_practice_kit(capsys, tmp_path):
@@ -196,7 +211,7 @@ def test_score_command_against_the_practice_kit(capsys, tmp_path):
     predicted = tmp_path / "results_subtask1_en.tsv"
     changes = [float(r.split("\t")[2]) for r in rows]
     predicted.write_text("change\n" + "\n".join(str(c * 2 + 0.1) for c in changes) + "\n")
-    call_command("score_cosimlex", "--gold", str(gold), "--subtask1", str(predicted))
+    call_command("score", "cosimlex", "semeval2020", "--gold", str(gold), "--subtask1", str(predicted))
     result = json.loads(capsys.readouterr().out)
     x, y = np.array([c * 2 + 0.1 for c in changes]), np.array(changes)
     assert result["subtask1"]["uncentered_pearson"] == pytest.approx(float(x @ y / np.sqrt((x @ x) * (y @ y))))

@@ -5,6 +5,7 @@ Each released row (a word pair with two contexts) becomes two items tied by the 
 in the paper's Appendix A: the context with nothing marked and two words "inspired by it",
 then the same context with the targets in bold and a 0-6 similarity rating.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -18,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from quality.stats import cosimlex as cosimlex_stats
 
-from .base import (
+from ..base import (
     Column,
     ImportProblem,
     ItemExport,
@@ -31,8 +32,10 @@ from .base import (
     TaskKind,
     column_label,
 )
-from .formats import text_lines
-from .registry import register
+from ..formats import text_lines
+from ..registry import register
+from ..scoring import Scorer
+from .scorers import SCORERS
 
 PAIR_COLUMNS = ["word1", "word2", "context1", "context2"]
 FORM_COLUMNS = ["word1_context1", "word2_context1", "word1_context2", "word2_context2"]
@@ -134,11 +137,16 @@ class CoSimLex(TaskKind):
         Column.answer("inspired_word_1", "inspired", "word_1"),
         Column.answer("inspired_word_2", "inspired", "word_2"),
         Column.answer("rating", "rating", "rating"),
-        Column("reference_sim", lambda payload, answers: _reference_sim(payload), payload_keys=("reference", "context")),
+        Column(
+            "reference_sim", lambda payload, answers: _reference_sim(payload), payload_keys=("reference", "context")
+        ),
     )
     item_text_columns = (
-        Column("context_text", lambda payload, answers: payload[f"context{payload['context']}"],
-               payload_keys=("context", "context1", "context2")),
+        Column(
+            "context_text",
+            lambda payload, answers: payload[f"context{payload['context']}"],
+            payload_keys=("context", "context1", "context2"),
+        ),
     )
     default_settings = {
         "consistency_items": [],
@@ -163,7 +171,9 @@ class CoSimLex(TaskKind):
         else:
             raise ImportProblem(
                 "the first line must be the tab-separated header of a CoSimLex release file ("
-                + " ".join(RELEASE_COLUMNS) + ") or of a SemEval kit input file (" + " ".join(KIT_COLUMNS)
+                + " ".join(RELEASE_COLUMNS)
+                + ") or of a SemEval kit input file ("
+                + " ".join(KIT_COLUMNS)
                 + f"); got {(lines[0] if lines else '')[:200]!r}",
                 line=1,
             )
@@ -192,7 +202,9 @@ class CoSimLex(TaskKind):
         for column in ("context1", "context2"):
             context = row[column]
             if context.count("<strong>") != context.count("</strong>") or not _STRONG.search(context):
-                raise ImportProblem("the target words must be marked with <strong>…</strong>", line=number, field=column)
+                raise ImportProblem(
+                    "the target words must be marked with <strong>…</strong>", line=number, field=column
+                )
         for column in SCORE_COLUMNS:
             if column in row:
                 try:
@@ -200,7 +212,9 @@ class CoSimLex(TaskKind):
                 except ValueError:
                     raise ImportProblem(f"must be a number, got {row[column]!r}", line=number, field=column) from None
                 if not np.isfinite(value) or value < 0:
-                    raise ImportProblem(f"must be a non-negative number, got {row[column]!r}", line=number, field=column)
+                    raise ImportProblem(
+                        f"must be a non-negative number, got {row[column]!r}", line=number, field=column
+                    )
         return row
 
     @staticmethod
@@ -281,10 +295,15 @@ class CoSimLex(TaskKind):
         row.update({column: payload[column] for column in FORM_COLUMNS})
         return row
 
+    def scorers(self) -> dict[str, Scorer]:
+        return SCORERS
+
     def item_exports(self) -> dict[str, ItemExport]:
         return {
             "kit_data": ItemExport("pairs as SemEval-2020 Task 3 kit input (data_{lang}.tsv)", self._kit_data_row),
-            "kit_gold": ItemExport("our scores as SemEval-2020 Task 3 kit gold (sim_context1, sim_context2, change)", self._kit_gold_row),
+            "kit_gold": ItemExport(
+                "our scores as SemEval-2020 Task 3 kit gold (sim_context1, sim_context2, change)", self._kit_gold_row
+            ),
         }
 
     @staticmethod
@@ -311,9 +330,17 @@ class CoSimLex(TaskKind):
     def report_plots(self, frame: Any) -> list[KindPlot]:
         """How often each point of the 0-6 scale was given, in the kept ratings."""
         counts = frame["rating"].dropna().astype(int).value_counts().reindex(RATING_SCALE, fill_value=0)
-        return [KindPlot("rating_distribution", "Rating distribution (kept ratings)", "bar",
-                         x=tuple(str(n) for n in RATING_SCALE), y=tuple(int(c) for c in counts),
-                         xlabel="rating", ylabel="ratings")]
+        return [
+            KindPlot(
+                "rating_distribution",
+                "Rating distribution (kept ratings)",
+                "bar",
+                x=tuple(str(n) for n in RATING_SCALE),
+                y=tuple(int(c) for c in counts),
+                xlabel="rating",
+                ylabel="ratings",
+            )
+        ]
 
 
 # --- label fields (agreement) -------------------------------------------------------------------
