@@ -1,6 +1,7 @@
 """The generic scorer hook (`TaskKind.scorers()`): `manage.py score` and the scores API run any
 kind's scorer, name the known ones when asked for another, and check the options; the figures
 of each scorer are checked in its kind's tests (test_cosimlex_quality, gcrc/test_score_command)."""
+
 from __future__ import annotations
 
 import io
@@ -54,8 +55,16 @@ def test_table1_of_several_release_files_as_json(capsys, tmp_path):
     release = data_file("cosimlex", RELEASE).read_bytes()
     (tmp_path / "first.csv").write_bytes(release)
     (tmp_path / "second.csv").write_bytes(release)
-    call_command("score", "cosimlex", "table1", "--release", str(tmp_path / "first.csv"),
-                 "--release", str(tmp_path / "second.csv"), "--json")
+    call_command(
+        "score",
+        "cosimlex",
+        "table1",
+        "--release",
+        str(tmp_path / "first.csv"),
+        "--release",
+        str(tmp_path / "second.csv"),
+        "--json",
+    )
     rows = json.loads(capsys.readouterr().out)
     assert list(rows) == ["first.csv", "second.csv"] and rows["first.csv"] == rows["second.csv"]
     assert rows["first.csv"]["n_pairs"] == 30
@@ -76,7 +85,10 @@ def test_api_lists_the_projects_scorers_with_their_options(client):
     client.force_login(UserFactory(is_staff=True, is_superuser=True))
     listed = client.get(reverse("api-project-scorers", args=[project.pk])).json()
     assert [s["name"] for s in listed] == ["ccl2022"]
-    assert [(o["name"], o["file"], o["required"]) for o in listed[0]["options"]] == [("pred", True, True), ("gold", True, True)]
+    assert [(o["name"], o["file"], o["required"]) for o in listed[0]["options"]] == [
+        ("pred", True, True),
+        ("gold", True, True),
+    ]
     recam = ProjectFactory(kind="recam")
     assert client.get(reverse("api-project-scorers", args=[recam.pk])).json() == []
 
