@@ -2,12 +2,9 @@
 
 from . import recam  # noqa: F401  (registers)
 from .base import (
-    AGREEMENT_SETTINGS,
     Column,
     ImportProblem,
     ItemExport,
-    KindPlot,
-    LabelField,
     Page,
     PageForm,
     ParsedItem,
@@ -18,6 +15,7 @@ from .cosimlex import kind as cosimlex_kind  # noqa: F401  (registers)
 from .gcrc import kind as gcrc_kind  # noqa: F401  (registers)
 from .presets import ChannelPreset, PresetError, preset_fill, preset_for_channel, preset_named
 from .registry import UnknownKind, all_kinds, get_kind, kind_choices, register
+from .results import AGREEMENT_SETTINGS, KindPlot, LabelField
 from .scde import kind as scde_kind  # noqa: F401  (registers)
 from .scoring import NothingToScore, ProjectResults, ResultItem, ScoreProblem, Scorer, ScorerOption, Upload
 

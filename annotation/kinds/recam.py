@@ -15,17 +15,15 @@ from quality.stats import recam as recam_stats
 from .base import (
     Column,
     ImportProblem,
-    KindPlot,
-    LabelField,
     Page,
     PageForm,
     ParsedItem,
     QualityOutcome,
     TaskKind,
-    column_label,
 )
 from .formats import content_id, jsonl_records, require_str
 from .registry import register
+from .results import KindPlot, LabelField, column_label
 from .spans import find_span
 
 OPTION_KEYS = [f"option_{i}" for i in range(5)]

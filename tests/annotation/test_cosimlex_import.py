@@ -4,7 +4,13 @@ import csv
 import pytest
 
 from annotation.kinds import ImportProblem, get_kind
-from annotation.kinds.cosimlex.kind import KIT_COLUMNS, RELEASE_COLUMNS, context_segments, format_score, plain_context
+from annotation.kinds.cosimlex.records import (
+    KIT_COLUMNS,
+    RELEASE_COLUMNS,
+    context_segments,
+    format_score,
+    plain_context,
+)
 from annotation.models import Item
 from annotation.services.imports import items_import
 from tests.conftest import data_file

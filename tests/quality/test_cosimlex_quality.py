@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.kinds.cosimlex.kind import RELEASE_COLUMNS, plain_context
+from annotation.kinds.cosimlex.records import RELEASE_COLUMNS, plain_context
 from annotation.kinds.cosimlex.scorers import project_gold, project_summary, release_file_summary
 from annotation.models import Response
 from annotation.services.assignments import NoWorkLeft, assignment_next

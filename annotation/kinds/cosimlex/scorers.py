@@ -15,8 +15,8 @@ from quality.stats.cosimlex import dataset_summary
 from quality.stats.semeval_scoring import GOLD_COLUMNS, KitFormatError, gold_from_file, score_submission
 
 from ..base import ImportProblem
-from ..registry import get_kind
 from ..scoring import NothingToScore, ProjectResults, ScoreProblem, Scorer, ScorerOption, Upload
+from .records import parse_records
 
 TABLE1_COLUMNS = [
     ("n_pairs", "pairs"),
@@ -39,7 +39,7 @@ PAIR_COLUMNS = [
 
 def release_file_summary(text: str) -> dict[str, Any]:
     """Table 1 of a file in the CoSimLex release format (its own released scores)."""
-    parsed = get_kind("cosimlex").parse(text)
+    parsed = parse_records(text)
     references = [item.payload["reference"] for item in parsed if item.payload["context"] == 1]
     if not references or not references[0]:
         raise ImportProblem(

@@ -16,8 +16,9 @@ from typing import Any
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from ..base import Column, ItemExport, LabelField, Page, ParsedItem, QualityOutcome, TaskKind
+from ..base import Column, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
 from ..registry import register
+from ..results import LabelField
 from ..scoring import Scorer
 from . import adjudication
 from . import quality as gcrc_quality

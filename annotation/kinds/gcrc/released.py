@@ -11,7 +11,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..base import Column, LabelField
+from ..base import Column
+from ..results import LabelField
 from .forms import item_answer
 from .labels import OPTION_LETTERS
 

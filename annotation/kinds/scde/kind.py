@@ -14,8 +14,9 @@ from django.utils.translation import gettext_lazy as _
 
 from quality.stats import scde as scde_stats
 
-from ..base import ChannelPreset, ItemExport, LabelField, Page, ParsedItem, QualityOutcome, TaskKind
+from ..base import ChannelPreset, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
 from ..registry import register
+from ..results import LabelField
 from . import results
 from .page import PASSAGE_PAGE, passage_context
 from .preset import MTURK_PRESET

@@ -14,7 +14,8 @@ import pandas as pd
 
 from quality.stats import scde as scde_stats
 
-from ..base import Column, LabelField, QualityOutcome, column_label
+from ..base import Column, QualityOutcome
+from ..results import LabelField, column_label
 from .answers import candidate_label
 from .export import answer_sequence, released_record
 
