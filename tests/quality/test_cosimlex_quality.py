@@ -1,6 +1,7 @@
 """A CoSimLex project end to end on the server side: annotators rate through the assignment
 service, a quality run calibrates and excludes with reasons, exports write the release format,
 the kit gold, and cleaned ratings; Table 1 and the scorer run on the project's own data."""
+
 from __future__ import annotations
 
 import csv
@@ -86,7 +87,9 @@ def test_quality_run_keeps_honest_raters_and_explains_every_exclusion(rated_proj
     assert all(verdicts[n].keep for n in names.values() if n.startswith("honest"))
     assert not verdicts["random"].keep and any("pairwise Spearman" in r for r in verdicts["random"].reasons)
     assert not verdicts["lazy"].keep
-    assert verdicts["lazy"].reasons == ["page-1 words fail the engagement check in 30 of 30 responses (100%), above the maximum of 50%"]
+    assert verdicts["lazy"].reasons == [
+        "page-1 words fail the engagement check in 30 of 30 responses (100%), above the maximum of 50%"
+    ]
     dropped = ResponseDecision.objects.filter(run=run, keep=False)
     assert dropped.exists() and all(d.reasons for d in dropped)
     kept = ResponseDecision.objects.filter(run=run, keep=True).select_related("response")
@@ -192,8 +195,11 @@ def test_score_api_against_the_project_and_against_an_uploaded_gold(rated_projec
     response = client.post(url, {"subtask1": bad})
     assert response.status_code == 400 and "line 3" in response.json()["detail"]
     kit_gold = data_file("cosimlex", "practice_kit_gold_hr.tsv").read_bytes()
-    prediction = io.BytesIO(b"sim_context1\tsim_context2\n" + b"\n".join(
-        line.rsplit(b"\t", 1)[0] for line in kit_gold.splitlines()[1:]) + b"\n")
+    prediction = io.BytesIO(
+        b"sim_context1\tsim_context2\n"
+        + b"\n".join(line.rsplit(b"\t", 1)[0] for line in kit_gold.splitlines()[1:])
+        + b"\n"
+    )
     vs_kit = client.post(url, {"subtask2": prediction, "gold": io.BytesIO(kit_gold)})
     assert vs_kit.status_code == 200 and vs_kit.json()["subtask2"]["harmonic_mean"] == pytest.approx(1.0)
     assert vs_kit.json()["pairs"] == 5
@@ -244,7 +250,9 @@ def test_rating_agreement_is_interval_with_spearman_and_a_rating_plot(rated_proj
     assert rating["level"] == "interval" and run.report["aggregation"] == {}  # ratings are not voted on
     keep = pd.Series(dict(ResponseDecision.objects.filter(run=run).values_list("response_id", "keep")))
     field = get_kind("cosimlex").label_fields()[0]
-    direct = field_agreement(label_frame(kept_frame(annotation_frame(project), keep), field), level="interval", **BOOTSTRAP)
+    direct = field_agreement(
+        label_frame(kept_frame(annotation_frame(project), keep), field), level="interval", **BOOTSTRAP
+    )
     assert rating == agreement_json(direct, field)
     assert rating["spearman_vs_rest_mean"] is not None and rating["alpha"]["low"] <= rating["alpha"]["value"]
     plots = set(RunPlot.objects.filter(run=run).values_list("name", flat=True))

@@ -5,6 +5,7 @@ candidate sentences (each used at most once; some fit nowhere), and rates the pa
 difficulty; the time spent is recorded (§5.3). Quality follows §5.2: BA, PA and DE per
 worker, per passage and overall, beside the paper's human figures.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
