@@ -119,7 +119,7 @@ def annotator_assignments(annotator: Annotator, batch: Batch) -> QuerySet[Assign
 def units_seen_by(annotator: Annotator, *, exclusive_groups: bool) -> Q:
     """Units the annotator may not get: one holding an item they have had (in any batch of the
     project), or, for kinds whose groups are exclusive, an item of a group they have had (the
-    other context of a CoSimLex pair). The batch's every-annotator unit is exempt from the
+    other context of a word pair). The batch's every-annotator unit is exempt from the
     group rule (everybody does it)."""
     had_items = UnitItem.objects.filter(unit__assignments__annotator=annotator).values("item_id")
     seen = Exists(UnitItem.objects.filter(unit=OuterRef("pk"), item_id__in=had_items))

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 READS = ("GET", "HEAD", "OPTIONS")
 #: POST operations that only compute an answer from what the caller may read
-READS_BY_POST = {"projects_score_create"}
+READS_BY_POST = {"projects_scores_create"}  # a scorer the kind lacks answers 404
 #: the annotator's own endpoints (key authentication only; tests/annotation/test_api_me.py)
 ANNOTATOR_ONLY = ("/api/me/",)
 QUERY = {"dataset": "raw", "format": "csv"}

@@ -1,5 +1,5 @@
-"""The forms of the batch page's recruiting actions (HIT settings, extend, add assignments,
-review): parsing only; the actions in `recruitment.py` hand what they clean to the services."""
+"""The forms of the batch admin's recruiting actions, and the batch change form that checks an
+MTurk batch's HIT settings before they are saved."""
 
 from __future__ import annotations
 
@@ -98,8 +98,10 @@ class ReviewForm(forms.Form):
         help_text="Required to reject: MTurk shows it to the worker.",
     )
     approve_feedback = forms.CharField(required=False, max_length=1024)
-    amount = forms.DecimalField(required=False, min_value=0.01, decimal_places=2, max_digits=6, label="Bonus",
-                                help_text="Per participant, in the recruiting site's currency (the one the publish page shows).")
+    amount = forms.DecimalField(
+        required=False, min_value=0.01, decimal_places=2, max_digits=6, label="Bonus",
+        help_text="Per participant, in the recruiting site's currency (the one the publish page shows).",
+    )
     text = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),

@@ -1,6 +1,7 @@
-"""MTurk in the admin: the batch actions (publish with a cost confirmation, sync, expire, extend,
-add assignments, review) and read-only pages of jobs, HITs and submissions. Thin: every
-action parses a form and calls a service."""
+"""The recruiting actions of the batch admin (publish with a cost confirmation, sync, expire,
+extend, pause, resume, add assignments, review). Thin: every action
+parses a form (`forms.py`) and calls a service."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,8 +19,7 @@ from annotation.channels import (
     get_channel,
     money,
 )
-from annotation.models import Batch, Posting, PublishJob, Submission
-from annotation.services.bonuses import bonus_pay
+from annotation.models import Batch
 from annotation.services.postings import places_add, postings_expire, postings_extend, postings_pause, postings_resume
 from annotation.services.publish import (
     PublishRefused,
@@ -29,40 +29,51 @@ from annotation.services.publish import (
 )
 from annotation.services.review import (
     ReviewError,
-    decisions_apply,
     decisions_for,
-    participants_block,
-    participants_message,
-    qualification_grant,
-    reject_unverified,
 )
 
-from .common import OwnTeamsFilter, TeamScoped, request_base_url
-from .recruitment_forms import AddAssignmentsForm, BatchSettingsForm, ExtendForm, ReviewForm
-from .work import ReadOnlyAdmin
+from ..common import request_base_url
+from .forms import AddAssignmentsForm, BatchSettingsForm, ExtendForm, ReviewForm
+from .review import review_apply
 
 FORM_TEMPLATE = "admin/annotation/batch/mturk_form.html"
 CONFIRM_TEMPLATE = "admin/annotation/batch/mturk_publish_confirm.html"
 
 
 class RecruitmentActions:
-    """Mixed into BatchAdmin: the MTurk actions and the progress field of the batch page."""
+    """Mixed into BatchAdmin: the actions on the batch's recruiting site (the batch page's
+    recruiting field is `calls.RecruitingStatus`)."""
 
     form = BatchSettingsForm
-    mturk_actions = ["publish_to_mturk", "sync_open_batches", "expire_mturk_hits", "extend_mturk_hits",
-                     "add_mturk_assignments", "review_mturk", "pause_postings", "resume_postings"]
+    mturk_actions = [
+        "publish_to_mturk",
+        "sync_open_batches",
+        "expire_mturk_hits",
+        "extend_mturk_hits",
+        "add_mturk_assignments",
+        "review_mturk",
+        "pause_postings",
+        "resume_postings",
+    ]
 
     def has_spend_permission(self, request: HttpRequest) -> bool:
         """For `@admin.action(permissions=["spend"])`: actions that cost money on a recruiting site
         need the batch's change permission and `spend_on_channel`."""
         opts = self.opts
-        return request.user.has_perms([f"{opts.app_label}.change_{opts.model_name}",
-                                       f"{opts.app_label}.spend_on_channel"])
+        return request.user.has_perms(
+            [f"{opts.app_label}.change_{opts.model_name}", f"{opts.app_label}.spend_on_channel"]
+        )
 
     def _page(self, request: HttpRequest, queryset: QuerySet, action: str, title: str, **extra: Any):
-        context = {**self.admin_site.each_context(request), "opts": self.opts, "title": title, "action": action,
-                   "selected": [str(pk) for pk in queryset.values_list("pk", flat=True)],
-                   "batches": list(queryset.select_related("project")), **extra}
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": title,
+            "action": action,
+            "selected": [str(pk) for pk in queryset.values_list("pk", flat=True)],
+            "batches": list(queryset.select_related("project")),
+            **extra,
+        }
         return TemplateResponse(request, extra.pop("template", FORM_TEMPLATE), context)
 
     def _mturk_only(self, request: HttpRequest, queryset: QuerySet) -> list[Batch]:
@@ -71,8 +82,9 @@ class RecruitmentActions:
         for batch in queryset.select_related("project"):
             channel = get_channel(batch.channel)
             if not channel.recruits_remotely:
-                messages.warning(request, f"“{batch}” is recruited by {channel.title}, not on a recruiting site: "
-                                          "left alone.")
+                messages.warning(
+                    request, f"“{batch}” is recruited by {channel.title}, not on a recruiting site: left alone."
+                )
             else:
                 chosen.append(batch)
         return chosen
@@ -113,8 +125,10 @@ class RecruitmentActions:
         total = sum((e.total for _, e in rows), start=0)
         currencies = {e.currency for _, e in rows}
         if len(currencies) > 1:
-            problems.append(f"The chosen batches are paid in different currencies ({', '.join(sorted(currencies))}): "
-                            "publish one recruiting site's batches at a time.")
+            problems.append(
+                f"The chosen batches are paid in different currencies ({', '.join(sorted(currencies))}): "
+                "publish one recruiting site's batches at a time."
+            )
         enough = len(currencies) == 1 and balance is not None and balance >= total
         if request.POST.get("post") == "yes" and enough:
             for batch, _ in rows:
@@ -123,26 +137,43 @@ class RecruitmentActions:
                 except PublishRefused as exc:
                     messages.error(request, f"“{batch}” was not published: {exc}")
                 else:
-                    messages.success(request, f"Publishing “{batch}” (job #{job.pk}); its page shows the progress "
-                                              "and any unit that failed.")
+                    messages.success(
+                        request,
+                        f"Publishing “{batch}” (job #{job.pk}); its page shows the progress and any unit that failed.",
+                    )
             return None
         channels = {get_channel(b.channel).slug: get_channel(b.channel) for b, _ in rows}
         titles = sorted(c.title for c in channels.values()) or [get_channel(queryset.first().channel).title]
-        return self._page(request, queryset, "publish_to_mturk", f"Publish to {' / '.join(titles)}",
-                          template=CONFIRM_TEMPLATE, notes=[c.cost_note for c in channels.values()],
-                          sign=money("", min(currencies) if currencies else "USD"),
-                          rows=rows, problems=problems, balance=balance, total=total, enough=enough,
-                          rewards_total=sum((e.rewards_total for _, e in rows), start=0),
-                          fees_total=sum((e.fees_total for _, e in rows), start=0))
+        return self._page(
+            request,
+            queryset,
+            "publish_to_mturk",
+            f"Publish to {' / '.join(titles)}",
+            template=CONFIRM_TEMPLATE,
+            notes=[c.cost_note for c in channels.values()],
+            sign=money("", min(currencies) if currencies else "USD"),
+            rows=rows,
+            problems=problems,
+            balance=balance,
+            total=total,
+            enough=enough,
+            rewards_total=sum((e.rewards_total for _, e in rows), start=0),
+            fees_total=sum((e.fees_total for _, e in rows), start=0),
+        )
 
-    @admin.action(description="Sync submissions from the recruiting site now", permissions=["change"])  # every recruiting site
+    @admin.action(
+        description="Sync submissions from the recruiting site now", permissions=["change"]
+    )  # every recruiting site
     def sync_open_batches(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
         for batch in self._mturk_only(request, queryset):
             result = tasks.sync_batch.delay(batch.pk)
             if result.ready() and result.successful():
                 r = result.result
-                messages.success(request, f"“{batch}” on {get_channel(batch.channel).title}: {r['hits']} posting(s), {r['listed']} submission(s): "
-                                          f"{r['verified']} verified, {r['flagged']} flagged.")
+                messages.success(
+                    request,
+                    f"“{batch}” on {get_channel(batch.channel).title}: {r['hits']} posting(s), {r['listed']} submission(s): "
+                    f"{r['verified']} verified, {r['flagged']} flagged.",
+                )
             elif result.ready():
                 messages.error(request, f"“{batch}”: sync failed: {result.result}")
             else:
@@ -172,15 +203,22 @@ class RecruitmentActions:
             data = form.cleaned_data
             for batch in self._mturk_only(request, queryset):
                 try:
-                    report = places_add(batch=batch, number=data["number"], label=data["label"],
-                                                   positions=data["positions"])
+                    report = places_add(
+                        batch=batch, number=data["number"], label=data["label"], positions=data["positions"]
+                    )
                 except PublishRefused as exc:
                     messages.error(request, f"“{batch}”: {exc}")
                 else:
                     messages.success(request, f"“{batch}”: {report.summary('Added assignments to')}.")
             return None
-        return self._page(request, queryset, "add_mturk_assignments", "Add MTurk assignments", form=form,
-                          note="Each assignment costs the reward plus MTurk's fee, charged on approval.")
+        return self._page(
+            request,
+            queryset,
+            "add_mturk_assignments",
+            "Add MTurk assignments",
+            form=form,
+            note="Each assignment costs the reward plus MTurk's fee, charged on approval.",
+        )
 
     @admin.action(description="Review MTurk work from the quality run…", permissions=["spend"])
     def review_mturk(self, request: HttpRequest, queryset: QuerySet[Batch]):
@@ -196,71 +234,18 @@ class RecruitmentActions:
         if form.is_valid():
             for batch in batches:
                 try:
-                    text = self._review(batch, found.get(batch.pk), form.cleaned_data)
+                    text = review_apply(batch, found.get(batch.pk), form.cleaned_data)
                 except (ReviewError, ChannelError) as exc:
                     messages.error(request, f"“{batch}”: {exc}")
                 else:
                     messages.success(request, f"“{batch}”: {text}")
             return None
-        return self._page(request, queryset, "review_mturk", "Review MTurk work", form=form, sources=sources,
-                          note="Only verified submissions are approved, rejected or paid; a sync runs first.")
-
-    @staticmethod
-    def _review(batch: Batch, decisions, data: dict[str, Any]) -> str:
-        op, who = data["operation"], data["who"]
-        if op == "reject_unverified":
-            return reject_unverified(batch=batch, feedback=data["reject_feedback"]).summary() + "."
-        if decisions is None and (op == "review" or who != "all"):
-            raise ReviewError("there are no quality decisions for this batch's project: run the quality rules first")
-        if op == "review":
-            return decisions_apply(batch=batch, decisions=decisions, reject_feedback=data["reject_feedback"],
-                                      approve_feedback=data["approve_feedback"]).summary() + "."
-        if op == "bonus":
-            return bonus_pay(batch=batch, amount=str(data["amount"]), reason=data["text"], who=who,
-                               decisions=decisions, label=data["label"]).summary() + "."
-        if op == "message":
-            result = participants_message(batch=batch, subject=data["subject"], text=data["text"], who=who,
-                                   decisions=decisions)
-            return f"sent in {result.calls} call(s); {len(result.failed)} worker(s) not reached."
-        if op == "block":
-            blocked, failed = participants_block(batch=batch, reason=data["text"], who=who, decisions=decisions)
-            return f"{blocked} worker(s) blocked" + (f"; failed: {failed}" if failed else ".")
-        type_id, count = qualification_grant(batch=batch, who=who, decisions=decisions)
-        return f"qualification {type_id} granted to {count} worker(s)."
-
-
-@admin.register(PublishJob)
-class PublishJobAdmin(TeamScoped, ReadOnlyAdmin):
-    project_path = "batch__project"
-    list_display = ("id", "batch", "status", "done", "total", "dispatches", "progress_at", "created_by", "created_at",
-                    "finished_at")
-    list_filter = ("status", ("batch__project", OwnTeamsFilter))
-    list_select_related = ("batch", "created_by")
-    fields = ("batch", "status", "done", "total", "failures", "error", "base_url", "celery_task_id", "dispatches",
-              "progress_at", "created_by", "created_at", "started_at", "finished_at")
-    readonly_fields = fields
-
-
-@admin.register(Posting)
-class PostingAdmin(TeamScoped, ReadOnlyAdmin):
-    project_path = "unit__batch__project"
-    list_display = ("ref", "unit", "round", "status", "places", "expiration", "created_at")
-    list_filter = ("status", ("unit__batch", OwnTeamsFilter))
-    list_select_related = ("unit__batch",)
-    search_fields = ("ref", "group_ref")
-    fields = ("ref", "group_ref", "unit", "round", "status", "places", "expiration", "created_at",
-              "updated_at")
-    readonly_fields = fields
-
-
-@admin.register(Submission)
-class SubmissionAdmin(TeamScoped, ReadOnlyAdmin):
-    project_path = "batch__project"
-    list_display = ("ref", "participant_ref", "batch", "channel_status", "verified", "problem", "review",
-                    "synced_at")
-    list_filter = ("verified", "channel_status", "review", ("batch", OwnTeamsFilter))
-    list_select_related = ("batch",)
-    search_fields = ("ref", "participant_ref", "posting_ref")
-    fields = ("ref", "posting_ref", "participant_ref", "batch", "assignment", "channel_status", "verified",
-              "problem", "submitted_at", "review", "feedback", "reviewed_at", "synced_at")
-    readonly_fields = fields
+        return self._page(
+            request,
+            queryset,
+            "review_mturk",
+            "Review MTurk work",
+            form=form,
+            sources=sources,
+            note="Only verified submissions are approved, rejected or paid; a sync runs first.",
+        )
