@@ -34,29 +34,19 @@ save at once.
 from __future__ import annotations
 
 import argparse
-import html
 import os
-import re
 import threading
 import time
 import urllib.parse
-from collections import Counter, defaultdict
+from collections import Counter
 
 import common
+from annotator_pages import ERROR_MSG, FIELD, SWAP, answer, cookie_header, hidden_fields, recam_study, store_cookies
 from http_driver import Driver, Request
-from server import Gunicorn, free_port, loadavg
+from server import Gunicorn, free_port, loadavg, server_side
 
 TARGET_P95_MS = 50.0
 TARGET_SAVES_PER_S = 400.0
-
-FIELD = {name: re.compile(rf'name="{name}" value="([^"]*)"') for name in ("response", "page", "shown", "csrfmiddlewaretoken")}
-#: every hidden field of the page's form, posted back as a browser posts them
-HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)"')
-PASSAGE = re.compile(r'<div class="passage-text" data-span-source="1">(.*?)</div>', re.S)
-CHOICE = re.compile(r'<input type="radio" name="choice" value="([^"]+)"')
-ERROR_MSG = re.compile(r'class="msg error"')
-SWAP = {"X-Page-Swap": "1"}  # sent by static/surveys/annotate.js
-
 
 class Stop(Exception):
     pass
@@ -90,9 +80,8 @@ class VirtualAnnotator:
             raise Stop("time cap")
         if not self.budget.take():
             raise Stop("request cap")
-        headers = {"User-Agent": "bench-annotator", "Accept": "text/html", **(extra_headers or {})}
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        headers = {"User-Agent": "bench-annotator", "Accept": "text/html", **(extra_headers or {}),
+                   **cookie_header(self.cookies)}
         body = b""
         if form is not None:
             body = urllib.parse.urlencode(form).encode()
@@ -104,9 +93,7 @@ class VirtualAnnotator:
             raise
         start = reply.started
         seconds = reply.finished - (start if due is None else min(due, start))
-        for value in reply.headers_all("Set-Cookie"):
-            name, _, rest = value.partition("=")
-            self.cookies[name.strip()] = rest.split(";", 1)[0]
+        store_cookies(self.cookies, reply.headers_all("Set-Cookie"))
         self.records.append((kind, start, seconds, reply.status))
         return reply.status, {k: v for k, v in reply.headers}, reply.body.decode("utf-8", "replace")
 
@@ -147,7 +134,7 @@ class VirtualAnnotator:
             form = hidden_fields(page)
             if "page" not in form:
                 raise Stop("no more work")
-            form.update(self.answer(form["page"], page))
+            form.update(answer(form["page"], page))
             due = None
             if self.interval:  # paced: sent at its scheduled time (never made up by skipping)
                 due, self.next_at = self.next_at, self.next_at + self.interval
@@ -164,25 +151,6 @@ class VirtualAnnotator:
                 self.finished_items += 1
             if self.mode != "swap" or (self.view_every and saved % self.view_every == 0):
                 status, _, page = yield from self.request("view", "GET", work)
-
-    @staticmethod
-    def answer(page_slug: str, page: str) -> dict[str, str]:
-        """A valid answer to the page (a choice, "No Other Answer", a span of the passage...)."""
-        if page_slug in ("pre", "post"):
-            choices = CHOICE.findall(page)
-            return {"choice": choices[hash(page_slug) % len(choices)] if choices else "0"}
-        if page_slug == "second":
-            return {"choice": "none"}
-        if page_slug in ("support_span", "summary_span"):
-            article = html.unescape(PASSAGE.search(page).group(1))
-            words = article.split()
-            start = 3 if page_slug == "support_span" else 8
-            return {"text": " ".join(words[start:start + 8])}
-        if page_slug == "relation":
-            return {"relation": "paraphrase"}
-        if page_slug == "difficulty":
-            return {"difficulty": "easy"}
-        raise ValueError(f"unknown page {page_slug!r}")
 
 
 class BackendCpu(threading.Thread):
@@ -225,44 +193,6 @@ class Budget:
             return False
         self.left -= 1
         return True
-
-
-ACCESS = re.compile(r'"(GET|POST) (/[^ ]*) HTTP/[0-9.]+" (\d{3}) \S+ (\d+)ms')
-
-
-def server_side(log_path, annotator_paths: set[str]) -> dict:
-    """Latencies inside gunicorn (access log %(M)s), errors and lock errors from its log."""
-    times: dict[str, list[float]] = defaultdict(list)
-    statuses: Counter = Counter()
-    text = log_path.read_text(errors="replace")
-    for m in ACCESS.finditer(text):
-        method, path, status, ms = m.group(1), m.group(2), int(m.group(3)), float(m.group(4))
-        statuses[status] += 1
-        if path in annotator_paths:
-            times["view" if method == "GET" else "save"].append(ms)
-    return {
-        "latency_ms": {
-            kind: {"p50": common.percentile(v, 50), "p95": common.percentile(v, 95), "p99": common.percentile(v, 99),
-                   "n": len(v)}
-            for kind, v in times.items()
-        },
-        "status_counts": dict(statuses),
-        "database_is_locked": text.count("database is locked"),
-        "tracebacks": text.count("Traceback (most recent call last)"),
-        "worker_timeouts": text.count("WORKER TIMEOUT"),
-    }
-
-
-def setup_data(items: int, items_per_unit: int, annotators_per_item: int):
-    from annotation.models import Project
-    from annotation.services.batches import batch_create, invite_link_create
-    from annotation.services.imports import items_import
-
-    project = Project.objects.create(name="Bench ReCAM", kind="recam")
-    items_import(project=project, data=common.recam_jsonl(items, tag="a"), filename="bench.jsonl")
-    batch = batch_create(project=project, name="bench", items_per_unit=items_per_unit,
-                         assignments_per_unit=annotators_per_item)
-    return project, batch, invite_link_create(batch=batch)
 
 
 def preload_responses(count: int, *, chunk: int = 5000) -> int:
@@ -312,11 +242,6 @@ def worker_memory_mb(pids: list[int]) -> list[float]:
     return sizes
 
 
-def hidden_fields(page: str) -> dict[str, str]:
-    """The hidden fields of a page's form, unescaped, as a browser posts them."""
-    return {name: html.unescape(value) for name, value in HIDDEN.findall(page)}
-
-
 def summarize(records, kind, t0, t1):
     lat = [s * 1000 for k, start, s, status in records if k == kind and t0 <= start < t1]
     return {
@@ -340,7 +265,7 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
         common.django_setup(url)
         from django.db import connections
 
-        project, batch, invite = setup_data(items, items_per_unit, annotators_per_item)
+        project, batch, invite = recam_study(items, items_per_unit, annotators_per_item)
         preloaded = preload_responses(preload)
         connections.close_all()
 

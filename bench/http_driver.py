@@ -9,7 +9,8 @@ A client is a generator: it yields a `Request`, and is sent the `Reply` (or has 
 thrown in, an OSError or TimeoutError) when the answer is complete. Each client has its own
 connection, kept alive until the server answers `Connection: close` (then the next request
 opens a new one), as a browser tab does. A request with `due` is not sent before that time
-(a paced load: the wait is the client's, not the server's).
+(a paced load: the wait is the client's, not the server's). A running client can start another
+with `Driver.spawn` (a second tab, a second click on the same button): it runs beside the others.
 """
 from __future__ import annotations
 
@@ -135,12 +136,19 @@ class Driver:
         self.sel = selectors.DefaultSelector()
         self.timers: list[tuple[float, int, _Slot]] = []
         self.order = itertools.count()
+        self.slots: list[_Slot] = []
+
+    def spawn(self, client: Client) -> None:
+        """Start another client during `run` (called from inside a running one): its first
+        request goes out at once, and `run` waits for it as for the others."""
+        self.slots.append(_Slot(client))
+        self._advance(self.slots[-1], None)
 
     def run(self, clients: Iterable[Client], until: float) -> list[int]:
         """The indexes of the clients still running when `until` came (hung)."""
-        slots = [_Slot(gen) for gen in clients]
-        for slot in slots:
-            self._advance(slot, None)
+        for gen in clients:
+            self.spawn(gen)
+        slots = self.slots  # grows as clients spawn others
         while any(not s.done for s in slots):
             now = time.monotonic()
             if now >= until:

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import http.client
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import common
@@ -24,6 +26,7 @@ class Gunicorn:
         self.url, self.port, self.log = url, port, log
         self.workers, self.threads, self.max_requests = workers, threads, max_requests
         self.proc: subprocess.Popen | None = None
+        self.starts = 0  # a restart appends to the log of the runs before
 
     @property
     def config(self) -> dict:
@@ -52,7 +55,8 @@ class Gunicorn:
                     "--access-logformat", '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"']
         cmd += ["--bind", f"127.0.0.1:{self.port}", "config.wsgi:application"]
         self.log.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.log, "wb")
+        self._fh = open(self.log, "ab" if self.starts else "wb")
+        self.starts += 1
         self.proc = subprocess.Popen(
             cmd, cwd=common.ROOT, env=common.server_env(self.url, **extra), stdout=self._fh, stderr=subprocess.STDOUT,
         )
@@ -96,6 +100,15 @@ class Gunicorn:
         if getattr(self, "_fh", None):
             self._fh.close()
 
+    def restart(self) -> tuple[float, float]:
+        """SIGTERM to the master, wait for it to exit (its workers finish the requests they hold),
+        start again: the seconds the stop took and those until the new workers answered."""
+        began = time.monotonic()
+        self.stop()
+        stopped = time.monotonic()
+        self.start()
+        return stopped - began, time.monotonic() - stopped
+
     def __enter__(self):
         self.start()
         return self
@@ -120,3 +133,29 @@ def free_port(start: int) -> int:
 
 def loadavg() -> float:
     return os.getloadavg()[0]
+
+
+ACCESS = re.compile(r'"(GET|POST) (/[^ ]*) HTTP/[0-9.]+" (\d{3}) \S+ (\d+)ms')
+
+
+def server_side(log_path, annotator_paths: set[str]) -> dict:
+    """Latencies inside gunicorn (access log %(M)s), errors and lock errors from its log."""
+    times: dict[str, list[float]] = defaultdict(list)
+    statuses: Counter = Counter()
+    text = log_path.read_text(errors="replace")
+    for m in ACCESS.finditer(text):
+        method, path, status, ms = m.group(1), m.group(2), int(m.group(3)), float(m.group(4))
+        statuses[status] += 1
+        if path in annotator_paths:
+            times["view" if method == "GET" else "save"].append(ms)
+    return {
+        "latency_ms": {
+            kind: {"p50": common.percentile(v, 50), "p95": common.percentile(v, 95), "p99": common.percentile(v, 99),
+                   "n": len(v)}
+            for kind, v in times.items()
+        },
+        "status_counts": dict(statuses),
+        "database_is_locked": text.count("database is locked"),
+        "tracebacks": text.count("Traceback (most recent call last)"),
+        "worker_timeouts": text.count("WORKER TIMEOUT"),
+    }
