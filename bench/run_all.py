@@ -1,15 +1,18 @@
-"""Run every benchmark of issue 2, item 11, on SQLite and/or PostgreSQL, and print a results table.
+"""Run every benchmark of issue 2, item 11, and the soak of issue 20, item 8, on SQLite and/or
+PostgreSQL, and print a results table.
 
-    python bench/run_all.py                   # full sizes, both databases (about 10-15 minutes)
+    python bench/run_all.py                   # full sizes, both databases (about 20 minutes)
     python bench/run_all.py --db sqlite       # the embedded default only
-    python bench/run_all.py --quick           # smoke sizes (about 2 minutes)
+    python bench/run_all.py --quick           # smoke sizes (about 3 minutes)
     python bench/run_all.py --only import,annotate
+    python bench/run_all.py --only soak       # 200 annotators, 5 min on PostgreSQL, 2 on SQLite
 
 Each benchmark runs in its own process against its own throw-away database (SQLite files under
 /tmp/bench-<uid>/, PostgreSQL databases bench_* on 127.0.0.1:5432) and its own ports (8765+),
 so it never touches db.sqlite3, the test databases or a running dev server. Results (JSON, the
 gunicorn logs and a Markdown summary) go to bench/results/, which git ignores. Nothing here
-asserts a time: the exit code is 0 unless a benchmark crashed.
+asserts a time: the exit code is 0 unless a benchmark crashed, or the soak found an answer lost
+or duplicated, a server error or a locked database (bench/soak.py exits 1 then).
 """
 from __future__ import annotations
 
@@ -22,11 +25,12 @@ import time
 
 import common
 
-BENCHMARKS = ["import", "annotate", "export"]
+BENCHMARKS = ["import", "annotate", "export", "soak"]
+SCRIPTS = {"soak": "soak.py"}  # the others: bench_<name>.py
 
 
 def run_one(name: str, db: str, args) -> dict | None:
-    cmd = [sys.executable, str(common.BENCH / f"bench_{name}.py"), "--db", db]
+    cmd = [sys.executable, str(common.BENCH / SCRIPTS.get(name, f"bench_{name}.py")), "--db", db]
     if args.quick:
         cmd.append("--quick")
     if name == "annotate":
@@ -35,6 +39,8 @@ def run_one(name: str, db: str, args) -> dict | None:
             cmd += ["--duration", str(args.duration)]
         if not args.quick:
             cmd += ["--repeat", str(args.repeat)]
+    if name == "soak" and args.soak_annotators and not args.quick:
+        cmd += ["--annotators", str(args.soak_annotators)]
     if name == "export" and args.export_rows and not args.quick:
         cmd += ["--rows", str(args.export_rows)]
     print(f"\n$ {' '.join(cmd[1:])}", flush=True)
@@ -80,6 +86,7 @@ def table(results: dict[tuple[str, str], dict], dbs: list[str]) -> str:
     imp = lambda db: results[("import", db)]  # noqa: E731
     ann = lambda db: results[("annotate", db)]  # noqa: E731
     exp = lambda db: results[("export", db)]  # noqa: E731
+    soak = lambda db: results[("soak", db)]  # noqa: E731
     add("Import: items, MB", "10,000, 27.6", lambda db: f"{imp(db)['items']:,}, {imp(db)['bytes'] / 1e6:.1f}")
     add("Import: time (median of runs)", "≤ 0.4 s",
         lambda db: f"{imp(db)['median_s']:.2f} s{_mark(imp(db)['meets_target'])}")
@@ -115,6 +122,14 @@ def table(results: dict[tuple[str, str], dict], dbs: list[str]) -> str:
         lambda db: f"{exp(db)['api']['growth_mb']:.0f} MB{_mark(exp(db)['meets']['api']['memory'])}")
     add("Export in-process: rows/s, memory growth", "",
         lambda db: f"{exp(db)['inprocess']['rows_per_s']:,.0f}, {exp(db)['inprocess']['growth_mb']:.0f} MB")
+    add("Soak: annotators, seconds, restarts", "200; 300 / 120; 2",
+        lambda db: f"{soak(db)['annotators']}, {soak(db)['duration_s']:.0f}, {len(soak(db)['restart_down_s'])}")
+    add("Soak: requests, saves answered ok", "",
+        lambda db: f"{soak(db)['requests']:,}, {soak(db)['saves'].get('ok', 0):,}")
+    add("Soak: lost / foreign / duplicated", "0 / 0 / 0",
+        lambda db: "{lost} / {foreign} / {duplicated}".format(**soak(db)["counts"]) + _mark(soak(db)["passed"]))
+    add("Soak: 5xx / database is locked / tracebacks", "0 / 0 / 0",
+        lambda db: "{5xx} / {database_is_locked} / {tracebacks}".format(**soak(db)["counts"]))
     lines = ["| figure | target | " + " | ".join(dbs) + " |", "|---|---|" + "---|" * len(dbs)]
     for label, target, cells in rows:
         lines.append(f"| {label} | {target} | " + " | ".join(cells[db] for db in dbs) + " |")
@@ -125,12 +140,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--quick", action="store_true", help="small smoke sizes")
-    parser.add_argument("--only", default=",".join(BENCHMARKS), help="comma-separated: import,annotate,export")
+    parser.add_argument("--only", default=",".join(BENCHMARKS), help="comma-separated: import,annotate,export,soak")
     parser.add_argument("--annotators", type=int, default=16)
     parser.add_argument("--duration", type=float, default=None, help="annotate: measured seconds (default 30)")
     parser.add_argument("--repeat", type=int, default=3,
                         help="annotate: runs per database, the median reported (default 3; 1 with --quick)")
     parser.add_argument("--export-rows", type=int, default=None, help="export: annotations (default 1,000,000)")
+    parser.add_argument("--soak-annotators", type=int, default=None, help="soak: annotators (default 200)")
     parser.add_argument("--timeout", type=float, default=3600, help="per benchmark, seconds")
     args = parser.parse_args()
     dbs = ["sqlite", "postgres"] if args.db == "both" else [args.db]

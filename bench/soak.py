@@ -175,10 +175,11 @@ def markdown(r: dict[str, Any]) -> str:
         "| figure | value |",
         "|---|---|",
         f"| requests (statuses) | {r['requests']:,} ({', '.join(f'{k}: {v:,}' for k, v in r['statuses'].items())}) |",
-        f"| saves: ok / refused / cut (unknown) / refused connection | {saves.get('ok', 0):,} / "
-        f"{saves.get('refused', 0):,} / {saves.get('unknown', 0):,} / {saves.get('unsent', 0):,} |",
+        f"| saves: ok / refused / cut (unknown: sent again) | {saves.get('ok', 0):,} / "
+        f"{saves.get('refused', 0):,} / {saves.get('unknown', 0):,} |",
         f"| steps: {' / '.join(sorted(steps))} | {' / '.join(f'{steps[k]:,}' for k in sorted(steps))} |",
-        f"| connection retries | {sum(r['connection_retries'].values()):,} {r['connection_retries'] or ''} |",
+        f"| requests sent again (connection refused or cut) | {sum(r['connection_retries'].values()):,} "
+        f"{r['connection_retries'] or ''} |",
         f"| pages stored, items completed, units submitted | {d['pages_stored']:,}, {d['items_completed']:,}, "
         f"{d['assignments_submitted']:,} |",
     ]

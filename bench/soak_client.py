@@ -22,7 +22,8 @@ from soak_check import Send
 
 #: how often each step is taken instead of a plain save
 MIX = {"reload": 0.08, "double": 0.08, "back": 0.08, "tab": 0.05}
-RETRY_WAIT = 0.3  # seconds before a request whose connection failed is sent again
+#: seconds before a request whose connection failed is sent again, doubled while it keeps failing
+RETRY_WAIT = (0.25, 2.0)
 GIVE_UP = 120.0  # seconds after the end of the run during which a cut request is still sent again
 
 
@@ -58,6 +59,7 @@ class Person:
         `yield from` gives the final reply."""
         body = urllib.parse.urlencode(form).encode() if form is not None else b""
         due = time.monotonic() + self.rng.expovariate(1 / self.think) if think and self.think else None
+        wait = RETRY_WAIT[0]
         while True:
             headers = {"User-Agent": "bench-soak", "Accept": "text/html", **cookie_header(tab.jar)}
             if form is not None:
@@ -67,10 +69,11 @@ class Person:
                 reply: Reply = yield Request(method, path, headers, body, due)
             except (OSError, TimeoutError) as exc:
                 self.retries[type(exc).__name__] += 1
-                self.note(tab, form, began, None, "unsent" if isinstance(exc, ConnectionRefusedError) else "unknown")
+                if not isinstance(exc, ConnectionRefusedError):  # it may have reached the server
+                    self.note(tab, form, began, None, "unknown")
                 if time.monotonic() > self.deadline + GIVE_UP:
                     raise Stop(f"server gone: {exc!r}") from exc
-                due = time.monotonic() + RETRY_WAIT
+                due, wait = time.monotonic() + wait * self.rng.uniform(0.5, 1.0), min(2 * wait, RETRY_WAIT[1])
                 continue
             store_cookies(tab.jar, reply.headers_all("Set-Cookie"))
             self.statuses[reply.status] += 1
