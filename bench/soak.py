@@ -88,8 +88,8 @@ def database_check(project_id: int) -> dict[str, Any]:
     }
 
 
-def run(db: str, *, annotators: int, duration: float, restarts: int, think: float, items: int, port: int,
-        seed: int, keep: bool) -> dict[str, Any]:
+def run(db: str, *, annotators: int, duration: float, restarts: int, think: float, items: int, items_per_unit: int,
+        port: int, seed: int, keep: bool) -> dict[str, Any]:
     name = f"soak_{os.getpid()}"
     url = common.database_create(db, name)
     log = common.RESULTS / f"gunicorn-soak-{db}-{os.getpid()}.log"
@@ -97,7 +97,7 @@ def run(db: str, *, annotators: int, duration: float, restarts: int, think: floa
         common.django_setup(url)
         from django.db import connections
 
-        project, batch, invite = recam_study(items, 5, 3, name="Soak ReCAM")
+        project, batch, invite = recam_study(items, items_per_unit, 3, name="Soak ReCAM")
         connections.close_all()
         server = Gunicorn(url, port=free_port(port), log=log)
         with server:
@@ -143,6 +143,8 @@ def run(db: str, *, annotators: int, duration: float, restarts: int, think: floa
         "duration_s": duration,
         "wall_s": round(ended - started, 1),
         "think_s": think,
+        "items": items,
+        "items_per_unit": items_per_unit,
         "seed": seed,
         "restarts": restarts,
         "restart_down_s": restarter.down_s,
@@ -197,6 +199,8 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=0.5,
                         help="mean seconds an annotator waits before each step (exponential; 0: none)")
     parser.add_argument("--items", type=int, default=None, help="default: enough that work does not run out")
+    parser.add_argument("--items-per-unit", type=int, default=2,
+                        help="small units: an annotator often finishes one and is handed the next")
     parser.add_argument("--port", type=int, default=8865, help="first port tried")
     parser.add_argument("--seed", type=int, default=20)
     parser.add_argument("--quick", action="store_true", help="30 annotators, 20 s")
@@ -207,7 +211,7 @@ def main() -> None:
     duration = args.duration or (300.0 if args.db == "postgres" else 120.0)
     items = args.items or max(300, int(args.annotators * duration / 10))
     result = run(args.db, annotators=args.annotators, duration=duration, restarts=args.restarts, think=args.think,
-                 items=items, port=args.port, seed=args.seed, keep=args.keep)
+                 items=items, items_per_unit=args.items_per_unit, port=args.port, seed=args.seed, keep=args.keep)
     md = markdown(result)
     print(md)
     for sample in result["lost_samples"] + result["foreign_samples"] + result["problem_samples"]:
