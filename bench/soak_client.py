@@ -21,7 +21,7 @@ from http_driver import Driver, Reply, Request
 from soak_check import Send
 
 #: how often each step is taken instead of a plain save
-MIX = {"reload": 0.08, "double": 0.08, "back": 0.08, "tab": 0.05}
+MIX = {"reload": 0.08, "double": 0.08, "back": 0.08, "tab": 0.05, "race": 0.05}
 #: seconds before a request whose connection failed is sent again, doubled while it keeps failing
 RETRY_WAIT = (0.25, 2.0)
 GIVE_UP = 120.0  # seconds after the end of the run during which a cut request is still sent again
@@ -161,17 +161,31 @@ class Person:
                 self.second_busy = True
                 self.driver.spawn(self.guarded(self.second_tab(self.rng.randint(1, 3))))
             form.update(answer(form["page"], page, self.rng))
+            if step == "race":  # another tab of the same browser changes an earlier page of this item meanwhile
+                self.race(tab, form["response"])
             concurrent = step == "double" and self.rng.random() < 0.5
             if concurrent:  # the second click while the first is on its way: the same cookies
                 clone = Tab(tab.name + "/click2")
                 clone.jar = dict(tab.jar)
                 self.driver.spawn(self.guarded(self.save(clone, dict(form), think=False)))
-            page_after = yield from self.save(tab, form)
+            page_after = yield from self.save(tab, form, think=step != "race")
             if step == "double" and not concurrent:  # the second click after the answer came
                 page_after = yield from self.save(tab, form, think=False)
             self.history = [*self.history[-11:], (form, page)]
             page = page_after
         raise Stop("time")
+
+    def race(self, tab: Tab, response: str) -> None:
+        """At the moment `tab` saves a page, another tab of the same browser (its cookies) posts
+        a new answer to an earlier page of the same item: two saves of one response at once."""
+        earlier = [(f, p) for f, p in self.history if f["response"] == response and f["page"] != "pre"]
+        if not earlier:
+            return
+        old_form, old_page = self.rng.choice(earlier)
+        other = Tab(tab.name + "/race")
+        other.jar = dict(tab.jar)
+        self.driver.spawn(self.guarded(self.save(other, {**old_form, **answer(old_form["page"], old_page, self.rng)},
+                                                 think=False)))
 
     def second_tab(self, saves: int):
         """A few pages in the second tab (its own session): it opens the work link and saves what
