@@ -2,6 +2,7 @@
 hidden fields of the page's form, a valid answer to each page, and its cookies. Shared by
 bench_annotate.py (speed) and soak.py (correctness under faults).
 """
+
 from __future__ import annotations
 
 import html
@@ -9,7 +10,9 @@ import random
 import re
 from typing import Any
 
-FIELD = {name: re.compile(rf'name="{name}" value="([^"]*)"') for name in ("response", "page", "shown", "csrfmiddlewaretoken")}
+FIELD = {
+    name: re.compile(rf'name="{name}" value="([^"]*)"') for name in ("response", "page", "shown", "csrfmiddlewaretoken")
+}
 #: every hidden field of the page's form, posted back as a browser posts them
 HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)"')
 PASSAGE = re.compile(r'<div class="passage-text" data-span-source="1">(.*?)</div>', re.S)
@@ -37,7 +40,7 @@ def answer(page_slug: str, page: str, rng: random.Random | None = None) -> dict[
     if page_slug in ("support_span", "summary_span"):
         words = html.unescape(PASSAGE.search(page).group(1)).split()
         start = rng.randrange(0, 20) if rng else 3 if page_slug == "support_span" else 8
-        return {"text": " ".join(words[start:start + 8])}
+        return {"text": " ".join(words[start : start + 8])}
     if page_slug == "relation":
         return {"relation": rng.choice(RELATIONS) if rng else "paraphrase"}
     if page_slug == "difficulty":
@@ -66,6 +69,7 @@ def recam_study(items: int, items_per_unit: int, annotators_per_item: int, *, na
 
     project = Project.objects.create(name=name, kind="recam")
     items_import(project=project, data=common.recam_jsonl(items, tag="a"), filename="bench.jsonl")
-    batch = batch_create(project=project, name="bench", items_per_unit=items_per_unit,
-                         assignments_per_unit=annotators_per_item)
+    batch = batch_create(
+        project=project, name="bench", items_per_unit=items_per_unit, assignments_per_unit=annotators_per_item
+    )
     return project, batch, invite_link_create(batch=batch)

@@ -12,6 +12,7 @@ opens a new one), as a browser tab does. A request with `due` is not sent before
 (a paced load: the wait is the client's, not the server's). A running client can start another
 with `Driver.spawn` (a second tab, a second click on the same button): it runs beside the others.
 """
+
 from __future__ import annotations
 
 import errno
@@ -93,7 +94,8 @@ def parse(buf: bytes | bytearray, *, method: str, eof: bool) -> tuple[int, list[
     headers = [(k.strip(), v.strip()) for k, _, v in (line.partition(":") for line in head[1:])]
     lower = {k.lower(): v for k, v in headers}
     close = lower.get("connection", "").lower() == "close" or (
-        version == "HTTP/1.0" and lower.get("connection", "").lower() != "keep-alive")
+        version == "HTTP/1.0" and lower.get("connection", "").lower() != "keep-alive"
+    )
     start = end + 4
     if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
         return status, headers, b"", close
@@ -106,12 +108,12 @@ def parse(buf: bytes | bytearray, *, method: str, eof: bool) -> tuple[int, list[
             size = int(bytes(buf[pos:line_end]).split(b";")[0], 16)
             if size == 0:
                 trailer_end = buf.find(CRLF2, line_end)  # the last chunk, trailers, empty line
-                if trailer_end < 0 and buf[line_end:line_end + 4] != CRLF2:
+                if trailer_end < 0 and buf[line_end : line_end + 4] != CRLF2:
                     break
                 return status, headers, bytes(body), close
             if len(buf) < line_end + 2 + size + 2:
                 break
-            body += buf[line_end + 2:line_end + 2 + size]
+            body += buf[line_end + 2 : line_end + 2 + size]
             pos = line_end + 2 + size + 2
         if eof:
             raise ConnectionError("connection closed inside a chunked body")
@@ -119,7 +121,7 @@ def parse(buf: bytes | bytearray, *, method: str, eof: bool) -> tuple[int, list[
     if "content-length" in lower:
         n = int(lower["content-length"])
         if len(buf) - start >= n:
-            return status, headers, bytes(buf[start:start + n]), close
+            return status, headers, bytes(buf[start : start + n]), close
         if eof:
             raise ConnectionError(f"connection closed after {len(buf) - start} of {n} body bytes")
         return None

@@ -3,6 +3,7 @@
 It uses deploy/gunicorn.conf.py (gthread-based workers) as deployed, overriding only the bind address,
 the log level and, when asked, the number of workers and threads.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -21,8 +22,16 @@ DEPLOY_CONF = common.ROOT / "deploy" / "gunicorn.conf.py"
 
 
 class Gunicorn:
-    def __init__(self, url: str, *, port: int, log: Path, workers: int | None = None,
-                 threads: int | None = None, max_requests: int | None = None):
+    def __init__(
+        self,
+        url: str,
+        *,
+        port: int,
+        log: Path,
+        workers: int | None = None,
+        threads: int | None = None,
+        max_requests: int | None = None,
+    ):
         self.url, self.port, self.log = url, port, log
         self.workers, self.threads, self.max_requests = workers, threads, max_requests
         self.proc: subprocess.Popen | None = None
@@ -53,15 +62,30 @@ class Gunicorn:
         if DEPLOY_CONF.exists():
             cmd += ["--config", str(DEPLOY_CONF)]
         else:  # the deploy file is not there: the same shape, from the command line
-            cmd += ["--worker-class", "gthread", "--workers", str(self.workers or 4),
-                    "--threads", str(self.threads or 4), "--access-logfile", "-", "--error-logfile", "-",
-                    "--access-logformat", '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"']
+            cmd += [
+                "--worker-class",
+                "gthread",
+                "--workers",
+                str(self.workers or 4),
+                "--threads",
+                str(self.threads or 4),
+                "--access-logfile",
+                "-",
+                "--error-logfile",
+                "-",
+                "--access-logformat",
+                '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"',
+            ]
         cmd += ["--bind", f"127.0.0.1:{self.port}", "config.wsgi:application"]
         self.log.parent.mkdir(parents=True, exist_ok=True)
         self._fh = open(self.log, "ab" if self.starts else "wb")
         self.starts += 1
         self.proc = subprocess.Popen(
-            cmd, cwd=common.ROOT, env=common.server_env(self.url, **extra), stdout=self._fh, stderr=subprocess.STDOUT,
+            cmd,
+            cwd=common.ROOT,
+            env=common.server_env(self.url, **extra),
+            stdout=self._fh,
+            stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -154,8 +178,12 @@ def server_side(log_path, annotator_paths: set[str]) -> dict:
             times["view" if method == "GET" else "save"].append(ms)
     return {
         "latency_ms": {
-            kind: {"p50": common.percentile(v, 50), "p95": common.percentile(v, 95), "p99": common.percentile(v, 99),
-                   "n": len(v)}
+            kind: {
+                "p50": common.percentile(v, 50),
+                "p95": common.percentile(v, 95),
+                "p99": common.percentile(v, 99),
+                "n": len(v),
+            }
             for kind, v in times.items()
         },
         "status_counts": dict(statuses),

@@ -21,6 +21,7 @@ a JSON and a Markdown summary, and exits 1 when any of these counts is not 0.
     python bench/soak.py --db postgres --annotators 200 --duration 300 --restarts 2
     python bench/soak.py --db sqlite --annotators 200 --duration 120
 """
+
 from __future__ import annotations
 
 import argparse
@@ -71,25 +72,43 @@ def database_check(project_id: int) -> dict[str, Any]:
     responses = Response.objects.filter(item__project_id=project_id)
     stored = {pk: answers for pk, answers in responses.exclude(answers={}).values_list("id", "answers")}
     twice = responses.values("assignment__annotator_id", "item_id").annotate(n=Count("id")).filter(n__gt=1)
-    same_unit = (Assignment.objects.filter(unit__batch__project_id=project_id)
-                 .values("unit_id", "annotator_id", "channel_assignment_id").annotate(n=Count("id")).filter(n__gt=1))
-    overfilled = (Unit.objects.filter(batch__project_id=project_id, every_annotator=False)
-                  .annotate(holders=Count("assignments", filter=Q(assignments__status__in=Assignment.HOLDING)))
-                  .filter(holders__gt=F("batch__assignments_per_unit")))
+    same_unit = (
+        Assignment.objects.filter(unit__batch__project_id=project_id)
+        .values("unit_id", "annotator_id", "channel_assignment_id")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+    )
+    overfilled = (
+        Unit.objects.filter(batch__project_id=project_id, every_annotator=False)
+        .annotate(holders=Count("assignments", filter=Q(assignments__status__in=Assignment.HOLDING)))
+        .filter(holders__gt=F("batch__assignments_per_unit"))
+    )
     return {
         "stored": stored,
         "pages_stored": sum(len(a) for a in stored.values()),
         "items_completed": responses.filter(completed_at__isnull=False).count(),
         "assignments_submitted": Assignment.objects.filter(
-            unit__batch__project_id=project_id, status=Assignment.Status.SUBMITTED).count(),
+            unit__batch__project_id=project_id, status=Assignment.Status.SUBMITTED
+        ).count(),
         "duplicated_responses": twice.count(),
         "duplicated_assignments": same_unit.count(),
         "overfilled_units": overfilled.count(),
     }
 
 
-def run(db: str, *, annotators: int, duration: float, restarts: int, think: float, items: int, items_per_unit: int,
-        port: int, seed: int, keep: bool) -> dict[str, Any]:
+def run(
+    db: str,
+    *,
+    annotators: int,
+    duration: float,
+    restarts: int,
+    think: float,
+    items: int,
+    items_per_unit: int,
+    port: int,
+    seed: int,
+    keep: bool,
+) -> dict[str, Any]:
     name = f"soak_{os.getpid()}"
     url = common.database_create(db, name)
     log = common.RESULTS / f"gunicorn-soak-{db}-{os.getpid()}.log"
@@ -129,7 +148,9 @@ def run(db: str, *, annotators: int, duration: float, restarts: int, think: floa
         "foreign": len(foreign),
         "duplicated": check["duplicated_responses"] + check["duplicated_assignments"] + check["overfilled_units"],
         "5xx": max(server_5xx, sum(n for status, n in statuses.items() if status >= 500)),
-        "unexpected_statuses": sum(n for status, n in statuses.items() if status < 500 and status not in EXPECTED_STATUSES),
+        "unexpected_statuses": sum(
+            n for status, n in statuses.items() if status < 500 and status not in EXPECTED_STATUSES
+        ),
         "database_is_locked": log_figures["database_is_locked"],
         "tracebacks": log_figures["tracebacks"],
         "hung_clients": len(hung),
@@ -193,14 +214,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--annotators", type=int, default=200)
-    parser.add_argument("--duration", type=float, default=None,
-                        help="seconds (default: 300 on PostgreSQL, 120 on SQLite)")
+    parser.add_argument(
+        "--duration", type=float, default=None, help="seconds (default: 300 on PostgreSQL, 120 on SQLite)"
+    )
     parser.add_argument("--restarts", type=int, default=2, help="server restarts, evenly spread over the run")
-    parser.add_argument("--think", type=float, default=0.5,
-                        help="mean seconds an annotator waits before each step (exponential; 0: none)")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.5,
+        help="mean seconds an annotator waits before each step (exponential; 0: none)",
+    )
     parser.add_argument("--items", type=int, default=None, help="default: enough that work does not run out")
-    parser.add_argument("--items-per-unit", type=int, default=2,
-                        help="small units: an annotator often finishes one and is handed the next")
+    parser.add_argument(
+        "--items-per-unit",
+        type=int,
+        default=2,
+        help="small units: an annotator often finishes one and is handed the next",
+    )
     parser.add_argument("--port", type=int, default=8865, help="first port tried")
     parser.add_argument("--seed", type=int, default=20)
     parser.add_argument("--quick", action="store_true", help="30 annotators, 20 s")
@@ -210,8 +240,18 @@ def main() -> None:
         args.annotators, args.duration = 30, 20.0
     duration = args.duration or (300.0 if args.db == "postgres" else 120.0)
     items = args.items or max(300, int(args.annotators * duration / 10))
-    result = run(args.db, annotators=args.annotators, duration=duration, restarts=args.restarts, think=args.think,
-                 items=items, items_per_unit=args.items_per_unit, port=args.port, seed=args.seed, keep=args.keep)
+    result = run(
+        args.db,
+        annotators=args.annotators,
+        duration=duration,
+        restarts=args.restarts,
+        think=args.think,
+        items=items,
+        items_per_unit=args.items_per_unit,
+        port=args.port,
+        seed=args.seed,
+        keep=args.keep,
+    )
     md = markdown(result)
     print(md)
     for sample in result["lost_samples"] + result["foreign_samples"] + result["problem_samples"]:

@@ -12,6 +12,7 @@ after it (one that was not answered before it began, and was not refused). An an
 have been applied carried (a save stored under another page, another response or another
 annotator's work would show so).
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -55,7 +56,9 @@ def matches(sent: Mapping[str, str], stored: Mapping[str, Any] | None) -> bool:
 def may_follow(later: Send, first: Send) -> bool:
     """Whether `later` may have been applied after `first` was (it was not answered before
     `first` began, and not refused)."""
-    return later is not first and later.outcome in MAY_APPLY and (later.finished is None or later.finished > first.started)
+    return (
+        later is not first and later.outcome in MAY_APPLY and (later.finished is None or later.finished > first.started)
+    )
 
 
 def lost_pages(sends: Iterable[Send], stored: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -71,8 +74,16 @@ def lost_pages(sends: Iterable[Send], stored: Mapping[int, Mapping[str, Any]]) -
                 continue
             candidates = [send, *(other for other in group if may_follow(other, send))]
             if not any(matches(c.answer, kept) for c in candidates):
-                lost.append({"response": response, "page": page, "who": send.who, "sent": dict(send.answer),
-                             "stored": kept, "later_sends": len(candidates) - 1})
+                lost.append(
+                    {
+                        "response": response,
+                        "page": page,
+                        "who": send.who,
+                        "sent": dict(send.answer),
+                        "stored": kept,
+                        "later_sends": len(candidates) - 1,
+                    }
+                )
     return lost
 
 

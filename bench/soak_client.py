@@ -9,6 +9,7 @@ work link) while the first goes on with the page it shows. A request that the co
 (a restart) is sent again, as a browser does, after a short wait. Every save is noted as a
 `soak_check.Send` with what the browser learnt from it.
 """
+
 from __future__ import annotations
 
 import random
@@ -184,8 +185,9 @@ class Person:
         old_form, old_page = self.rng.choice(earlier)
         other = Tab(tab.name + "/race")
         other.jar = dict(tab.jar)
-        self.driver.spawn(self.guarded(self.save(other, {**old_form, **answer(old_form["page"], old_page, self.rng)},
-                                                 think=False)))
+        self.driver.spawn(
+            self.guarded(self.save(other, {**old_form, **answer(old_form["page"], old_page, self.rng)}, think=False))
+        )
 
     def second_tab(self, saves: int):
         """A few pages in the second tab (its own session): it opens the work link and saves what

@@ -1,6 +1,7 @@
 """bench/soak_check.py, the soak's verdict: a page answered "ok" must hold its answer or one that
 may have been applied after it; refused and never-sent saves excuse nothing; a stored answer
 that no save carried is foreign."""
+
 from __future__ import annotations
 
 import sys
@@ -64,8 +65,13 @@ def test_a_page_of_another_response_is_not_a_candidate():
 
 
 def test_a_stored_answer_that_no_applied_save_carried_is_foreign():
-    sends = [send({"relation": "other"}, 1.0, 2.0), send({"difficulty": "easy"}, 3.0, None, "unknown", "difficulty"),
-             send({"choice": "1"}, 5.0, 6.0, "refused", "pre")]
-    stored = {7: {"relation": {"relation": "other"}, "difficulty": {"difficulty": "easy"}, "pre": {"choice": 1}},
-              9: {"pre": {"choice": 0}}}
+    sends = [
+        send({"relation": "other"}, 1.0, 2.0),
+        send({"difficulty": "easy"}, 3.0, None, "unknown", "difficulty"),
+        send({"choice": "1"}, 5.0, 6.0, "refused", "pre"),
+    ]
+    stored = {
+        7: {"relation": {"relation": "other"}, "difficulty": {"difficulty": "easy"}, "pre": {"choice": 1}},
+        9: {"pre": {"choice": 0}},
+    }
     assert [(x["response"], x["page"]) for x in foreign_answers(sends, stored)] == [(7, "pre"), (9, "pre")]
