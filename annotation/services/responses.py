@@ -107,9 +107,14 @@ def response_save_page(
         done = next_page_slug(kind_slug, response.item.payload, answers) is None
         completes = response.completed_at is None and done
         completed_at = response.completed_at or (now if done else None)
-        written = Response.objects.filter(
-            pk=response.pk, version=response.version, assignment__status__in=EDITABLE
-        ).update(answers=answers, timings=timings, completed_at=completed_at, version=F("version") + 1)
+        # the version is tested on the row written (an EXISTS, not a join): an UPDATE through a
+        # join is sent as `id IN (SELECT ...)`, and when it waits for a concurrent save's row
+        # lock PostgreSQL re-checks only the outer condition, so a version tested in the
+        # subquery would let this stale write through (found by bench/soak.py)
+        editable = Assignment.objects.filter(pk=OuterRef("assignment_id"), status__in=EDITABLE)
+        written = Response.objects.filter(Exists(editable), pk=response.pk, version=response.version).update(
+            answers=answers, timings=timings, completed_at=completed_at, version=F("version") + 1
+        )
         if written:
             response.answers, response.timings, response.completed_at = answers, timings, completed_at
             response.version += 1
