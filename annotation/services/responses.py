@@ -5,6 +5,7 @@ response is read, the protocol rules below decide, and the write is a compare-an
 response's `version`, so two requests that read the same state never both write. A lost race
 reads again and decides again: a double submit then finds its answer stored and changes nothing.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -99,8 +100,9 @@ def response_save_page(
             response = fresh  # decided on a stale read: decide again on what is stored now
             continue
         if not changes:
-            return SaveResult(False, response.completed_at is not None, assignment.status == Assignment.Status.SUBMITTED,
-                              response)
+            return SaveResult(
+                False, response.completed_at is not None, assignment.status == Assignment.Status.SUBMITTED, response
+            )
         now = timezone.now()
         answers = {**response.answers, page_slug: answer}
         timings = {**response.timings, page_slug: timing_of_page(response.timings.get(page_slug), shown_at, now)}

@@ -6,6 +6,7 @@ filters through a join is sent as `WHERE id IN (SELECT ...)`; when it waits for 
 row lock, PostgreSQL re-checks only the outer condition on the new row, so the version tested in
 the subquery still matched the old read and the stale answers overwrote the other save's.
 """
+
 import threading
 
 import pytest
