@@ -5,6 +5,7 @@ response is read, the protocol rules below decide, and the write is a compare-an
 response's `version`, so two requests that read the same state never both write. A lost race
 reads again and decides again: a double submit then finds its answer stored and changes nothing.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -99,8 +100,9 @@ def response_save_page(
             response = fresh  # decided on a stale read: decide again on what is stored now
             continue
         if not changes:
-            return SaveResult(False, response.completed_at is not None, assignment.status == Assignment.Status.SUBMITTED,
-                              response)
+            return SaveResult(
+                False, response.completed_at is not None, assignment.status == Assignment.Status.SUBMITTED, response
+            )
         now = timezone.now()
         answers = {**response.answers, page_slug: answer}
         timings = {**response.timings, page_slug: timing_of_page(response.timings.get(page_slug), shown_at, now)}
@@ -108,7 +110,10 @@ def response_save_page(
         completes = response.completed_at is None and done
         completed_at = response.completed_at or (now if done else None)
         # the version moves with the assignment's status too (assignments_set_status): an
-        # unchanged version means the work is still as editable as check_page saw it
+        # unchanged version means the work is still as editable as check_page saw it. The condition
+        # stays on this row alone: one through a join is sent as `id IN (SELECT ...)`, which
+        # PostgreSQL does not check again after waiting for a concurrent save's row lock, so a
+        # stale write would go through (found by bench/soak.py)
         written = Response.objects.filter(pk=response.pk, version=response.version).update(
             answers=answers, timings=timings, completed_at=completed_at, version=F("version") + 1
         )
