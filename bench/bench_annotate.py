@@ -256,16 +256,20 @@ def preload_responses(count: int, *, chunk: int = 5000) -> int:
     return written
 
 
-def worker_memory_mb(pids: list[int]) -> list[float]:
-    """Each gunicorn worker's resident memory (VmRSS), MB."""
-    sizes = []
+def worker_memory_mb(pids: list[int]) -> dict[str, list[float]]:
+    """Each gunicorn worker's memory, MB: resident (VmRSS, which counts pages shared with the
+    master and the other workers in full), proportional (Pss: shared pages split among their
+    sharers) and its own (Private_Clean + Private_Dirty: what the worker alone adds)."""
+    sizes: dict[str, list[float]] = {"rss": [], "pss": [], "private": []}
     for pid in pids:
         try:
-            with open(f"/proc/{pid}/status", encoding="ascii") as status:
-                kb = next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
-        except (OSError, StopIteration, ValueError):
+            with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as rollup:
+                kb = {line.split(":")[0]: int(line.split()[1]) for line in rollup if line.endswith("kB\n")}
+        except (OSError, ValueError):
             continue
-        sizes.append(round(kb / 1024, 1))
+        sizes["rss"].append(round(kb["Rss"] / 1024, 1))
+        sizes["pss"].append(round(kb["Pss"] / 1024, 1))
+        sizes["private"].append(round((kb["Private_Clean"] + kb["Private_Dirty"]) / 1024, 1))
     return sizes
 
 
@@ -397,7 +401,9 @@ def run(
             "items_completed": sum(a.finished_items for a in crowd),
             "items_per_s": sum(a.finished_items for a in crowd) / measured_s if measured_s > 0 else 0,
             "preloaded_responses": preloaded,
-            "worker_rss_mb": memory,
+            "worker_rss_mb": memory["rss"],
+            "worker_pss_mb": memory["pss"],
+            "worker_private_mb": memory["private"],
             "saves_per_annotator": per_annotator,
             "errors": dict(errors),
             "error_samples": [s for a in crowd for s in a.error_samples][:5],
@@ -583,7 +589,8 @@ def main() -> None:
     print(f"  saves per annotator: {result['saves_per_annotator']}")
     print(
         f"  completed items: {result['items_per_s']:.1f}/s (an item is {7} pages of ReCAM); responses in the "
-        f"tables beforehand: {result['preloaded_responses']:,}; worker memory (RSS): {result['worker_rss_mb']} MB"
+        f"tables beforehand: {result['preloaded_responses']:,}; worker memory (MB): RSS {result['worker_rss_mb']}, "
+        f"PSS {result['worker_pss_mb']}, private {result['worker_private_mb']}"
     )
     print(
         f"  server CPU per request: {result['server_cpu_ms_per_request']:.2f} ms "
