@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 
-from annotation.models import Annotator, Assignment, Batch, Item, Response, Unit, UnitItem
+from annotation.models import Annotator, Assignment, Batch, Item, Project, Response, Unit, UnitItem
 
 
 @dataclass(frozen=True)
@@ -15,8 +15,13 @@ class UnitProgress:
     """An assignment's first item not completed yet (None when all are) and how far it is."""
 
     current: Response | None
-    done: int
     total: int
+
+    @property
+    def done(self) -> int:
+        """Items before the current one: items are shown in order, each once the one before is
+        complete, so the current item's place in the unit counts those done."""
+        return self.total if self.current is None else self.current.position
 
 
 @dataclass(frozen=True)
@@ -34,18 +39,6 @@ def annotator_by_key(key: str) -> Annotator | None:
     return Annotator.objects.select_related("project", "batch").filter(access_key=key).first()
 
 
-def _counted(queryset: QuerySet[Assignment]) -> QuerySet[Assignment]:
-    """Assignments with `items_total` and `items_done`, their responses counted."""
-    return queryset.annotate(
-        items_total=Count("responses"), items_done=Count("responses", filter=Q(responses__completed_at__isnull=False))
-    )
-
-
-def counted(assignment: Assignment) -> tuple[int, int]:
-    """The items done and in all of an assignment read through `_counted`."""
-    return getattr(assignment, "items_done"), getattr(assignment, "items_total")  # noqa: B009 - annotations
-
-
 def current_assignment(annotator: Annotator, batch_id: int) -> Assignment | None:
     """The annotator's earliest active assignment in the batch: the one they work on."""
     return (
@@ -55,15 +48,9 @@ def current_assignment(annotator: Annotator, batch_id: int) -> Assignment | None
     )
 
 
-def unit_counts(assignment: Assignment) -> tuple[int, int]:
-    """The assignment's items done and its items."""
-    counts = Response.objects.filter(assignment=assignment).aggregate(
-        total=Count("id"), done=Count("id", filter=Q(completed_at__isnull=False))
-    )
-    return counts["done"], counts["total"]
-
-
-def _first_open(assignment: Assignment) -> Response | None:
+def unit_progress(assignment: Assignment, project: Project) -> UnitProgress:
+    """The assignment's first response not completed (with its item, of `project`) and its items
+    done/total: one query."""
     current = (
         Response.objects.select_related("item")
         .filter(assignment=assignment, completed_at__isnull=True)
@@ -72,14 +59,8 @@ def _first_open(assignment: Assignment) -> Response | None:
     )
     if current is not None:
         current.assignment = assignment
-        current.item.project = assignment.annotator.project
-    return current
-
-
-def unit_progress(assignment: Assignment) -> UnitProgress:
-    """The assignment's first response not completed (with its item) and its items done/total."""
-    done, total = unit_counts(assignment)
-    return UnitProgress(_first_open(assignment), done, total)
+        current.item.project = project
+    return UnitProgress(current, assignment.item_count)
 
 
 def work_state(key: str) -> WorkState | None:
@@ -87,26 +68,24 @@ def work_state(key: str) -> WorkState | None:
     their batch, with its counts and the annotator, project and batch) and its first open item:
     two queries. None for an unknown key."""
     assignment = (
-        _counted(Assignment.objects.select_related("annotator__project", "annotator__batch"))
+        Assignment.objects.select_related("annotator__project", "annotator__batch")
         .filter(annotator__access_key=key, status=Assignment.Status.ACTIVE, unit__batch_id=F("annotator__batch_id"))
         .order_by("id")
         .first()
     )
     if assignment is None:
         annotator = annotator_by_key(key)
-        return None if annotator is None else WorkState(annotator, None, UnitProgress(None, 0, 0))
-    progress = UnitProgress(_first_open(assignment), *counted(assignment))
+        return None if annotator is None else WorkState(annotator, None, UnitProgress(None, 0))
+    progress = unit_progress(assignment, assignment.annotator.project)
     return WorkState(assignment.annotator, assignment, progress)
 
 
 def assignment_with_progress(assignment_id: int) -> tuple[Assignment, UnitProgress] | None:
     """An assignment (with its annotator, project and unit) and its progress: two queries."""
-    assignment = (
-        _counted(Assignment.objects.select_related("annotator__project", "unit")).filter(pk=assignment_id).first()
-    )
+    assignment = Assignment.objects.select_related("annotator__project", "unit").filter(pk=assignment_id).first()
     if assignment is None:
         return None
-    return assignment, UnitProgress(_first_open(assignment), *counted(assignment))
+    return assignment, unit_progress(assignment, assignment.annotator.project)
 
 
 def response_for_save(
@@ -114,20 +93,16 @@ def response_for_save(
 ) -> Response | None:
     """The response a page posted, only if it belongs to the access key's annotator (or to the
     given assignment, in a recruiting site's frame): nobody reads or writes another's work. With
-    its item and its assignment's annotator with project, in one query."""
+    its item with its project and its assignment, in one query."""
     if response_id is None or (access_key is None and assignment_id is None):
         return None
     mine: dict[str, object] = {"assignment__annotator__access_key": access_key} if access_key is not None else {}
     if assignment_id is not None:
         mine["assignment_id"] = assignment_id
     try:
-        response = Response.objects.select_related("item", "assignment__annotator__project").get(
-            pk=response_id, **mine
-        )
+        return Response.objects.select_related("item__project", "assignment").get(pk=response_id, **mine)
     except Response.DoesNotExist:
         return None
-    response.item.project = response.assignment.annotator.project
-    return response
 
 
 def annotator_assignments(annotator: Annotator, batch: Batch) -> QuerySet[Assignment]:
@@ -144,7 +119,7 @@ def annotator_assignments(annotator: Annotator, batch: Batch) -> QuerySet[Assign
 def units_seen_by(annotator: Annotator, *, exclusive_groups: bool) -> Q:
     """Units the annotator may not get: one holding an item they have had (in any batch of the
     project), or, for kinds whose groups are exclusive, an item of a group they have had (the
-    other context of a CoSimLex pair). The batch's every-annotator unit is exempt from the
+    other context of a word pair). The batch's every-annotator unit is exempt from the
     group rule (everybody does it)."""
     had_items = UnitItem.objects.filter(unit__assignments__annotator=annotator).values("item_id")
     seen = Exists(UnitItem.objects.filter(unit=OuterRef("pk"), item_id__in=had_items))

@@ -31,31 +31,23 @@ save at once.
     python bench/bench_annotate.py --db sqlite
     python bench/bench_annotate.py --db postgres --annotators 16 --duration 30
 """
+
 from __future__ import annotations
 
 import argparse
-import html
 import os
-import re
 import threading
 import time
 import urllib.parse
-from collections import Counter, defaultdict
+from collections import Counter
 
 import common
+from annotator_pages import ERROR_MSG, FIELD, SWAP, answer, cookie_header, hidden_fields, recam_study, store_cookies
 from http_driver import Driver, Request
-from server import Gunicorn, free_port, loadavg
+from server import Gunicorn, free_port, loadavg, server_side
 
 TARGET_P95_MS = 50.0
 TARGET_SAVES_PER_S = 400.0
-
-FIELD = {name: re.compile(rf'name="{name}" value="([^"]*)"') for name in ("response", "page", "shown", "csrfmiddlewaretoken")}
-#: every hidden field of the page's form, posted back as a browser posts them
-HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)"')
-PASSAGE = re.compile(r'<div class="passage-text" data-span-source="1">(.*?)</div>', re.S)
-CHOICE = re.compile(r'<input type="radio" name="choice" value="([^"]+)"')
-ERROR_MSG = re.compile(r'class="msg error"')
-SWAP = {"X-Page-Swap": "1"}  # sent by static/surveys/annotate.js
 
 
 class Stop(Exception):
@@ -67,8 +59,19 @@ class VirtualAnnotator:
     cookies. `main()` is the client that http_driver.Driver runs: it yields requests and is sent
     their replies."""
 
-    def __init__(self, n: int, port: int, token: str, deadline: float, budget: "Budget", *,
-                 mode: str = "swap", view_every: int = 7, interval: float = 0.0, first_at: float = 0.0):
+    def __init__(
+        self,
+        n: int,
+        port: int,
+        token: str,
+        deadline: float,
+        budget: "Budget",
+        *,
+        mode: str = "swap",
+        view_every: int = 7,
+        interval: float = 0.0,
+        first_at: float = 0.0,
+    ):
         self.name = f"annotator-{n}"
         self.port, self.token, self.deadline, self.budget = port, token, deadline, budget
         self.mode, self.view_every = mode, view_every
@@ -82,17 +85,27 @@ class VirtualAnnotator:
         self.done_reason = ""
 
     # --- HTTP ---------------------------------------------------------------------
-    def request(self, kind: str, method: str, path: str, form: dict | None = None,
-                extra_headers: dict | None = None, due: float | None = None):
+    def request(
+        self,
+        kind: str,
+        method: str,
+        path: str,
+        form: dict | None = None,
+        extra_headers: dict | None = None,
+        due: float | None = None,
+    ):
         """One request (a generator: `status, headers, page = yield from self.request(...)`);
         with `due` (its scheduled time) it is sent then, and its latency counts from then."""
         if time.monotonic() >= self.deadline:
             raise Stop("time cap")
         if not self.budget.take():
             raise Stop("request cap")
-        headers = {"User-Agent": "bench-annotator", "Accept": "text/html", **(extra_headers or {})}
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        headers = {
+            "User-Agent": "bench-annotator",
+            "Accept": "text/html",
+            **(extra_headers or {}),
+            **cookie_header(self.cookies),
+        }
         body = b""
         if form is not None:
             body = urllib.parse.urlencode(form).encode()
@@ -104,9 +117,7 @@ class VirtualAnnotator:
             raise
         start = reply.started
         seconds = reply.finished - (start if due is None else min(due, start))
-        for value in reply.headers_all("Set-Cookie"):
-            name, _, rest = value.partition("=")
-            self.cookies[name.strip()] = rest.split(";", 1)[0]
+        store_cookies(self.cookies, reply.headers_all("Set-Cookie"))
         self.records.append((kind, start, seconds, reply.status))
         return reply.status, {k: v for k, v in reply.headers}, reply.body.decode("utf-8", "replace")
 
@@ -143,11 +154,11 @@ class VirtualAnnotator:
                 status, _, page = yield from self.request("view", "GET", work)
                 continue
             if ERROR_MSG.search(page):  # a save that the server refused, shown as a message
-                self.fail("save refused (message on next page)", page[page.find('class="msg error"'):][:300])
+                self.fail("save refused (message on next page)", page[page.find('class="msg error"') :][:300])
             form = hidden_fields(page)
             if "page" not in form:
                 raise Stop("no more work")
-            form.update(self.answer(form["page"], page))
+            form.update(answer(form["page"], page))
             due = None
             if self.interval:  # paced: sent at its scheduled time (never made up by skipping)
                 due, self.next_at = self.next_at, self.next_at + self.interval
@@ -164,25 +175,6 @@ class VirtualAnnotator:
                 self.finished_items += 1
             if self.mode != "swap" or (self.view_every and saved % self.view_every == 0):
                 status, _, page = yield from self.request("view", "GET", work)
-
-    @staticmethod
-    def answer(page_slug: str, page: str) -> dict[str, str]:
-        """A valid answer to the page (a choice, "No Other Answer", a span of the passage...)."""
-        if page_slug in ("pre", "post"):
-            choices = CHOICE.findall(page)
-            return {"choice": choices[hash(page_slug) % len(choices)] if choices else "0"}
-        if page_slug == "second":
-            return {"choice": "none"}
-        if page_slug in ("support_span", "summary_span"):
-            article = html.unescape(PASSAGE.search(page).group(1))
-            words = article.split()
-            start = 3 if page_slug == "support_span" else 8
-            return {"text": " ".join(words[start:start + 8])}
-        if page_slug == "relation":
-            return {"relation": "paraphrase"}
-        if page_slug == "difficulty":
-            return {"difficulty": "easy"}
-        raise ValueError(f"unknown page {page_slug!r}")
 
 
 class BackendCpu(threading.Thread):
@@ -227,44 +219,6 @@ class Budget:
         return True
 
 
-ACCESS = re.compile(r'"(GET|POST) (/[^ ]*) HTTP/[0-9.]+" (\d{3}) \S+ (\d+)ms')
-
-
-def server_side(log_path, annotator_paths: set[str]) -> dict:
-    """Latencies inside gunicorn (access log %(M)s), errors and lock errors from its log."""
-    times: dict[str, list[float]] = defaultdict(list)
-    statuses: Counter = Counter()
-    text = log_path.read_text(errors="replace")
-    for m in ACCESS.finditer(text):
-        method, path, status, ms = m.group(1), m.group(2), int(m.group(3)), float(m.group(4))
-        statuses[status] += 1
-        if path in annotator_paths:
-            times["view" if method == "GET" else "save"].append(ms)
-    return {
-        "latency_ms": {
-            kind: {"p50": common.percentile(v, 50), "p95": common.percentile(v, 95), "p99": common.percentile(v, 99),
-                   "n": len(v)}
-            for kind, v in times.items()
-        },
-        "status_counts": dict(statuses),
-        "database_is_locked": text.count("database is locked"),
-        "tracebacks": text.count("Traceback (most recent call last)"),
-        "worker_timeouts": text.count("WORKER TIMEOUT"),
-    }
-
-
-def setup_data(items: int, items_per_unit: int, annotators_per_item: int):
-    from annotation.models import Project
-    from annotation.services.batches import batch_create, invite_link_create
-    from annotation.services.imports import items_import
-
-    project = Project.objects.create(name="Bench ReCAM", kind="recam")
-    items_import(project=project, data=common.recam_jsonl(items, tag="a"), filename="bench.jsonl")
-    batch = batch_create(project=project, name="bench", items_per_unit=items_per_unit,
-                         assignments_per_unit=annotators_per_item)
-    return project, batch, invite_link_create(batch=batch)
-
-
 def preload_responses(count: int, *, chunk: int = 5000) -> int:
     """A study that has grown: `count` completed responses of another project's annotators in the
     same tables, written before the run (does a save slow as the tables grow?)."""
@@ -277,7 +231,7 @@ def preload_responses(count: int, *, chunk: int = 5000) -> int:
     if count <= 0:
         return 0
     items_per_unit = 50
-    older = Project.objects.create(name="Bench ReCAM, earlier study", kind="recam")
+    older = Project.objects.create(name="Bench ReCAM, earlier study", kind="recam", team=common.bench_team())
     items_import(project=older, data=common.recam_jsonl(items_per_unit, tag="preload"), filename="earlier.jsonl")
     batch = batch_create(project=older, name="earlier", items_per_unit=items_per_unit, assignments_per_unit=1)
     unit = batch.units.get()
@@ -292,29 +246,31 @@ def preload_responses(count: int, *, chunk: int = 5000) -> int:
         assignments = Assignment.objects.bulk_create(
             Assignment(unit=unit, annotator=a, status=Assignment.Status.SUBMITTED, submitted_at=now) for a in people
         )
-        rows = [Response(assignment=s, item_id=i, position=n, answers=answers, completed_at=now)
-                for s in assignments for n, i in enumerate(item_ids)]
+        rows = [
+            Response(assignment=s, item_id=i, position=n, answers=answers, completed_at=now)
+            for s in assignments
+            for n, i in enumerate(item_ids)
+        ]
         Response.objects.bulk_create(rows[: count - written], batch_size=1000)
         written += min(len(rows), count - written)
     return written
 
 
-def worker_memory_mb(pids: list[int]) -> list[float]:
-    """Each gunicorn worker's resident memory (VmRSS), MB."""
-    sizes = []
+def worker_memory_mb(pids: list[int]) -> dict[str, list[float]]:
+    """Each gunicorn worker's memory, MB: resident (VmRSS, which counts pages shared with the
+    master and the other workers in full), proportional (Pss: shared pages split among their
+    sharers) and its own (Private_Clean + Private_Dirty: what the worker alone adds)."""
+    sizes: dict[str, list[float]] = {"rss": [], "pss": [], "private": []}
     for pid in pids:
         try:
-            with open(f"/proc/{pid}/status", encoding="ascii") as status:
-                kb = next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
-        except (OSError, StopIteration, ValueError):
+            with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as rollup:
+                kb = {line.split(":")[0]: int(line.split()[1]) for line in rollup if line.endswith("kB\n")}
+        except (OSError, ValueError):
             continue
-        sizes.append(round(kb / 1024, 1))
+        sizes["rss"].append(round(kb["Rss"] / 1024, 1))
+        sizes["pss"].append(round(kb["Pss"] / 1024, 1))
+        sizes["private"].append(round((kb["Private_Clean"] + kb["Private_Dirty"]) / 1024, 1))
     return sizes
-
-
-def hidden_fields(page: str) -> dict[str, str]:
-    """The hidden fields of a page's form, unescaped, as a browser posts them."""
-    return {name: html.unescape(value) for name, value in HIDDEN.findall(page)}
 
 
 def summarize(records, kind, t0, t1):
@@ -329,10 +285,26 @@ def summarize(records, kind, t0, t1):
     }
 
 
-def run(db: str, *, annotators: int, duration: float, warmup: float, max_requests: int, items: int,
-        items_per_unit: int, annotators_per_item: int, port: int, workers: int | None, threads: int | None,
-        max_requests_per_worker: int | None, keep: bool, mode: str = "swap", view_every: int = 7,
-        rate: float | None = None, preload: int = 0) -> dict:
+def run(
+    db: str,
+    *,
+    annotators: int,
+    duration: float,
+    warmup: float,
+    max_requests: int,
+    items: int,
+    items_per_unit: int,
+    annotators_per_item: int,
+    port: int,
+    workers: int | None,
+    threads: int | None,
+    max_requests_per_worker: int | None,
+    keep: bool,
+    mode: str = "swap",
+    view_every: int = 7,
+    rate: float | None = None,
+    preload: int = 0,
+) -> dict:
     name = f"annotate_{os.getpid()}"
     url = common.database_create(db, name)
     log = common.RESULTS / f"gunicorn-annotate-{db}-{os.getpid()}.log"
@@ -340,13 +312,14 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
         common.django_setup(url)
         from django.db import connections
 
-        project, batch, invite = setup_data(items, items_per_unit, annotators_per_item)
+        project, batch, invite = recam_study(items, items_per_unit, annotators_per_item)
         preloaded = preload_responses(preload)
         connections.close_all()
 
         port = free_port(port)
-        server = Gunicorn(url, port=port, log=log, workers=workers, threads=threads,
-                          max_requests=max_requests_per_worker)
+        server = Gunicorn(
+            url, port=port, log=log, workers=workers, threads=threads, max_requests=max_requests_per_worker
+        )
         server_config = server.config
         with server:
             master = server.proc.pid
@@ -361,19 +334,32 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
             budget = Budget(max_requests)
             interval = annotators / rate if rate else 0.0
             # a little after the start (joining takes two requests), annotators evenly out of phase
-            crowd = [VirtualAnnotator(n, port, invite.token, deadline, budget, mode=mode, view_every=view_every,
-                                      interval=interval, first_at=started + 0.2 + n * interval / annotators)
-                     for n in range(annotators)]
-            hung_at = Driver("127.0.0.1", port).run([a.main() for a in crowd],
-                                                    until=deadline + 120)
+            crowd = [
+                VirtualAnnotator(
+                    n,
+                    port,
+                    invite.token,
+                    deadline,
+                    budget,
+                    mode=mode,
+                    view_every=view_every,
+                    interval=interval,
+                    first_at=started + 0.2 + n * interval / annotators,
+                )
+                for n in range(annotators)
+            ]
+            hung_at = Driver("127.0.0.1", port).run([a.main() for a in crowd], until=deadline + 120)
             ended = time.monotonic()
             live = server.workers_pids()
             memory = worker_memory_mb(live)
             # a recycled worker's whole life is in the master's reaped-children time: less its
             # share from before the run
-            server_cpu = (common.cpu_seconds(master, reaped_children=True) - cpu0[master]
-                          + sum(common.cpu_seconds(pid) - cpu0.get(pid, 0.0) for pid in live)
-                          - sum(v for pid, v in cpu0.items() if pid != master and pid not in live))
+            server_cpu = (
+                common.cpu_seconds(master, reaped_children=True)
+                - cpu0[master]
+                + sum(common.cpu_seconds(pid) - cpu0.get(pid, 0.0) for pid in live)
+                - sum(v for pid, v in cpu0.items() if pid != master and pid not in live)
+            )
             client_cpu = time.process_time() - self_cpu0
             busy = common.system_busy_seconds() - busy0
             db_cpu = backends.stop() if backends else 0.0
@@ -388,8 +374,9 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
         views, saves = summarize(records, "view", t0, t1), summarize(records, "save", t0, t1)
         # how evenly the server shares itself: saves of each annotator in the measured window
         # (a keep-alive connection stays with the worker process that accepted it)
-        per_annotator = sorted(sum(1 for k, start, _, _ in a.records if k == "save" and t0 <= start < t1)
-                               for a in crowd)
+        per_annotator = sorted(
+            sum(1 for k, start, _, _ in a.records if k == "save" and t0 <= start < t1) for a in crowd
+        )
         errors: Counter = Counter()
         for a in crowd:
             errors.update(a.errors)
@@ -414,7 +401,9 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
             "items_completed": sum(a.finished_items for a in crowd),
             "items_per_s": sum(a.finished_items for a in crowd) / measured_s if measured_s > 0 else 0,
             "preloaded_responses": preloaded,
-            "worker_rss_mb": memory,
+            "worker_rss_mb": memory["rss"],
+            "worker_pss_mb": memory["pss"],
+            "worker_private_mb": memory["private"],
             "saves_per_annotator": per_annotator,
             "errors": dict(errors),
             "error_samples": [s for a in crowd for s in a.error_samples][:5],
@@ -423,10 +412,14 @@ def run(db: str, *, annotators: int, duration: float, warmup: float, max_request
             "stop_reasons": dict(Counter(a.done_reason for a in crowd)),
             "server": server,
             "server_config": server_config,
-            "cpu_s": {"server": server_cpu, "load_generator": client_cpu,
-                      "postgres_backends": db_cpu,
-                      "other_processes": max(0.0, busy - server_cpu - client_cpu - db_cpu),
-                      "wall": ended - started, "cores": os.cpu_count()},
+            "cpu_s": {
+                "server": server_cpu,
+                "load_generator": client_cpu,
+                "postgres_backends": db_cpu,
+                "other_processes": max(0.0, busy - server_cpu - client_cpu - db_cpu),
+                "wall": ended - started,
+                "cores": os.cpu_count(),
+            },
             "server_cpu_ms_per_request": 1000 * server_cpu / max(1, len(records)),
             # the machine's speed: the load generator does the same work for every request, yet
             # its CPU a request moved from 0.27 to 0.47 ms between runs of one day (bench/README.md)
@@ -465,8 +458,11 @@ def _db_check(url: str, project_id: int) -> dict:
     qs = Response.objects.filter(item__project_id=project_id)
     pages = sum(len(a) for a in qs.exclude(answers={}).values_list("answers", flat=True).iterator())
     dupes = qs.values("assignment_id", "item_id").annotate(n=Count("id")).filter(n__gt=1).count()
-    return {"pages_stored": pages, "items_completed": qs.filter(completed_at__isnull=False).count(),
-            "duplicate_responses": dupes}
+    return {
+        "pages_stored": pages,
+        "items_completed": qs.filter(completed_at__isnull=False).count(),
+        "duplicate_responses": dupes,
+    }
 
 
 def main() -> None:
@@ -482,21 +478,39 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8765, help="first port tried")
     parser.add_argument("--workers", type=int, default=None, help="default: deploy/gunicorn.conf.py")
     parser.add_argument("--threads", type=int, default=None, help="default: deploy/gunicorn.conf.py")
-    parser.add_argument("--worker-max-requests", type=int, default=None,
-                        help="gunicorn max_requests (default: deploy/gunicorn.conf.py)")
-    parser.add_argument("--mode", choices=["swap", "prg"], default="swap",
-                        help="swap: a save is one POST answered with the next page (the page script); "
-                             "prg: POST, redirect, GET (no script)")
-    parser.add_argument("--view-every", type=int, default=7,
-                        help="swap mode: also GET the page after every N saves (a reload per item), 0: never")
-    parser.add_argument("--rate", type=float, default=None,
-                        help="saves per second, all annotators together, each at its scheduled time "
-                             "(latency counted from then); default: closed loop, as fast as the server answers")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="run N times (a fresh database each) and report the median run by saves/s")
-    parser.add_argument("--preload", type=int, default=0,
-                        help="first write this many completed responses of an earlier study into the same tables "
-                             "(e.g. 1000000: does a save slow as a study grows?)")
+    parser.add_argument(
+        "--worker-max-requests", type=int, default=None, help="gunicorn max_requests (default: deploy/gunicorn.conf.py)"
+    )
+    parser.add_argument(
+        "--mode",
+        choices=["swap", "prg"],
+        default="swap",
+        help="swap: a save is one POST answered with the next page (the page script); "
+        "prg: POST, redirect, GET (no script)",
+    )
+    parser.add_argument(
+        "--view-every",
+        type=int,
+        default=7,
+        help="swap mode: also GET the page after every N saves (a reload per item), 0: never",
+    )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=None,
+        help="saves per second, all annotators together, each at its scheduled time "
+        "(latency counted from then); default: closed loop, as fast as the server answers",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="run N times (a fresh database each) and report the median run by saves/s"
+    )
+    parser.add_argument(
+        "--preload",
+        type=int,
+        default=0,
+        help="first write this many completed responses of an earlier study into the same tables "
+        "(e.g. 1000000: does a save slow as a study grows?)",
+    )
     parser.add_argument("--quick", action="store_true", help="5 s, 300 items")
     parser.add_argument("--keep", action="store_true", help="keep the benchmark database")
     args = parser.parse_args()
@@ -504,51 +518,88 @@ def main() -> None:
         args.duration, args.warmup, args.items, args.repeat = 5.0, 1.0, 300, 1
     runs = []
     for n in range(args.repeat):
-        runs.append(run(
-            args.db, annotators=args.annotators, duration=args.duration, warmup=args.warmup,
-            max_requests=args.max_requests, items=args.items, items_per_unit=args.items_per_unit,
-            annotators_per_item=args.annotators_per_item, port=args.port, workers=args.workers,
-            threads=args.threads, max_requests_per_worker=args.worker_max_requests, keep=args.keep,
-            mode=args.mode, view_every=args.view_every, rate=args.rate, preload=args.preload,
-        ))
+        runs.append(
+            run(
+                args.db,
+                annotators=args.annotators,
+                duration=args.duration,
+                warmup=args.warmup,
+                max_requests=args.max_requests,
+                items=args.items,
+                items_per_unit=args.items_per_unit,
+                annotators_per_item=args.annotators_per_item,
+                port=args.port,
+                workers=args.workers,
+                threads=args.threads,
+                max_requests_per_worker=args.worker_max_requests,
+                keep=args.keep,
+                mode=args.mode,
+                view_every=args.view_every,
+                rate=args.rate,
+                preload=args.preload,
+            )
+        )
         if args.repeat > 1:
             r = runs[-1]
-            print(f"  run {n + 1} of {args.repeat}: {r['saves_per_s']:.0f} saves/s, p95 save "
-                  f"{r['saves']['p95_ms']:.1f} ms, view {r['views']['p95_ms']:.1f} ms; "
-                  f"server CPU {r['server_cpu_ms_per_request']:.2f} ms a request, load generator "
-                  f"{r['load_generator_cpu_ms_per_request']:.3f} ms", flush=True)
+            print(
+                f"  run {n + 1} of {args.repeat}: {r['saves_per_s']:.0f} saves/s, p95 save "
+                f"{r['saves']['p95_ms']:.1f} ms, view {r['views']['p95_ms']:.1f} ms; "
+                f"server CPU {r['server_cpu_ms_per_request']:.2f} ms a request, load generator "
+                f"{r['load_generator_cpu_ms_per_request']:.3f} ms",
+                flush=True,
+            )
     # the median run by saves/s stands for all (the machine's noise moves whole runs)
     result = sorted(runs, key=lambda r: r["saves_per_s"])[(len(runs) - 1) // 2]
-    result["runs"] = [{"saves_per_s": r["saves_per_s"], "save_p95_ms": r["saves"]["p95_ms"],
-                       "view_p95_ms": r["views"]["p95_ms"], "server_cpu_ms_per_request": r["server_cpu_ms_per_request"],
-                       "load_generator_cpu_ms_per_request": r["load_generator_cpu_ms_per_request"],
-                       "meets": r["meets"]} for r in runs]
+    result["runs"] = [
+        {
+            "saves_per_s": r["saves_per_s"],
+            "save_p95_ms": r["saves"]["p95_ms"],
+            "view_p95_ms": r["views"]["p95_ms"],
+            "server_cpu_ms_per_request": r["server_cpu_ms_per_request"],
+            "load_generator_cpu_ms_per_request": r["load_generator_cpu_ms_per_request"],
+            "meets": r["meets"],
+        }
+        for r in runs
+    ]
     result["machine"] = common.machine()
     v, s = result["views"], result["saves"]
     fmt = lambda x: "-" if x is None else f"{x:.1f}"  # noqa: E731
     load = f"paced at {args.rate:g} saves/s" if args.rate else "closed loop"
     median = f", the median of {args.repeat} runs" if args.repeat > 1 else ""
-    print(f"annotate on {args.db} ({args.mode}, {load}), {args.annotators} annotators, "
-          f"{result['measured_s']:.1f} s measured{median}:")
+    print(
+        f"annotate on {args.db} ({args.mode}, {load}), {args.annotators} annotators, "
+        f"{result['measured_s']:.1f} s measured{median}:"
+    )
     print(f"  views: {v['per_s']:.0f}/s  p50 {fmt(v['p50_ms'])} p95 {fmt(v['p95_ms'])} p99 {fmt(v['p99_ms'])} ms")
     print(f"  saves: {s['per_s']:.0f}/s  p50 {fmt(s['p50_ms'])} p95 {fmt(s['p95_ms'])} p99 {fmt(s['p99_ms'])} ms")
     srv = result["server"]["latency_ms"]
     for kind in ("view", "save"):
         if kind in srv:
-            print(f"  server-side {kind}: p50 {fmt(srv[kind]['p50'])} p95 {fmt(srv[kind]['p95'])} "
-                  f"p99 {fmt(srv[kind]['p99'])} ms")
-    print(f"  errors: {result['errors_total']} {result['errors'] or ''} database is locked: "
-          f"{result['server']['database_is_locked']}; items completed {result['items_completed']}; "
-          f"cpu server {result['cpu_s']['server']:.1f} s, load generator {result['cpu_s']['load_generator']:.1f} s, "
-          f"postgres {result['cpu_s']['postgres_backends']:.1f} s, "
-          f"other processes {result['cpu_s']['other_processes']:.1f} s of {result['cpu_s']['wall'] * os.cpu_count():.0f} s")
+            print(
+                f"  server-side {kind}: p50 {fmt(srv[kind]['p50'])} p95 {fmt(srv[kind]['p95'])} "
+                f"p99 {fmt(srv[kind]['p99'])} ms"
+            )
+    print(
+        f"  errors: {result['errors_total']} {result['errors'] or ''} database is locked: "
+        f"{result['server']['database_is_locked']}; items completed {result['items_completed']}; "
+        f"cpu server {result['cpu_s']['server']:.1f} s, load generator {result['cpu_s']['load_generator']:.1f} s, "
+        f"postgres {result['cpu_s']['postgres_backends']:.1f} s, "
+        f"other processes {result['cpu_s']['other_processes']:.1f} s of {result['cpu_s']['wall'] * os.cpu_count():.0f} s"
+    )
     print(f"  saves per annotator: {result['saves_per_annotator']}")
-    print(f"  completed items: {result['items_per_s']:.1f}/s (an item is {7} pages of ReCAM); responses in the "
-          f"tables beforehand: {result['preloaded_responses']:,}; worker memory (RSS): {result['worker_rss_mb']} MB")
-    print(f"  server CPU per request: {result['server_cpu_ms_per_request']:.2f} ms "
-          f"(2 cores fully used by the server alone: about {2000 / result['server_cpu_ms_per_request']:.0f} requests/s)")
-    print(f"  load generator CPU per request: {result['load_generator_cpu_ms_per_request']:.3f} ms (the same work in "
-          f"every run: how fast the machine ran; saves/s x this = {result['saves_per_s'] * result['load_generator_cpu_ms_per_request']:.0f})")
+    print(
+        f"  completed items: {result['items_per_s']:.1f}/s (an item is {7} pages of ReCAM); responses in the "
+        f"tables beforehand: {result['preloaded_responses']:,}; worker memory (MB): RSS {result['worker_rss_mb']}, "
+        f"PSS {result['worker_pss_mb']}, private {result['worker_private_mb']}"
+    )
+    print(
+        f"  server CPU per request: {result['server_cpu_ms_per_request']:.2f} ms "
+        f"(2 cores fully used by the server alone: about {2000 / result['server_cpu_ms_per_request']:.0f} requests/s)"
+    )
+    print(
+        f"  load generator CPU per request: {result['load_generator_cpu_ms_per_request']:.3f} ms (the same work in "
+        f"every run: how fast the machine ran; saves/s x this = {result['saves_per_s'] * result['load_generator_cpu_ms_per_request']:.0f})"
+    )
     print(f"  meets: {result['meets']}")
     common.save_result(f"annotate-{args.db}", result)
     common.emit(result)

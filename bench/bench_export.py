@@ -101,7 +101,7 @@ def build(db: str, rows: int, items: int) -> dict:
     t0 = time.perf_counter()
     per_item = max(1, rows // items)
     items_per_unit = 10
-    project = Project.objects.create(name="Bench export", kind="recam")
+    project = Project.objects.create(name="Bench export", kind="recam", team=common.bench_team())
     items_import(project=project, data=common.recam_jsonl(items, tag="e"), filename="bench.jsonl")
     batch = batch_create(project=project, name="bench", items_per_unit=items_per_unit, assignments_per_unit=per_item)
     annotators = Annotator.objects.bulk_create(
@@ -122,11 +122,13 @@ def build(db: str, rows: int, items: int) -> dict:
             cur.execute("PRAGMA synchronous=OFF")
     with transaction.atomic(), connection.cursor() as cur:
         # assignments: every annotator on every unit (submitted)
-        a_rows = [(u, a.pk, "submitted", "", stamp, stamp, stamp) for u in units for a in annotators]
-        a_cols = "unit_id, annotator_id, status, channel_assignment_id, started_at, last_activity_at, submitted_at"
+        a_rows = [(u, a.pk, "submitted", "", stamp, stamp, stamp, len(unit_items[u])) for u in units for a in annotators]
+        a_cols = (
+            "unit_id, annotator_id, status, channel_assignment_id, started_at, last_activity_at, submitted_at, item_count"
+        )
         _bulk(cur, db, a_table, a_cols, a_rows)
         assignments = list(Assignment.objects.filter(unit__batch=batch).values_list("id", "unit_id").order_by("id"))
-        r_cols = "assignment_id, item_id, position, answers, timings, completed_at"
+        r_cols = "assignment_id, item_id, position, answers, timings, completed_at, version"
         made = 0
         block = []
         for asg_id, unit_id in assignments:
@@ -134,7 +136,7 @@ def build(db: str, rows: int, items: int) -> dict:
                 if made >= rows:
                     break
                 answers, timings = next(cycle)
-                block.append((asg_id, item_id, pos, answers, timings, stamp))
+                block.append((asg_id, item_id, pos, answers, timings, stamp, 1))
                 made += 1
             if len(block) >= 50_000:
                 _bulk(cur, db, r_table, r_cols, block)
@@ -215,10 +217,10 @@ def export_inprocess(project_id: int, fmt: str, sha256: bool = False) -> dict:
     project = Project.objects.get(pk=project_id)
     from quality.exports import Options, export_open
 
-    source = "quality.exports.export_open(dataset='raw', item_text)"
+    source = f"quality.exports.export_open(dataset='raw', item_text={ITEM_TEXT['on']})"
 
     def chunks():
-        return export_open(project=project, dataset="raw", fmt=fmt, options=Options(item_text=True)).chunks
+        return export_open(project=project, dataset="raw", fmt=fmt, options=Options(item_text=ITEM_TEXT["on"])).chunks
 
     before = common.rss_kb()
     sampler = RssSampler(["self"])
@@ -248,7 +250,7 @@ def export_inprocess(project_id: int, fmt: str, sha256: bool = False) -> dict:
 
 def export_api(url: str, project_id: int, fmt: str, port: int, log, sha256: bool = False) -> dict:
     auth = "Basic " + base64.b64encode(f"{STAFF[0]}:{STAFF[1]}".encode()).decode()
-    path = f"/api/projects/{project_id}/export/?dataset=raw&format={fmt}&item_text=true"
+    path = f"/api/projects/{project_id}/export/?dataset=raw&format={fmt}&item_text={str(ITEM_TEXT['on']).lower()}"
 
     def download(p: str, digest=None):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
@@ -312,7 +314,7 @@ def export_job(project_id: int, fmt: str) -> dict:
     project = Project.objects.get(pk=project_id)
     with tempfile.TemporaryDirectory(prefix="bench-export-") as root, override_settings(EXPORT_ROOT=root):
         job = ExportJob.objects.create(project=project, dataset="raw", format=fmt, file_name=f"bench.{fmt}",
-                                       file_path=f"bench.{fmt}", options={"item_text": True})
+                                       file_path=f"bench.{fmt}", options={"item_text": ITEM_TEXT["on"]})
         before = common.rss_kb()
         sampler = RssSampler(["self"])
         sampler.peak = {"self": before}
@@ -326,6 +328,9 @@ def export_job(project_id: int, fmt: str) -> dict:
 
 
 _TINY: dict = {}
+#: rows carry the item's text (question and passage), as a researcher's export does; off
+#: (`--answers-only`) for an A/B against code whose export had no such option
+ITEM_TEXT = {"on": True}
 
 
 def _tiny_project() -> int:
@@ -336,7 +341,9 @@ def _make_tiny() -> None:
     from annotation.models import Project
     from annotation.services.imports import items_import
 
-    project, _ = Project.objects.get_or_create(name="Bench export warm-up", kind="recam")
+    project, _ = Project.objects.get_or_create(
+        name="Bench export warm-up", kind="recam", defaults={"team": common.bench_team()}
+    )
     items_import(project=project, data=common.recam_jsonl(5, tag="t"), filename="tiny.jsonl")
     _TINY["id"] = project.pk
 
@@ -404,7 +411,10 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the database (bench_export_<rows>)")
     parser.add_argument("--reuse", action="store_true", help="reuse a kept database of the same size")
     parser.add_argument("--sha256", action="store_true", help="hash the exported bytes (to compare code versions)")
+    parser.add_argument("--answers-only", action="store_true",
+                        help="rows without the item's text (the export of the code before issue 15, for an A/B)")
     args = parser.parse_args()
+    ITEM_TEXT["on"] = not args.answers_only
     if args.quick:
         args.rows, args.items = 50_000, 1_000
     result = run(args.db, rows=args.rows, items=args.items, via=args.via, fmt=args.format, port=args.port,

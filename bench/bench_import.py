@@ -153,7 +153,7 @@ def http_upload_times(url: str, data: bytes, *, repeat: int, items: int) -> list
 
     password = uuid.uuid4().hex
     get_user_model().objects.create_superuser("bench-importer", "", password)
-    projects = [Project.objects.create(name=f"http {r}", kind="recam") for r in range(repeat)]
+    projects = [Project.objects.create(name=f"http {r}", kind="recam", team=common.bench_team()) for r in range(repeat)]
     connections.close_all()
     auth = "Basic " + base64.b64encode(f"bench-importer:{password}".encode()).decode()
     boundary = uuid.uuid4().hex
@@ -186,12 +186,12 @@ def run(db: str, *, items: int, megabytes: float, repeat: int, keep: bool) -> di
 
         data = common.recam_jsonl(items, target_bytes=int(megabytes * 1_000_000))
         # warm-up: imports, registry, connection, statement caches (a tiny file)
-        warm = Project.objects.create(name="warm-up", kind="recam")
+        warm = Project.objects.create(name="warm-up", kind="recam", team=common.bench_team())
         items_import(project=warm, data=common.recam_jsonl(20, tag="w"), filename="warm.jsonl")
 
         times = []
         for r in range(repeat):
-            project = Project.objects.create(name=f"bench {r}", kind="recam")
+            project = Project.objects.create(name=f"bench {r}", kind="recam", team=common.bench_team())
             gc.collect()
             t0 = time.perf_counter()
             report = items_import(project=project, data=data, filename="bench.jsonl")
@@ -205,7 +205,7 @@ def run(db: str, *, items: int, megabytes: float, repeat: int, keep: bool) -> di
         assert again.created == 0 and again.duplicates == items, again
 
         clock = Clock()
-        project = Project.objects.create(name="instrumented", kind="recam")
+        project = Project.objects.create(name="instrumented", kind="recam", team=common.bench_team())
         gc.collect()
         with instrumented(clock):
             t0 = time.perf_counter()

@@ -247,3 +247,10 @@ def save_result(name: str, result: dict[str, Any]) -> Path:
 def emit(result: dict[str, Any]) -> None:
     """Last line of stdout: the result as JSON, for run_all.py."""
     print("BENCH-RESULT " + json.dumps(result, default=str), flush=True)
+
+
+def bench_team() -> Any:
+    """The team the benchmarks' projects belong to (every project has one); call after django_setup."""
+    from annotation.models import Team
+
+    return Team.objects.get_or_create(name="Bench team")[0]

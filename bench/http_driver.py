@@ -9,8 +9,10 @@ A client is a generator: it yields a `Request`, and is sent the `Reply` (or has 
 thrown in, an OSError or TimeoutError) when the answer is complete. Each client has its own
 connection, kept alive until the server answers `Connection: close` (then the next request
 opens a new one), as a browser tab does. A request with `due` is not sent before that time
-(a paced load: the wait is the client's, not the server's).
+(a paced load: the wait is the client's, not the server's). A running client can start another
+with `Driver.spawn` (a second tab, a second click on the same button): it runs beside the others.
 """
+
 from __future__ import annotations
 
 import errno
@@ -92,7 +94,8 @@ def parse(buf: bytes | bytearray, *, method: str, eof: bool) -> tuple[int, list[
     headers = [(k.strip(), v.strip()) for k, _, v in (line.partition(":") for line in head[1:])]
     lower = {k.lower(): v for k, v in headers}
     close = lower.get("connection", "").lower() == "close" or (
-        version == "HTTP/1.0" and lower.get("connection", "").lower() != "keep-alive")
+        version == "HTTP/1.0" and lower.get("connection", "").lower() != "keep-alive"
+    )
     start = end + 4
     if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
         return status, headers, b"", close
@@ -105,12 +108,12 @@ def parse(buf: bytes | bytearray, *, method: str, eof: bool) -> tuple[int, list[
             size = int(bytes(buf[pos:line_end]).split(b";")[0], 16)
             if size == 0:
                 trailer_end = buf.find(CRLF2, line_end)  # the last chunk, trailers, empty line
-                if trailer_end < 0 and buf[line_end:line_end + 4] != CRLF2:
+                if trailer_end < 0 and buf[line_end : line_end + 4] != CRLF2:
                     break
                 return status, headers, bytes(body), close
             if len(buf) < line_end + 2 + size + 2:
                 break
-            body += buf[line_end + 2:line_end + 2 + size]
+            body += buf[line_end + 2 : line_end + 2 + size]
             pos = line_end + 2 + size + 2
         if eof:
             raise ConnectionError("connection closed inside a chunked body")
@@ -118,7 +121,7 @@ def parse(buf: bytes | bytearray, *, method: str, eof: bool) -> tuple[int, list[
     if "content-length" in lower:
         n = int(lower["content-length"])
         if len(buf) - start >= n:
-            return status, headers, bytes(buf[start:start + n]), close
+            return status, headers, bytes(buf[start : start + n]), close
         if eof:
             raise ConnectionError(f"connection closed after {len(buf) - start} of {n} body bytes")
         return None
@@ -135,12 +138,19 @@ class Driver:
         self.sel = selectors.DefaultSelector()
         self.timers: list[tuple[float, int, _Slot]] = []
         self.order = itertools.count()
+        self.slots: list[_Slot] = []
+
+    def spawn(self, client: Client) -> None:
+        """Start another client during `run` (called from inside a running one): its first
+        request goes out at once, and `run` waits for it as for the others."""
+        self.slots.append(_Slot(client))
+        self._advance(self.slots[-1], None)
 
     def run(self, clients: Iterable[Client], until: float) -> list[int]:
         """The indexes of the clients still running when `until` came (hung)."""
-        slots = [_Slot(gen) for gen in clients]
-        for slot in slots:
-            self._advance(slot, None)
+        for gen in clients:
+            self.spawn(gen)
+        slots = self.slots  # grows as clients spawn others
         while any(not s.done for s in slots):
             now = time.monotonic()
             if now >= until:

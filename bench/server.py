@@ -3,14 +3,17 @@
 It uses deploy/gunicorn.conf.py (gthread-based workers) as deployed, overriding only the bind address,
 the log level and, when asked, the number of workers and threads.
 """
+
 from __future__ import annotations
 
 import http.client
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import common
@@ -19,11 +22,20 @@ DEPLOY_CONF = common.ROOT / "deploy" / "gunicorn.conf.py"
 
 
 class Gunicorn:
-    def __init__(self, url: str, *, port: int, log: Path, workers: int | None = None,
-                 threads: int | None = None, max_requests: int | None = None):
+    def __init__(
+        self,
+        url: str,
+        *,
+        port: int,
+        log: Path,
+        workers: int | None = None,
+        threads: int | None = None,
+        max_requests: int | None = None,
+    ):
         self.url, self.port, self.log = url, port, log
         self.workers, self.threads, self.max_requests = workers, threads, max_requests
         self.proc: subprocess.Popen | None = None
+        self.starts = 0  # a restart appends to the log of the runs before
 
     @property
     def config(self) -> dict:
@@ -35,7 +47,10 @@ class Gunicorn:
             "max_requests": self.max_requests,
         }
 
-    def start(self, ready_path: str = "/admin/login/", timeout: float = 60) -> None:
+    def start(self, ready_path: str = "/admin/login/", timeout: float = 60, *, busy: bool = False) -> None:
+        """Start and wait until every worker answers. `busy`: clients are already knocking (a
+        restart under load), so the first answer may wait its turn behind theirs, and the
+        server is not warmed (they warm it)."""
         extra = {"GUNICORN_BIND": f"127.0.0.1:{self.port}", "GUNICORN_LOG_LEVEL": "warning"}
         if self.workers:
             extra["WEB_CONCURRENCY"] = str(self.workers)
@@ -47,27 +62,44 @@ class Gunicorn:
         if DEPLOY_CONF.exists():
             cmd += ["--config", str(DEPLOY_CONF)]
         else:  # the deploy file is not there: the same shape, from the command line
-            cmd += ["--worker-class", "gthread", "--workers", str(self.workers or 4),
-                    "--threads", str(self.threads or 4), "--access-logfile", "-", "--error-logfile", "-",
-                    "--access-logformat", '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"']
+            cmd += [
+                "--worker-class",
+                "gthread",
+                "--workers",
+                str(self.workers or 4),
+                "--threads",
+                str(self.threads or 4),
+                "--access-logfile",
+                "-",
+                "--error-logfile",
+                "-",
+                "--access-logformat",
+                '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"',
+            ]
         cmd += ["--bind", f"127.0.0.1:{self.port}", "config.wsgi:application"]
         self.log.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.log, "wb")
+        self._fh = open(self.log, "ab" if self.starts else "wb")
+        self.starts += 1
         self.proc = subprocess.Popen(
-            cmd, cwd=common.ROOT, env=common.server_env(self.url, **extra), stdout=self._fh, stderr=subprocess.STDOUT,
+            cmd,
+            cwd=common.ROOT,
+            env=common.server_env(self.url, **extra),
+            stdout=self._fh,
+            stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"gunicorn exited with {self.proc.returncode}; see {self.log}")
             try:
-                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout if busy else 5)
                 conn.request("GET", ready_path)
                 status = conn.getresponse().status
                 conn.close()
                 # every worker must have booted, so the first measured requests pay no import cost
                 if status < 500 and len(self.workers_pids()) >= (self.workers or 1):
-                    self._warm(ready_path)
+                    if not busy:
+                        self._warm(ready_path)
                     return
             except OSError:
                 pass
@@ -96,6 +128,15 @@ class Gunicorn:
         if getattr(self, "_fh", None):
             self._fh.close()
 
+    def restart(self) -> tuple[float, float]:
+        """SIGTERM to the master, wait for it to exit (its workers finish the requests they hold),
+        start again: the seconds the stop took and those until the new workers answered."""
+        began = time.monotonic()
+        self.stop()
+        stopped = time.monotonic()
+        self.start(timeout=180, busy=True)
+        return stopped - began, time.monotonic() - stopped
+
     def __enter__(self):
         self.start()
         return self
@@ -120,3 +161,33 @@ def free_port(start: int) -> int:
 
 def loadavg() -> float:
     return os.getloadavg()[0]
+
+
+ACCESS = re.compile(r'"(GET|POST) (/[^ ]*) HTTP/[0-9.]+" (\d{3}) \S+ (\d+)ms')
+
+
+def server_side(log_path, annotator_paths: set[str]) -> dict:
+    """Latencies inside gunicorn (access log %(M)s), errors and lock errors from its log."""
+    times: dict[str, list[float]] = defaultdict(list)
+    statuses: Counter = Counter()
+    text = log_path.read_text(errors="replace")
+    for m in ACCESS.finditer(text):
+        method, path, status, ms = m.group(1), m.group(2), int(m.group(3)), float(m.group(4))
+        statuses[status] += 1
+        if path in annotator_paths:
+            times["view" if method == "GET" else "save"].append(ms)
+    return {
+        "latency_ms": {
+            kind: {
+                "p50": common.percentile(v, 50),
+                "p95": common.percentile(v, 95),
+                "p99": common.percentile(v, 99),
+                "n": len(v),
+            }
+            for kind, v in times.items()
+        },
+        "status_counts": dict(statuses),
+        "database_is_locked": text.count("database is locked"),
+        "tracebacks": text.count("Traceback (most recent call last)"),
+        "worker_timeouts": text.count("WORKER TIMEOUT"),
+    }

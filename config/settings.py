@@ -286,4 +286,6 @@ PROLIFIC_COMPLETION_URL = env.str("PROLIFIC_COMPLETION_URL", default="https://ap
 # The cost shown before publishing: Prolific's fee (academic 33.3 %, corporate 42.8 %) and VAT
 # on it by the workspace's billing country (GB: 20 %; empty: no VAT).
 PROLIFIC_CORPORATE = env.bool("PROLIFIC_CORPORATE", default=False)
+# The workspace's currency (Prolific workspaces pay in GBP or USD): rewards, bonuses and costs.
+PROLIFIC_CURRENCY = env.str("PROLIFIC_CURRENCY", default="GBP")
 PROLIFIC_VAT_COUNTRY = env.str("PROLIFIC_VAT_COUNTRY", default="GB")

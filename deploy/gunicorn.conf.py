@@ -11,7 +11,9 @@ GUNICORN_WORKER_CLASS              default sync (gunicorn's stock sync worker, b
                                    with GUNICORN_THREADS where no buffering proxy faces slow clients
 GUNICORN_LOG_LEVEL                 default info
 GUNICORN_CONTROL_SOCKET            path of gunicorn's control socket (gunicornc); default: none
+GUNICORN_PRELOAD                   load the app in the master before forking (shared memory); default true
 """
+import gc
 import multiprocessing
 import os
 
@@ -53,13 +55,29 @@ control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET", "")
 control_socket_disable = not control_socket
 
 # Workers load the app after forking, so each opens its own database connections.
-preload_app = False
+#: load the app once in the master and fork the workers from it: the modules (Django, the kinds,
+#: the quality stack with pandas, scipy and matplotlib) are in memory once, shared by every worker,
+#: and a worker (re)starts at once. A code change then needs a restart, not a HUP.
+preload_app = os.environ.get("GUNICORN_PRELOAD", "true").strip().lower() not in ("0", "false", "no")
+
+# Python's documented recipe for a server that forks without exec (gc.freeze): no collection in
+# the master while it loads the app (no freed holes in pages the workers share), everything it
+# holds frozen before each fork (a worker's collections never write to those objects' pages), and
+# collections on again in the worker.
+if preload_app:
+    gc.disable()
+
+
+def pre_fork(server, worker) -> None:
+    gc.freeze()
+
+
+def post_fork(server, worker) -> None:
+    gc.enable()
 
 
 def post_worker_init(worker) -> None:
     """The app is loaded (modules, URL patterns, settings): objects that live as long as the
-    worker. gc.freeze() (Python's documented call for forked servers) puts them out of the cyclic
-    collector's reach, so its full collections scan only what requests made since."""
-    import gc
-
+    worker. gc.freeze() puts them out of the cyclic collector's reach, so its full collections
+    scan only what requests made since (without preload_app, this is where the app was loaded)."""
     gc.freeze()

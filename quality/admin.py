@@ -9,6 +9,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from annotation.admin.common import OwnTeamsFilter, TeamScoped
 from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision
 from quality.report.context import run_report_context
 from quality.selectors import export_jobs, run_summary, runs_with_counts
@@ -43,9 +44,9 @@ class AnnotatorDecisionInline(ReadOnlyMixin, admin.TabularInline):
 
 
 @admin.register(QualityRun)
-class QualityRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class QualityRunAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
     list_display = ("__str__", "status", "created_at", "responses_kept", "annotators_kept", "report_link")
-    list_filter = ("status", "project")
+    list_filter = ("status", ("project", OwnTeamsFilter))
     date_hierarchy = "created_at"
     fields = ("project", "status", "created_by", "created_at", "finished_at", "parameters", "summary", "error",
               "report_link")
@@ -79,11 +80,13 @@ class QualityRunAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(ResponseDecision)
-class ResponseDecisionAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class ResponseDecisionAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
     """Why each annotation was kept or dropped, filterable by run and outcome."""
 
+    project_path = "run__project"
+
     list_display = ("response_id", "run_id", "item", "annotator", "keep", "reasons_text")
-    list_filter = ("keep", "run__project", "run")
+    list_filter = ("keep", ("run__project", OwnTeamsFilter), ("run", OwnTeamsFilter))
     list_select_related = ("response__item", "response__assignment__annotator")
     search_fields = ("response__item__external_id", "response__assignment__annotator__external_id")
     raw_id_fields = ("run", "response")
@@ -103,9 +106,10 @@ class ResponseDecisionAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(ItemResult)
-class ItemResultAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class ItemResultAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
+    project_path = "run__project"
     list_display = ("item", "run_id", "diagnostics")
-    list_filter = ("run__project", "run")
+    list_filter = (("run__project", OwnTeamsFilter), ("run", OwnTeamsFilter))
     list_select_related = ("item",)
     search_fields = ("item__external_id",)
     raw_id_fields = ("run", "item")
@@ -113,12 +117,12 @@ class ItemResultAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(ExportJob)
-class ExportJobAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class ExportJobAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
     """Export jobs, read-only: they are started and downloaded from the project's quality report."""
 
     list_display = ("__str__", "status", "cells", "progress_shown", "rows_written", "size", "created_by",
                     "created_at", "download_link")
-    list_filter = ("status", "format", "project")
+    list_filter = ("status", "format", ("project", OwnTeamsFilter))
     date_hierarchy = "created_at"
     fields = ("project", "dataset", "format", "options", "cells", "status", "progress_shown", "rows_written",
               "rows_total", "size", "file_name", "error", "created_by", "created_at", "started_at", "finished_at",

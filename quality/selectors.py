@@ -71,7 +71,7 @@ def response_decisions(run: QualityRun) -> QuerySet[ResponseDecision]:
 
 
 def response_value_columns(run: QualityRun) -> list[str]:
-    """Per-annotation values a run derived (CoSimLex: calibrated and rescaled ratings)."""
+    """Per-annotation values a run derived (e.g. calibrated and rescaled ratings)."""
     return list((run.report or {}).get("response_values") or [])
 
 

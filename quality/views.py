@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.kinds import get_kind
 from annotation.models import Project
+from annotation.team_selectors import projects_visible_to, visible_to
 from quality.exports import FORMATS, ExportUnavailable, Options, UnknownExport, export_open, project_datasets
 from quality.exports.http import export_job_response, export_response
 from quality.forms import ExportForm
@@ -94,7 +95,7 @@ def _run_tables(request: HttpRequest, run: QualityRun | None, columns: list[str]
 @permission_required("quality.view_qualityrun", raise_exception=True)
 @require_GET
 def report(request: HttpRequest, project_id: int) -> HttpResponse:
-    project = get_object_or_404(Project, pk=project_id)
+    project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
     run = _selected_run(request, project)
     columns = get_kind(project.kind).item_diagnostic_columns()
     context = {
@@ -115,8 +116,10 @@ def report(request: HttpRequest, project_id: int) -> HttpResponse:
     return render(request, "quality/report.html", context)
 
 
-def _run_of(project_id: int, run_id: int) -> QualityRun:
-    return get_object_or_404(QualityRun.objects.select_related("project"), pk=run_id, project_id=project_id)
+def _run_of(request: HttpRequest, project_id: int, run_id: int) -> QualityRun:
+    """A run of a project the user may reach; any other answers 404, like one that does not exist."""
+    runs = visible_to(request.user, QualityRun.objects.select_related("project"))
+    return get_object_or_404(runs, pk=run_id, project_id=project_id)
 
 
 @staff_member_required
@@ -124,7 +127,7 @@ def _run_of(project_id: int, run_id: int) -> QualityRun:
 @require_GET
 def plot(request: HttpRequest, project_id: int, run_id: int, name: str) -> HttpResponse:
     """One stored plot of a run, as an SVG image."""
-    found = run_plots(_run_of(project_id, run_id)).filter(name=name).first()
+    found = run_plots(_run_of(request, project_id, run_id)).filter(name=name).first()
     if found is None:
         raise Http404("No such plot in this run.")
     return HttpResponse(found.svg, content_type="image/svg+xml")
@@ -135,7 +138,7 @@ def plot(request: HttpRequest, project_id: int, run_id: int, name: str) -> HttpR
 @require_GET
 def run_status(request: HttpRequest, project_id: int, run_id: int) -> JsonResponse:
     """A run's state, polled by the report page while a worker computes it."""
-    run = _run_of(project_id, run_id)
+    run = _run_of(request, project_id, run_id)
     return JsonResponse({"id": run.pk, "status": run.status, "error": run.error})
 
 
@@ -144,7 +147,7 @@ def run_status(request: HttpRequest, project_id: int, run_id: int) -> JsonRespon
 @require_GET
 def report_download(request: HttpRequest, project_id: int, run_id: int) -> HttpResponse:
     """The run's figures, tables and plots as one self-contained HTML file (plots inline as SVG)."""
-    run = run_with_counts(_run_of(project_id, run_id).pk)
+    run = run_with_counts(_run_of(request, project_id, run_id).pk)
     context = {
         "project": run.project, "run": run, **run_report_context(run),
         "inline_plots": [(p.title, inline_svg(p.svg)) for p in run_plots(run)],
@@ -160,7 +163,7 @@ def report_download(request: HttpRequest, project_id: int, run_id: int) -> HttpR
 @permission_required("quality.add_qualityrun", raise_exception=True)
 @require_POST
 def run_now(request: HttpRequest, project_id: int) -> HttpResponse:
-    project = get_object_or_404(Project, pk=project_id)
+    project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
     run = quality_run_request(project=project, by=request.user)
     run.refresh_from_db()
     if run.status == QualityRun.Status.DONE:
@@ -178,7 +181,7 @@ def run_now(request: HttpRequest, project_id: int) -> HttpResponse:
 def export(request: HttpRequest, project_id: int, dataset: str, fmt: str) -> HttpResponse:
     """A download at once, streamed through the same writer as the jobs (for small exports);
     `?spreadsheet_safe=1`, `?item_text=1` as the job form's options."""
-    project = get_object_or_404(Project, pk=project_id)
+    project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
     options = Options(spreadsheet_safe=request.GET.get("spreadsheet_safe") == "1",
                       item_text=request.GET.get("item_text") == "1")
     try:
@@ -195,7 +198,7 @@ def export(request: HttpRequest, project_id: int, dataset: str, fmt: str) -> Htt
 @require_POST
 def export_start(request: HttpRequest, project_id: int) -> HttpResponse:
     """Start an export job; it writes a file the page then lists with a download link."""
-    project = get_object_or_404(Project, pk=project_id)
+    project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
     form = ExportForm(request.POST, project=project)
     if not form.is_valid():
         messages.error(request, f"Export not started: {form.errors.as_text()}")
@@ -221,5 +224,5 @@ def export_start(request: HttpRequest, project_id: int) -> HttpResponse:
 @require_GET
 def export_download(request: HttpRequest, project_id: int, job_id: int) -> HttpResponse:
     """A finished export job's file."""
-    job = get_object_or_404(ExportJob, pk=job_id, project_id=project_id)
+    job = get_object_or_404(visible_to(request.user, ExportJob.objects.all()), pk=job_id, project_id=project_id)
     return export_job_response(job)

@@ -24,12 +24,15 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
+from annotation import prolific
 from annotation.channels.prolific import completion_redirect
+from annotation.channels.prolific_settings import study_settings_for
 from annotation.models import Assignment, Unit
 from annotation.services.assignments import (
     EntryRefused,
     NoWorkLeft,
     annotator_for_channel,
+    assignment_consent,
     assignment_open_for_session,
 )
 from annotation.services.responses import assignment_submit_if_complete
@@ -88,6 +91,12 @@ def work(request: HttpRequest, token: str) -> HttpResponse:
     assignment_pk = work_token_pk(token)
     if assignment_pk is None:
         raise Http404("Unknown task link")
+    if request.method == "POST" and "consent" in request.POST:
+        assignment = Assignment.objects.filter(pk=assignment_pk).first()
+        if assignment is None:
+            raise Http404("Unknown task link")
+        assignment_consent(assignment=assignment, agreed=request.POST["consent"] == "yes")
+        return redirect(request.path)
     if request.method == "POST":
         response = response_for_save(posted_response_id(request), assignment_id=assignment_pk)
         if response is None:
@@ -105,6 +114,11 @@ def _page(request: HttpRequest, assignment_pk: int) -> HttpResponse:
     assignment, progress = found
     project = assignment.annotator.project
     translation.activate(project.language)
+    consent = study_settings_for(assignment.unit.batch).consent if assignment.consented_at is None else ""
+    if consent and assignment.status == Assignment.Status.RELEASED:
+        return _declined(request, assignment)
+    if consent and assignment.status == Assignment.Status.ACTIVE:
+        return render(request, "surveys/consent.html", {"project": project, "consent": consent}, using=ENGINE)
     if assignment.status in (Assignment.Status.RELEASED, Assignment.Status.REJECTED):
         return _refuse(request, _("This task can no longer be changed. To take part again, open the study "
                                   "from Prolific."), project=project, status=410)
@@ -114,3 +128,11 @@ def _page(request: HttpRequest, assignment_pk: int) -> HttpResponse:
         return redirect(completion_redirect(assignment.unit.batch))
     step = flow.step_for(progress.current, project.kind)
     return render_step(request, project, step, progress)
+
+
+def _declined(request: HttpRequest, assignment: Assignment) -> HttpResponse:
+    """The clear way out for somebody who did not agree: back to Prolific with the study's second
+    code, which asks them to return the study (no rejection counts against them)."""
+    batch = assignment.unit.batch
+    return render(request, "surveys/prolific_declined.html", {
+        "project": batch.project, "url": completion_redirect(batch, prolific.FAILED_ATTENTION_CHECK)}, using=ENGINE)

@@ -20,7 +20,6 @@ from annotation.work_selectors import (
     UnitProgress,
     annotator_by_key,
     response_for_save,
-    unit_counts,
     unit_progress,
     work_state,
 )
@@ -98,7 +97,7 @@ def _work_page(request: HttpRequest, key: str, state: Any = None) -> HttpRespons
             assignment = assignment_next(annotator=annotator, batch=annotator.batch)
         except NoWorkLeft as exc:
             return render(request, "surveys/done.html", {"project": project, "reason": str(exc)}, using=ENGINE)
-        progress = unit_progress(assignment)
+        progress = unit_progress(assignment, project)
     if progress.current is None:
         # every item answered, the assignment still active: a save that died between its answer
         # and the assignment is finished here; the next view hands out a new unit
@@ -164,7 +163,7 @@ def save_page(
             errors = "; ".join(str(e) for errs in form.errors.values() for e in errs)
             messages.error(request, _("That answer was not saved: %(errors)s") % {"errors": errors})
             return next_page() if swap else redirect(back)
-        progress = UnitProgress(response, *unit_counts(response.assignment))
+        progress = UnitProgress(response, response.assignment.item_count)
         return render_step(request, project, current, progress, form=form, status=400, extra=extra)
     try:
         result = response_save_page(
@@ -178,9 +177,13 @@ def save_page(
         messages.success(request, _("Thank you! That set of items is saved."))
     if not swap:
         return redirect(back)
-    if result.changed and not result.item_completed:  # the same item's next page: no new read
-        step = flow.step_for(result.response, project.kind)
+    if result.changed and not result.assignment_submitted:
+        # the same item's next page (no read), or the first page of the assignment's next item
+        progress = (
+            UnitProgress(result.response, response.assignment.item_count) if not result.item_completed
+            else unit_progress(response.assignment, project)
+        )
+        step = None if progress.current is None else flow.step_for(progress.current, project.kind)
         if step is not None:
-            progress = UnitProgress(result.response, *unit_counts(response.assignment))
             return render_step(request, project, step, progress, extra=extra)
     return next_page()

@@ -27,3 +27,13 @@ def recam_dev_bytes() -> bytes:
 @pytest.fixture
 def recam_test_bytes() -> bytes:
     return data_file("recam", "Task_1_test.sample.jsonl").read_bytes()
+
+
+@pytest.fixture(autouse=True)
+def _no_language_left_active():
+    """A view activates its project's language for the rest of the thread (in a server, the next
+    request's LocaleMiddleware sets its own); in one test process the next test would inherit it."""
+    yield
+    from django.utils import translation
+
+    translation.deactivate()

@@ -1,7 +1,7 @@
 """factory_boy factories for the models tests build most often."""
 import factory
 
-from annotation.models import Annotator, Batch, Item, Project
+from annotation.models import Annotator, Batch, Item, Project, Team
 
 RECAM_PAYLOAD = {
     "article": "The cat sat on the mat. It was a sunny day in the small town of Hengoed.",
@@ -15,11 +15,28 @@ RECAM_PAYLOAD = {
 }
 
 
+class TeamFactory(factory.django.DjangoModelFactory):
+    """A research group; `TeamFactory(members=[user])` puts researchers in it."""
+
+    class Meta:
+        model = Team
+        django_get_or_create = ("name",)
+        skip_postgeneration_save = True
+
+    name = factory.Sequence(lambda n: f"Team {n}")
+
+    @factory.post_generation
+    def members(self, create: bool, extracted, **kwargs) -> None:
+        if create and extracted:
+            self.members.add(*extracted)
+
+
 class ProjectFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Project
 
     name = factory.Sequence(lambda n: f"Project {n}")
+    team = factory.SubFactory(TeamFactory)
     kind = "recam"
 
 

@@ -1,7 +1,11 @@
-"""The dependency directions of DESIGN.md, as import-linter contracts (.importlinter)."""
+"""The dependency directions of DESIGN.md, as import-linter contracts (.importlinter), and kinds
+kept in their own modules."""
+
+import ast
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,3 +31,103 @@ def test_import_contracts_are_kept():
     report = result.stdout + result.stderr
     assert result.returncode == 0, f"import-linter found broken contracts:\n{report}"
     assert "0 broken" in report
+
+
+# --- kinds stay in their modules -------------------------------------------------------------
+#: where code lives (Python modules and templates); tests, migrations, fixtures, locale and docs
+#: may name a kind
+CHECKED = ("annotation", "quality", "surveys", "config", "templates")
+#: the demo set-up picks concrete kinds, sample files and channels on purpose: it is content (like
+#: the fixtures it loads), not a layer other code goes through
+DEMO = {"annotation/services/demo.py", "annotation/management/commands/load_demo.py"}
+#: the registry's explicit import list (DESIGN.md, Registries)
+KIND_IMPORTS = "annotation/kinds/__init__.py"
+
+
+def kind_slugs() -> list[str]:
+    from annotation.kinds import all_kinds
+
+    return [kind.slug for kind in all_kinds()]
+
+
+def kind_owns(path: str, slug: str) -> bool:
+    """The kind's own module or package, its quality/stats module, its templates."""
+    parts = Path(path).parts
+    return path.startswith(
+        (f"annotation/kinds/{slug}/", f"annotation/kinds/{slug}.py", f"quality/stats/{slug}.py")
+    ) or (parts[0] == "templates" and slug in parts[:-1])
+
+
+def docstrings(tree: ast.AST) -> set[int]:
+    """ids of the module's, classes' and functions' docstring nodes."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                found.add(id(first.value))
+    return found
+
+
+def python_words(source: str, *, citations_allowed: bool) -> Iterator[tuple[int, str]]:
+    """(line, word) of every identifier and string literal; docstrings left out where a module may
+    cite the paper it implements (quality/stats: pure, it imports nothing that could dispatch)."""
+    tree = ast.parse(source)
+    skipped = docstrings(tree) if citations_allowed else set()
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skipped:
+            yield line, node.value
+        elif isinstance(node, ast.Name):
+            yield line, node.id
+        elif isinstance(node, ast.Attribute):
+            yield line, node.attr
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield line, node.name
+        elif isinstance(node, ast.arg) or isinstance(node, ast.keyword) and node.arg:
+            yield line, node.arg
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            yield line, node.module
+        elif isinstance(node, ast.alias):
+            yield line, f"{node.name} {node.asname or ''}"
+
+
+def test_no_module_outside_a_kind_names_the_kind():
+    """Issue 15 item 5: nothing outside annotation/kinds/<kind>/, the kind's templates and its
+    quality/stats module names a kind, in code or strings (comments are free); what varies by kind
+    goes through the TaskKind interface."""
+    slugs = kind_slugs()
+    assert {"recam", "cosimlex", "gcrc", "scde"} <= set(slugs)
+    found = []
+    for top in CHECKED:
+        for file in sorted((ROOT / top).rglob("*")):
+            path = file.relative_to(ROOT).as_posix()
+            if not file.is_file() or "/migrations/" in path or path in DEMO or path == KIND_IMPORTS:
+                continue
+            if file.suffix == ".py":
+                words = python_words(
+                    file.read_text(encoding="utf-8"), citations_allowed=path.startswith("quality/stats/")
+                )
+            elif top == "templates":
+                words = enumerate(file.read_text(encoding="utf-8").splitlines(), start=1)
+            else:
+                continue
+            for line, word in words:
+                named = [slug for slug in slugs if slug in word.lower() and not kind_owns(path, slug)]
+                if named:
+                    found.append(f"{path}:{line}: {', '.join(named)} in {word[:80]!r}")
+    assert not found, "modules outside a kind name it:\n" + "\n".join(dict.fromkeys(found))
+
+
+def test_the_kind_name_check_sees_code_and_strings_but_not_comments_or_cited_docstrings():
+    source = '"""Module docstring on CoSimLex."""\nfrom x import scde_stats  # gcrc\nif kind == "recam": pass\n'
+    seen = " ".join(word for _, word in python_words(source, citations_allowed=False)).lower()
+    assert all(slug in seen for slug in ("cosimlex", "scde", "recam")) and "gcrc" not in seen
+    cited = " ".join(word for _, word in python_words(source, citations_allowed=True)).lower()
+    assert "cosimlex" not in cited and "recam" in cited
+    assert kind_owns("templates/jinja2/surveys/gcrc/option.html", "gcrc")
+    assert not kind_owns("templates/jinja2/surveys/base.html", "gcrc")

@@ -2,6 +2,7 @@
 chunks or by the end of the stream are read whole, kept-alive connections are reused until the
 server says close, a connection the server dropped between requests is opened again once, a
 paced request waits for its time, and a request nobody answers fails with a timeout."""
+
 from __future__ import annotations
 
 import socket
@@ -49,8 +50,9 @@ class RawServer:
                     buf += data
                 head, _, buf = buf.partition(b"\r\n\r\n")
                 lines = head.decode().split("\r\n")
-                length = next((int(v) for k, _, v in (x.partition(": ") for x in lines[1:])
-                               if k.lower() == "content-length"), 0)
+                length = next(
+                    (int(v) for k, _, v in (x.partition(": ") for x in lines[1:]) if k.lower() == "content-length"), 0
+                )
                 while len(buf) < length:
                     buf += conn.recv(65536)
                 body, buf = buf[:length], buf[length:]
@@ -115,6 +117,26 @@ def test_a_connection_dropped_between_requests_is_opened_again_once():
     assert run_clients(server.port, client()) == []
     assert [r.body for r in replies] == [b"hello", b"hello"]
     assert server.connections == 2
+    server.close()
+
+
+def test_a_spawned_client_runs_beside_its_parent_and_is_waited_for():
+    server = RawServer(ANSWERS)
+    driver = Driver("127.0.0.1", server.port)
+    events: list[str] = []
+
+    def child():
+        reply = yield Request("GET", "/chunked", {})
+        events.append(f"child {reply.body.decode()}")
+
+    def parent():
+        driver.spawn(child())  # its request goes out before the parent's
+        reply = yield Request("GET", "/never", {}, due=time.monotonic() + 0.2)
+        events.append(f"parent {reply.status}")
+
+    hung = driver.run([parent()], until=time.monotonic() + 2)
+    assert events == ["child abcdefg"]  # the parent's request is never answered: it is still running
+    assert hung == [0]
     server.close()
 
 

@@ -14,7 +14,7 @@ from django.utils.safestring import SafeString
 from annotation.models import AdjudicationSetup, AdjudicationTask, FinalLabel
 from annotation.services.adjudication import adjudication_setup_set
 
-from .common import pretty_json
+from .common import OwnTeamsFilter, TeamScoped, pretty_json
 from .work import ReadOnlyAdmin
 
 
@@ -54,9 +54,10 @@ class AdjudicationSetupSaving:
 
 
 @admin.register(AdjudicationTask)
-class AdjudicationTaskAdmin(ReadOnlyAdmin):
+class AdjudicationTaskAdmin(TeamScoped, ReadOnlyAdmin):
+    project_path = "batch__project"
     list_display = ("id", "item", "batch", "status", "adjudicator", "disputed", "claimed_at", "decided_at")
-    list_filter = ("status", "batch__project", "batch")
+    list_filter = ("status", ("batch__project", OwnTeamsFilter), ("batch", OwnTeamsFilter))
     list_select_related = ("item", "batch", "adjudicator")
     search_fields = ("item__external_id", "adjudicator__external_id")
     fields = ("item", "batch", "status", "adjudicator", "disputed", "answers_pretty", "first_response",
@@ -76,9 +77,10 @@ class AdjudicationTaskAdmin(ReadOnlyAdmin):
 
 
 @admin.register(FinalLabel)
-class FinalLabelAdmin(ReadOnlyAdmin):
+class FinalLabelAdmin(TeamScoped, ReadOnlyAdmin):
+    project_path = "batch__project"
     list_display = ("item", "batch", "field", "how", "value_pretty", "decided_by", "reason")
-    list_filter = ("how", "batch__project", "batch")
+    list_filter = ("how", ("batch__project", OwnTeamsFilter), ("batch", OwnTeamsFilter))
     list_select_related = ("item", "batch", "decided_by")
     search_fields = ("item__external_id", "field")
     fields = ("item", "batch", "field", "how", "value_pretty", "decided_by", "reason", "created_at")

@@ -18,7 +18,8 @@ from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import batch_create, channel_settings_check, invite_link_create
 
 from .adjudication import AdjudicationSetupInline, AdjudicationSetupSaving
-from .common import adopt, invite_link_column, request_base_url
+from .calls import RecruitingStatus
+from .common import OwnTeamsFilter, TeamScoped, adopt, invite_link_column, request_base_url
 from .recruitment import RecruitmentActions
 
 DEFAULT_ITEMS_PER_UNIT = 5
@@ -122,19 +123,19 @@ class InviteLinkInline(admin.TabularInline):
 
 
 @admin.register(Batch)
-class BatchAdmin(AdjudicationSetupSaving, RecruitmentActions, admin.ModelAdmin):
+class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, RecruitingStatus, admin.ModelAdmin):
     add_form = BatchCreateForm
     list_display = (
         "name", "project", "channel", "status", "units", "slots", "active", "submitted", "released", "created_at",
     )
-    list_filter = ("status", "channel", "project")
+    list_filter = ("status", "channel", ("project", OwnTeamsFilter))
     list_select_related = ("project",)
     search_fields = ("name",)
     actions = ["create_invite_link", "release_abandoned", *RecruitmentActions.mturk_actions]
     readonly_fields = ("project", "channel", "items_per_unit", "assignments_per_unit", "progress", "recruitment_status",
-                       "created_at")
+                       "call_log", "created_at")
     fields = ("project", "name", "status", "channel", "items_per_unit", "assignments_per_unit",
-              "release_after_minutes", "progress", "channel_settings", "use_preset", "recruitment_status", "created_at")
+              "release_after_minutes", "progress", "channel_settings", "use_preset", "recruitment_status", "call_log", "created_at")
     inlines = [InviteLinkInline, AdjudicationSetupInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Batch]:
@@ -217,9 +218,10 @@ class BatchAdmin(AdjudicationSetupSaving, RecruitmentActions, admin.ModelAdmin):
 
 
 @admin.register(InviteLink)
-class InviteLinkAdmin(admin.ModelAdmin):
+class InviteLinkAdmin(TeamScoped, admin.ModelAdmin):
+    project_path = "batch__project"
     list_display = ("__str__", "batch", "active", "max_annotators", "created_at")
-    list_filter = ("active", "batch__project")
+    list_filter = ("active", ("batch__project", OwnTeamsFilter))
     list_select_related = ("batch",)
     search_fields = ("label", "token")
     fields = ("batch", "label", "max_annotators", "active", "created_at")

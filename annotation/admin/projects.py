@@ -20,8 +20,9 @@ from annotation.kinds import ImportProblem, get_kind, kind_choices
 from annotation.models import Item, Project
 from annotation.services.projects import consistency_set_choose, project_create
 from annotation.services.uploads import items_import_file
+from annotation.team_selectors import default_team_of
 
-from .common import adopt, pretty_json, quality_report_url
+from .common import OwnTeamsFilter, TeamScoped, adopt, pretty_json, quality_report_url
 
 
 class ProjectForm(forms.ModelForm):
@@ -34,7 +35,7 @@ class ProjectForm(forms.ModelForm):
 
     class Meta:
         model = Project
-        fields = ["name", "kind", "language", "instructions", "settings"]
+        fields = ["name", "team", "kind", "language", "instructions", "settings"]
         help_texts = {
             "settings": "JSON overrides of the kind's default settings (listed below once saved), "
             'e.g. {"min_accuracy": 0.5}.',
@@ -68,13 +69,15 @@ class ImportForm(forms.Form):
 
 
 @admin.register(Project)
-class ProjectAdmin(admin.ModelAdmin):
+class ProjectAdmin(TeamScoped, admin.ModelAdmin):
     form = ProjectForm
+    project_path = ""  # the project itself
 
     class Media:
         css = {"all": ["annotation/admin.css"]}  # pretty_json's <pre> (no inline style under the CSP)
-    list_display = ("name", "kind", "language", "item_count", "created_at", "links")
-    list_filter = ("kind", "language")
+    list_display = ("name", "team", "kind", "language", "item_count", "created_at", "links")
+    list_filter = ("kind", "language", ("team", OwnTeamsFilter))
+    list_select_related = ("team",)
     search_fields = ("name",)
     readonly_fields = ("kind_defaults", "created_by", "created_at")
     actions = ["choose_consistency_set"]
@@ -95,6 +98,10 @@ class ProjectAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Project]:
         return super().get_queryset(request).annotate(item_count=Count("items"))
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        """A researcher in one team gets it chosen; in several, they choose."""
+        return {"team": default_team_of(request.user), **super().get_changeform_initial_data(request)}
 
     def get_readonly_fields(self, request: HttpRequest, obj: Project | None = None) -> tuple[str, ...]:
         return ("kind", *self.readonly_fields) if obj is not None else self.readonly_fields
@@ -125,7 +132,7 @@ class ProjectAdmin(admin.ModelAdmin):
             return
         data = form.cleaned_data
         adopt(obj, project_create(
-            name=data["name"], kind=data["kind"], language=data["language"],
+            name=data["name"], kind=data["kind"], team=data["team"], language=data["language"],
             instructions=data["instructions"], settings=data["settings"] or {}, created_by=request.user,
         ))
 
@@ -180,14 +187,14 @@ class ProjectAdmin(admin.ModelAdmin):
 
 
 @admin.register(Item)
-class ItemAdmin(admin.ModelAdmin):
+class ItemAdmin(TeamScoped, admin.ModelAdmin):
     """Items change only by importing; here they can be looked up and inspected."""
 
     list_display = ("external_id", "project", "group_key", "source", "created_at")
 
     class Media:
         css = {"all": ["annotation/admin.css"]}
-    list_filter = ("project",)
+    list_filter = (("project", OwnTeamsFilter),)
     search_fields = ("external_id",)
     list_select_related = ("project",)
     fields = ("project", "external_id", "group_key", "source", "created_at", "payload_pretty")

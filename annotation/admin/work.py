@@ -8,7 +8,7 @@ from django.utils.safestring import SafeString
 
 from annotation.models import Annotator, Assignment, Response
 
-from .common import pretty_json
+from .common import OwnTeamsFilter, TeamScoped, pretty_json
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -22,9 +22,9 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Annotator)
-class AnnotatorAdmin(ReadOnlyAdmin):
+class AnnotatorAdmin(TeamScoped, ReadOnlyAdmin):
     list_display = ("external_id", "channel", "project", "batch", "user", "created_at")
-    list_filter = ("channel", "project")
+    list_filter = ("channel", ("project", OwnTeamsFilter))
     list_select_related = ("project", "batch", "user")
     search_fields = ("external_id",)
     fields = ("external_id", "channel", "project", "batch", "user", "created_at")
@@ -32,11 +32,12 @@ class AnnotatorAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(ReadOnlyAdmin):
+class AssignmentAdmin(TeamScoped, ReadOnlyAdmin):
+    project_path = "unit__batch__project"
     list_display = (
         "id", "annotator", "batch", "unit_position", "status", "started_at", "last_activity_at", "submitted_at",
     )
-    list_filter = ("status", "unit__batch__project", "unit__batch")
+    list_filter = ("status", ("unit__batch__project", OwnTeamsFilter), ("unit__batch", OwnTeamsFilter))
     list_select_related = ("annotator", "unit__batch")
     search_fields = ("annotator__external_id", "channel_assignment_id")
     date_hierarchy = "started_at"
@@ -66,9 +67,10 @@ class CompletedFilter(admin.SimpleListFilter):
 
 
 @admin.register(Response)
-class ResponseAdmin(ReadOnlyAdmin):
+class ResponseAdmin(TeamScoped, ReadOnlyAdmin):
+    project_path = "item__project"
     list_display = ("id", "item_external_id", "annotator", "assignment_status", "position", "completed_at")
-    list_filter = (CompletedFilter, "assignment__status", "item__project")
+    list_filter = (CompletedFilter, "assignment__status", ("item__project", OwnTeamsFilter))
     search_fields = ("item__external_id", "assignment__annotator__external_id")
     fields = ("assignment", "item", "position", "completed_at", "answers_pretty", "timings_pretty")
     readonly_fields = fields

@@ -16,7 +16,9 @@ from annotation.models import Batch, InviteLink, Item, Project
 from annotation.selectors import batches_with_progress, invite_url, progress_of
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import BatchError, batch_create, invite_link_create
+from annotation.team_selectors import projects_visible_to, visible_to
 
+from .calls import ChannelCallSerializer
 from .errors import Conflict, error_response
 from .fields import MAX_COUNT, ExistingId, IdList, JsonTypes
 from .params import id_param, id_parameter
@@ -56,8 +58,16 @@ class BatchUpdateSerializer(JsonTypes, serializers.ModelSerializer):
         extra_kwargs = {"release_after_minutes": {"min_value": 1, "max_value": MAX_COUNT}}
 
 
+class VisibleProjectId(ExistingId):
+    """A project of the requesting user's teams: another team's id is a 404, as an id nobody has."""
+
+    def get_queryset(self) -> QuerySet[Project]:
+        request = self.context.get("request")
+        return projects_visible_to(request.user) if request is not None else Project.objects.none()
+
+
 class BatchCreateSerializer(JsonTypes):
-    project = ExistingId(queryset=Project.objects.all())
+    project = VisibleProjectId(queryset=Project.objects.all())  # the queryset for the schema only
     name = serializers.CharField(max_length=200)
     items = IdList(
         required=False, help_text="Item ids in the order to hand them out, each once; default: every item of the "
@@ -126,7 +136,7 @@ class BatchViewSet(
         return BatchUpdateSerializer if self.action in ("update", "partial_update") else BatchSerializer
 
     def get_queryset(self) -> QuerySet[Batch]:
-        qs = Batch.objects.order_by("-created_at")
+        qs = visible_to(self.request.user, Batch.objects.order_by("-created_at"))
         project = id_param(self.request, "project")
         if project is not None:
             qs = qs.filter(project_id=project)
@@ -141,7 +151,7 @@ class BatchViewSet(
     })
     def create(self, request: Request) -> Response:
         """Split the items into units; each unit then goes to N distinct annotators."""
-        form = BatchCreateSerializer(data=request.data)
+        form = BatchCreateSerializer(data=request.data, context={"request": request})
         form.is_valid(raise_exception=True)
         try:
             batch = batch_create(**form.validated_data)
@@ -178,3 +188,12 @@ class BatchViewSet(
         """What the periodic sweep does, on demand for one batch."""
         batch = self.get_object()
         return Response({"released": assignments_release_abandoned(batch=batch)})
+
+    @extend_schema(responses=ChannelCallSerializer(many=True), summary="The batch's calls to its recruiting site")
+    @action(detail=True, methods=["get"], required_permissions={
+        "GET": ["annotation.view_batch", "annotation.view_channelcall"]})
+    def calls(self, request: Request, pk: str | None = None) -> Response:
+        """Every call made to the recruiting site for this batch and how it ended, newest first."""
+        calls = self.get_object().channel_calls.order_by("-created_at", "-id")
+        page = self.paginate_queryset(calls)
+        return self.get_paginated_response(ChannelCallSerializer(page, many=True).data)

@@ -14,16 +14,27 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation.kinds import ImportProblem, get_kind, kind_choices
-from annotation.models import Item, Project
+from annotation.models import Item, Project, Team
 from annotation.services.projects import project_create
 from annotation.services.uploads import ImportTooLarge, items_import_file
+from annotation.team_selectors import default_team_of, projects_visible_to, teams_of, visible_to
 
 from .errors import Conflict, error_response
 from .fields import NO_NUL, JsonTypes, SettingsField
 from .params import id_param, id_parameter
 
 
+class TeamField(serializers.PrimaryKeyRelatedField):
+    """One of the requesting user's teams; any other id is "does not exist", as if it did not."""
+
+    def get_queryset(self) -> QuerySet[Team]:
+        request = self.context.get("request")
+        return teams_of(request.user) if request is not None else Team.objects.none()
+
+
 class ProjectSerializer(JsonTypes, serializers.ModelSerializer):
+    team = TeamField(required=False, help_text="Only the team's members see the project. Default: your only team; "
+                     "required when you are in several.")
     kind = serializers.ChoiceField(choices=kind_choices(), help_text="Task kind; fixed once items are imported.")
     language = serializers.ChoiceField(choices=settings.LANGUAGES, default="en", help_text="Of the annotator pages.")
     item_count = serializers.IntegerField(read_only=True, help_text="Items imported so far.")
@@ -32,16 +43,22 @@ class ProjectSerializer(JsonTypes, serializers.ModelSerializer):
     class Meta:
         model = Project
         fields = [
-            "id", "name", "kind", "language", "instructions", "settings", "created_by", "created_at", "item_count",
+            "id", "name", "team", "kind", "language", "instructions", "settings", "created_by", "created_at", "item_count",
         ]
         read_only_fields = ["created_by", "created_at"]
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        """Settings of another kind than the project's are refused (409), as for a quality run."""
+        """Settings of another kind than the project's are refused (409), as for a quality run. A
+        new project goes to the user's only team unless another of theirs is named."""
         kind = attrs.get("kind") or (self.instance.kind if self.instance else None)
         foreign = sorted(set(attrs.get("settings") or {}) - set(get_kind(kind).settings_for(None))) if kind else []
         if foreign:
             raise Conflict(f"not settings of a {kind} project: {', '.join(foreign)}")
+        if self.instance is None and "team" not in attrs:
+            team = default_team_of(self.context["request"].user)
+            if team is None:
+                raise serializers.ValidationError({"team": "You are in several teams (or none): name the team."})
+            attrs["team"] = team
         return attrs
 
     def validate_kind(self, value: str) -> str:
@@ -95,7 +112,7 @@ class ProjectViewSet(viewsets.ModelViewSet):
     required_permissions = None  # the model's; @action routes name their own
 
     def get_queryset(self) -> QuerySet[Project]:
-        return Project.objects.annotate(item_count=Count("items")).order_by("-created_at")
+        return projects_visible_to(self.request.user).annotate(item_count=Count("items")).order_by("-created_at")
 
     def perform_create(self, serializer: ProjectSerializer) -> None:
         project = project_create(**serializer.validated_data, created_by=self.request.user)
@@ -145,7 +162,7 @@ class ItemViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = ItemSerializer
 
     def get_queryset(self) -> QuerySet[Item]:
-        qs = Item.objects.order_by("id")
+        qs = visible_to(self.request.user, Item.objects.order_by("id"))
         project = id_param(self.request, "project")
         if project is not None:
             qs = qs.filter(project_id=project)

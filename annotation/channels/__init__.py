@@ -4,6 +4,7 @@ from .base import (
     Channel,
     ChannelError,
     ChannelNotSupported,
+    ChannelOutcomeUnknown,
     ChannelSettingsError,
     ChannelUnavailable,
     MessageResult,
@@ -11,13 +12,14 @@ from .base import (
     SubmissionInfo,
     UnitCost,
     UnitState,
+    money,
     request_token,
 )
 from .mturk_settings import HitSettings, HitSettingsError, hit_settings_for, hit_settings_parse
 from .registry import UnknownChannel, channel_choices, get_channel
 
 __all__ = [
-    "Channel", "ChannelError", "ChannelNotSupported", "ChannelSettingsError", "ChannelUnavailable", "HitSettings", "HitSettingsError",
+    "Channel", "ChannelError", "ChannelNotSupported", "ChannelOutcomeUnknown", "ChannelSettingsError", "ChannelUnavailable", "HitSettings", "HitSettingsError",
     "MessageResult", "PublishResult", "SubmissionInfo", "UnitCost", "UnitState", "UnknownChannel", "channel_choices",
-    "get_channel", "hit_settings_for", "hit_settings_parse", "request_token",
+    "get_channel", "hit_settings_for", "money", "hit_settings_parse", "request_token",
 ]

@@ -34,6 +34,10 @@ class ChannelUnavailable(ChannelError):
     """The channel could not answer (throttled, down, no connection): try again later."""
 
 
+class ChannelOutcomeUnknown(ChannelUnavailable):
+    """A call that is not safe to repeat (paying) got no usable answer: it may have taken effect."""
+
+
 @dataclass(frozen=True)
 class PublishResult:
     published: int
@@ -90,6 +94,15 @@ class MessageResult:
     failed: dict[str, str] = field(default_factory=dict)  # annotator ref -> reason
 
 
+CURRENCY_SYMBOLS = {"USD": "$", "GBP": "£", "EUR": "€"}
+
+
+def money(amount: object, currency: str) -> str:
+    """``amount`` with its currency's sign ("£12.60"), or its code where there is no sign ("CHF 3.00")."""
+    sign = CURRENCY_SYMBOLS.get(currency)
+    return f"{sign}{amount}" if sign else f"{currency} {amount}"
+
+
 def request_token(*parts: object) -> str:
     """A deterministic request token (64 hex characters) for the given parts: the same work gets
     the same token, so a channel that deduplicates by token never does it twice."""
@@ -135,15 +148,27 @@ def submission_problems(assignment: "Assignment", submission: SubmissionInfo,
 class Channel(ABC):
     slug: ClassVar[str]
     title: ClassVar[str]
+    #: the name in running text ("MTurk"); the title when empty
+    short_name: ClassVar[str] = ""
+    #: how the batch page says where published units are ("published as HITs")
+    published_as: ClassVar[str] = "published"
     #: True for a recruiting site (MTurk, Prolific): units are published there as postings, and
     #: its submissions are synced and reviewed; False for links the platform hands out itself
     recruits_remotely: ClassVar[bool] = False
 
     #: the channel's word (SubmissionInfo.channel_status) for work waiting for our review
     awaiting_review_status: ClassVar[str] = ""
-    #: whether a bonus whose outcome is unknown (ChannelUnavailable) may be sent again safely
-    #: (MTurk: its request token makes a repeat a no-op; Prolific: paying twice pays twice)
-    bonus_repeat_safe: ClassVar[bool] = True
+    #: a site that pays bonuses as orders (set up, then paid) takes at most this many per order;
+    #: 0: bonuses go one by one through ``bonus``, whose request token makes a repeat a no-op
+    bulk_bonus_rows: ClassVar[int] = 0
+    #: the currency of rewards, fees, bonuses and the balance (ISO 4217)
+    currency: ClassVar[str] = "USD"
+    #: what the publish page says about the cost before the figures (who charges what, and when)
+    cost_note: ClassVar[str] = ""
+
+    @property
+    def short_title(self) -> str:
+        return self.short_name or self.title
 
     def reviewed_status(self, *, approved: bool) -> str:
         """The channel's word for work after our review (stored until the next sync)."""
@@ -173,6 +198,19 @@ class Channel(ABC):
     def bonus(self, assignment: "Assignment", *, amount: str, reason: str, request_token: str = "") -> None:
         """Pay ``amount`` on top; the same ``request_token`` never pays twice."""
         raise ChannelNotSupported(f"the {self.title} channel cannot pay bonuses")
+
+    def bonuses_set_up(self, batch: "Batch", amounts: dict[str, Decimal]) -> str:
+        """Set up, without paying, one order of bonuses ``{the channel's work id: amount}``; the
+        order's id. Nothing is paid, so a repeat only leaves an unpaid order behind."""
+        raise ChannelNotSupported(f"the {self.title} channel does not pay bonuses in bulk")
+
+    def bonuses_pay(self, batch: "Batch", ref: str) -> None:
+        """Pay the order ``ref``. Not safe to repeat: ``ChannelOutcomeUnknown`` when it may have been paid."""
+        raise ChannelNotSupported(f"the {self.title} channel does not pay bonuses in bulk")
+
+    def currency_code(self) -> str:
+        """The account's currency now (a channel whose currency is a setting reads it here)."""
+        return self.currency
 
     def message(self, annotator_ids: list[str], *, subject: str, text: str) -> MessageResult:
         raise ChannelNotSupported(f"the {self.title} channel cannot message annotators")

@@ -33,6 +33,7 @@ from .base import (
     UnitState,
     submission_problems,
 )
+from .mturk_calls import watch
 from .mturk_settings import HitSettings, hit_settings_for
 from .registry import register
 
@@ -78,12 +79,17 @@ def unit_refs(unit: "Unit") -> set[str]:
 class MTurkChannel(Channel):
     slug = "mturk"
     title = "Amazon Mechanical Turk"
+    short_name = "MTurk"
+    published_as = "published as HITs"
+    cost_note = ("One HIT per unit that has none yet. MTurk charges the reward and its fee when an assignment is "
+                 "approved; bonuses are not included here and cost 20 % on top of the amount.")
     recruits_remotely = True
     awaiting_review_status = "Submitted"
 
     # --- plumbing ---------------------------------------------------------------------------
     def client(self) -> mturk.MTurkClient:
-        return mturk.client_from_settings()
+        """The client of the settings, every call of which goes to the call log."""
+        return watch(mturk.client_from_settings())
 
     @property
     def endpoint(self) -> str:

@@ -7,6 +7,7 @@ every unit of the batch carries the study id as ``channel_ref``.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -25,6 +26,7 @@ from .base import (
     UNKNOWN,
     Channel,
     ChannelError,
+    ChannelOutcomeUnknown,
     ChannelUnavailable,
     PublishResult,
     SubmissionInfo,
@@ -34,6 +36,7 @@ from .base import (
     request_token,
     submission_problems,
 )
+from .calls import call_record, request_summary
 from .prolific_settings import StudySettings, study_settings_for
 from .registry import register
 
@@ -47,9 +50,12 @@ STUDY_URL = "https://app.prolific.com/researcher/workspaces/studies/{}"
 
 @contextmanager
 def translated() -> Iterator[None]:
-    """Prolific's failures as the channel interface's: refused or temporarily unavailable."""
+    """Prolific's failures as the channel interface's: refused, temporarily unavailable, or an
+    unsafe call whose outcome is unknown."""
     try:
         yield
+    except prolific.ProlificOutcomeUnknownError as exc:
+        raise ChannelOutcomeUnknown(str(exc)) from exc
     except prolific.ProlificUnavailableError as exc:
         raise ChannelUnavailable(str(exc)) from exc
     except prolific.ProlificError as exc:
@@ -83,13 +89,26 @@ def entry_url(base_url: str) -> str:
 class ProlificChannel(Channel):
     slug = "prolific"
     title = "Prolific"
+    published_as = "published in the batch's study"
+    cost_note = ("One Prolific study per batch, one place per unit and annotator. Publishing reserves the rewards and "
+                 "Prolific's fee (with VAT where it applies) from the workspace balance; bonuses are not included here.")
+
+    def currency_code(self) -> str:
+        """The workspace's currency (PROLIFIC_CURRENCY: GBP or USD), in which rewards are set."""
+        return settings.PROLIFIC_CURRENCY
     recruits_remotely = True
     awaiting_review_status = "AWAITING REVIEW"
-    #: a bonus payment is not idempotent on Prolific: one whose outcome is unknown is never sent again
-    bonus_repeat_safe = False
+    #: one bulk bonus per round (at most 200 rows per call): set up, then paid (not idempotent)
+    bulk_bonus_rows = prolific.MAX_BONUS_ROWS
 
     def client(self) -> prolific.ProlificClient:
-        return prolific.client_from_settings()
+        """The client of the settings, every call of which goes to the call log."""
+        return dataclasses.replace(prolific.client_from_settings(), on_call=self.log_call)
+
+    def log_call(self, outcome: prolific.CallOutcome) -> None:
+        call_record(channel=self.slug, operation=outcome.operation, status=outcome.status, error=outcome.error,
+                    seconds=outcome.seconds, request=request_summary(outcome.method, outcome.path,
+                                                                     params=outcome.params, body=outcome.body))
 
     def settings_for(self, batch: "Batch") -> StudySettings:
         return study_settings_for(batch)
@@ -151,7 +170,7 @@ class ProlificChannel(Channel):
         rate = prolific.fees.CORPORATE_FEE_RATE if settings.PROLIFIC_CORPORATE else prolific.fees.ACADEMIC_FEE_RATE
         vat = prolific.vat_rate_for(settings.PROLIFIC_VAT_COUNTRY) if settings.PROLIFIC_VAT_COUNTRY else Decimal(0)
         cost = prolific.cost(ss.reward_minor, fee_rate=rate, vat_rate=vat)
-        return UnitCost(reward=ss.reward, fee=Decimal(cost.fees + cost.vat) / 100)
+        return UnitCost(reward=ss.reward, fee=(Decimal(cost.fees + cost.vat) / 100).quantize(Decimal("0.01")))
 
     def balance(self) -> Decimal:
         with translated():
@@ -220,18 +239,25 @@ class ProlificChannel(Channel):
         with translated():
             prolific.reject_submission(self.client(), ref, category=category, message=feedback)
 
-    def bonus(self, assignment: "Assignment", *, amount: str, reason: str, request_token: str = "") -> None:
-        """Set up a bonus of ``amount`` on the submission, then pay it. Paying is not idempotent on
-        Prolific: its unknown outcome comes out as ChannelUnavailable (never sent again)."""
-        minor = int(Decimal(amount) * 100)
-        client = self.client()
+    def bonuses_set_up(self, batch: "Batch", amounts: dict[str, Decimal]) -> str:
+        """One bulk bonus on the batch's study, by submission id (pence/cents here; the client
+        writes the CSV in major units, as Prolific wants)."""
+        minor = {ref: int((amount * 100).to_integral_exact()) for ref, amount in amounts.items()}
         with translated():
-            try:
-                bulk = prolific.set_up_bonuses(client, assignment.unit.channel_ref,
-                                               {assignment.channel_assignment_id: minor})
-            except prolific.ProlificUnavailableError as exc:  # at most an unpaid set-up: nothing paid
-                raise prolific.ProlificValidationError(str(exc), operation="set_up_bonuses") from exc
-            prolific.pay_bonuses(client, bulk.id)
+            return prolific.set_up_bonuses(self.client(), study_of(batch), minor).id
+
+    def bonuses_pay(self, batch: "Batch", ref: str) -> None:
+        """Pay the bulk bonus: a 5xx or a lost answer is ChannelOutcomeUnknown (never sent again)."""
+        with translated():
+            prolific.pay_bonuses(self.client(), ref)
+
+
+def study_of(batch: "Batch") -> str:
+    """The batch's study id (every published unit carries it)."""
+    ref = batch.units.exclude(channel_ref="").values_list("channel_ref", flat=True).first()
+    if not ref:
+        raise ChannelError(f"“{batch}” has no study on Prolific yet: publish it first")
+    return ref
 
 
 def to_submission(found: prolific.Submission, study_id: str, our_code: str | None) -> SubmissionInfo:

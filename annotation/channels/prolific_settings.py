@@ -9,7 +9,12 @@
      "min_previous_submissions": 100,                # null = off
      "allow_list": [], "block_list": [],             # participant ids
      "devices": ["desktop"],                         # [] = any device
-     "rejection_category": "FAILED_INSTRUCTIONS"}
+     "rejection_category": "FAILED_INSTRUCTIONS",
+     "consent": ""}                                   # consent text asked first; empty: none
+
+A participant who does not agree to ``consent`` is sent back to Prolific with the study's
+second completion code (FAILED_ATTENTION_CHECK, whose action asks them to return the study, so
+their place is freed without a rejection).
 
 Places: one per unit and annotator (``Batch.assignments_per_unit``), one study per batch.
 """
@@ -47,6 +52,7 @@ class StudySettings:
     block_list: tuple[str, ...] = ()
     devices: tuple[str, ...] = ("desktop",)
     rejection_category: str = "FAILED_INSTRUCTIONS"
+    consent: str = ""
 
     @property
     def reward_minor(self) -> int:
@@ -116,7 +122,7 @@ def study_settings_parse(raw: dict[str, Any], *, defaults: dict[str, str] | None
     known = {f.name for f in fields(StudySettings)}
     problems += [f"{key}: not a Prolific study setting" for key in sorted(set(raw) - known)]
     values: dict[str, Any] = {**(defaults or {}), **{k: v for k, v in raw.items() if k in known}}
-    for name in ("name", "description"):
+    for name in ("name", "description", "consent"):
         if not isinstance(values.get(name, ""), str):
             problems.append(f"{name}: text")
     try:

@@ -1,22 +1,23 @@
 """Task kinds. Each kind module is imported here explicitly (no directory scan)."""
-from . import cosimlex, recam  # noqa: F401  (registers)
+
+from . import recam  # noqa: F401  (registers)
 from .base import (
-    AGREEMENT_SETTINGS,
     Column,
     ImportProblem,
     ItemExport,
-    KindPlot,
-    LabelField,
     Page,
     PageForm,
     ParsedItem,
     QualityOutcome,
     TaskKind,
 )
+from .cosimlex import kind as cosimlex_kind  # noqa: F401  (registers)
 from .gcrc import kind as gcrc_kind  # noqa: F401  (registers)
 from .presets import ChannelPreset, PresetError, preset_fill, preset_for_channel, preset_named
 from .registry import UnknownKind, all_kinds, get_kind, kind_choices, register
+from .results import AGREEMENT_SETTINGS, KindPlot, LabelField
 from .scde import kind as scde_kind  # noqa: F401  (registers)
+from .scoring import NothingToScore, ProjectResults, ResultItem, ScoreProblem, Scorer, ScorerOption, Upload
 
 __all__ = [
     "ChannelPreset",
@@ -40,4 +41,11 @@ __all__ = [
     "get_kind",
     "kind_choices",
     "register",
+    "NothingToScore",
+    "ProjectResults",
+    "ResultItem",
+    "ScoreProblem",
+    "Scorer",
+    "ScorerOption",
+    "Upload",
 ]

@@ -3,6 +3,7 @@
 A fifth kind is a new module with a `TaskKind` subclass decorated with `@register`; the flow
 engine, channels, quality runs and exporters only ever talk to this interface.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,6 +16,8 @@ from django import forms
 from django.forms import renderers
 
 from .presets import ChannelPreset
+from .results import AGREEMENT_SETTINGS, KindPlot, LabelField
+from .scoring import Scorer
 
 
 class ImportProblem(ValueError):
@@ -47,7 +50,7 @@ class ParsedItem:
 class Page:
     """One screen of an item's flow.
 
-    `locks`: once saved, the answer can never change (ReCAM's pre-reading choice).
+    `locks`: once saved, the answer can never change (a choice made before reading the passage).
     The template receives only what `TaskKind.page_context` reveals for this page.
     """
 
@@ -93,11 +96,11 @@ class QualityOutcome:
 
 @dataclass(frozen=True)
 class ItemExport:
-    """A further released format of a kind's items (e.g. CoSimLex's SemEval kit gold file).
+    """A further released format of a kind's items (e.g. a shared task's gold file).
 
     `row(payload, diagnostics)` returns the item's row, or None when the item adds no row of
     its own (a pair-level format writes a pair once, from its first item), or a list of rows
-    when the format has several per item (GCRC: one per annotation).
+    when the format has several per item (one per annotation).
     """
 
     description: str
@@ -142,7 +145,7 @@ class TaskKind(ABC):
     #: (option `item_text`: a researcher reads the annotation with what was annotated)
     item_text_columns: ClassVar[tuple[Column, ...]] = ()
     #: an annotator gets at most one item of a `group_key`, ever, across the project's batches
-    #: (CoSimLex: one of a pair's two contexts)
+    #: (e.g. one of a pair's two contexts)
     exclusive_groups: ClassVar[bool] = False
 
     # --- import --------------------------------------------------------------------
@@ -213,6 +216,11 @@ class TaskKind(ABC):
 
     def item_exports(self) -> dict[str, ItemExport]:
         """Further released formats, by dataset name, offered beside the standard exports."""
+        return {}
+
+    def scorers(self) -> dict[str, Scorer]:
+        """The kind's reports and scorers by name (a paper's summary table, a shared task's
+        scorer), run by `manage.py score` and the scores API; default: none."""
         return {}
 
     def item_diagnostic_columns(self) -> list[str]:
@@ -292,51 +300,3 @@ class TaskKind(ABC):
         """The kind's own plots for the quality report, as data, from the kept annotation rows
         (a DataFrame of `annotation_columns`); the report draws them."""
         return []
-
-
-# --- label fields: what agreement and aggregation are computed on --------------------------
-LABEL_LEVELS = ("nominal", "ordinal", "interval", "set")
-#: project settings of the generic agreement rule, beside each kind's own: drop annotators whose
-#: Cohen's kappa against the others' majority is below `min_annotator_kappa` (None: off), on
-#: `annotator_kappa_field` ("": the kind's first label field)
-AGREEMENT_SETTINGS: dict[str, Any] = {"min_annotator_kappa": None, "annotator_kappa_field": ""}
-
-
-@dataclass(frozen=True)
-class LabelField:
-    """One label field: `value(row)` reads its label from an annotation row (a mapping of
-    `annotation_columns`; None: no label), at a level of measurement; `order` ranks ordinal
-    labels that do not sort by themselves (easy < medium < difficult)."""
-
-    name: str
-    level: str
-    value: Callable[[Mapping[str, Any]], Any]
-    order: tuple | None = None
-    title: str = ""
-
-    def __post_init__(self) -> None:
-        if self.level not in LABEL_LEVELS:
-            raise ValueError(f"unknown level {self.level!r} of label field {self.name!r}; known: {LABEL_LEVELS}")
-
-
-def column_label(column: str) -> Callable[[Mapping[str, Any]], Any]:
-    """A `LabelField.value` that is one annotation column as it is."""
-
-    def value(row: Mapping[str, Any]) -> Any:
-        return row.get(column)
-
-    return value
-
-
-@dataclass(frozen=True)
-class KindPlot:
-    """A plot's data: `chart` 'bar' (x: categories, y: heights), 'scatter' (x, y: points) or
-    'hist' (x: values); kinds give data, never drawing code."""
-
-    name: str
-    title: str
-    chart: str
-    x: tuple
-    y: tuple = ()
-    xlabel: str = ""
-    ylabel: str = ""

@@ -5,6 +5,7 @@ orjson gives exactly what the json module gives; where it would not (floats, int
 64 bits, lone surrogates, NaN), the json module does the work, so results never depend on
 which library ran.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -103,7 +104,7 @@ def _scalar_problem(value: Any, path: tuple[Any, ...]) -> tuple[str, str | None]
 
 def _text_problem(text: str) -> str | None:
     """NUL or a lone surrogate in `text`, described; None when there is neither. (A regular
-    expression over every string cost a third of a ReCAM file's parse; `in` and isascii() are
+    expression over every string is slow on a large import; `in` and isascii() are
     near free, and only non-ASCII text can hold a surrogate.)"""
     if "\x00" in text:
         return "a NUL character (\\u0000) is not allowed in text"

@@ -2,6 +2,7 @@
 
 Pages follow the paper's annotation script (Appendix A); quality follows Appendix E.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
@@ -15,17 +16,15 @@ from quality.stats import recam as recam_stats
 from .base import (
     Column,
     ImportProblem,
-    KindPlot,
-    LabelField,
     Page,
     PageForm,
     ParsedItem,
     QualityOutcome,
     TaskKind,
-    column_label,
 )
 from .formats import content_id, jsonl_records, require_str
 from .registry import register
+from .results import KindPlot, LabelField, column_label
 from .spans import find_span
 
 OPTION_KEYS = [f"option_{i}" for i in range(5)]
@@ -59,7 +58,9 @@ class SecondChoiceForm(PageForm):
         choice = self.cleaned_data["choice"]
         first = (self.answers.get("post") or {}).get("choice")
         if choice != NO_OTHER_ANSWER and first is not None and int(choice) == first:
-            raise forms.ValidationError(_("Your second choice must differ from your answer; pick another word or No Other Answer."))
+            raise forms.ValidationError(
+                _("Your second choice must differ from your answer; pick another word or No Other Answer.")
+            )
         return choice
 
     def answer(self) -> dict[str, Any]:
@@ -81,13 +82,20 @@ class SpanForm(PageForm):
         data = super().clean()
         text, none_found = data.get("text", ""), data.get("none_found")
         if not text and not none_found:
-            raise forms.ValidationError(_("Copy a span from the passage (select it with the mouse), or tick the box if there is none."))
+            raise forms.ValidationError(
+                _("Copy a span from the passage (select it with the mouse), or tick the box if there is none.")
+            )
         if text and none_found:
             raise forms.ValidationError(_("Either copy a span or tick the box, not both."))
         if text:
             offsets = find_span(self.payload["article"], text)
             if offsets is None:
-                self.add_error("text", _("This text does not occur in the passage. Copy it exactly (select it in the passage to fill this box)."))
+                self.add_error(
+                    "text",
+                    _(
+                        "This text does not occur in the passage. Copy it exactly (select it in the passage to fill this box)."
+                    ),
+                )
             else:
                 data["start"], data["end"] = offsets
         return data
@@ -120,11 +128,19 @@ PAGES: tuple[Page, ...] = (
 )
 QUESTIONS = {
     "pre": _("Before reading the passage, select the one word that best fills the blank."),
-    "post": _("Now read the passage. After reading and understanding it, select the one word that best fills the blank."),
-    "second": _("If you think another word could also answer this question, pick it as your second choice. Otherwise pick No Other Answer."),
-    "support_span": _("Which part of the passage supports your answer? Select it in the passage (or copy it) into the box."),
+    "post": _(
+        "Now read the passage. After reading and understanding it, select the one word that best fills the blank."
+    ),
+    "second": _(
+        "If you think another word could also answer this question, pick it as your second choice. Otherwise pick No Other Answer."
+    ),
+    "support_span": _(
+        "Which part of the passage supports your answer? Select it in the passage (or copy it) into the box."
+    ),
     "relation": _("Does the answer summarize or paraphrase the text span?"),
-    "summary_span": _("Which part of the passage is summarized by the information in the answer? Select it in the passage (or copy it) into the box."),
+    "summary_span": _(
+        "Which part of the passage is summarized by the information in the answer? Select it in the passage (or copy it) into the box."
+    ),
     "difficulty": _("How difficult is this question?"),
 }
 
@@ -275,8 +291,9 @@ RECAM_LABEL_FIELDS = (
     LabelField("pre_choice", "nominal", column_label("pre_choice"), title="answer before reading"),
     LabelField("second_choice", "nominal", _second_choice, title="second choice"),
     LabelField("relation", "nominal", column_label("relation"), title="evidence: summarize or paraphrase"),
-    LabelField("difficulty", "ordinal", column_label("difficulty"), order=tuple(k for k, _ in DIFFICULTIES),
-               title="difficulty"),
+    LabelField(
+        "difficulty", "ordinal", column_label("difficulty"), order=tuple(k for k, _ in DIFFICULTIES), title="difficulty"
+    ),
 )
 
 
@@ -286,9 +303,16 @@ def _pre_post_plot(frame: Any) -> list[KindPlot]:
     if known.empty:
         return []
     shares = known.groupby("item_id")[["pre_correct", "post_correct"]].agg(
-        lambda column: float(column.astype(float).mean()))
-    return [KindPlot(
-        "pre_post_accuracy", "Accuracy per item: before vs after reading", "scatter",
-        x=tuple(shares["pre_correct"]), y=tuple(shares["post_correct"]),
-        xlabel="share right before reading", ylabel="share right after reading",
-    )]
+        lambda column: float(column.astype(float).mean())
+    )
+    return [
+        KindPlot(
+            "pre_post_accuracy",
+            "Accuracy per item: before vs after reading",
+            "scatter",
+            x=tuple(shares["pre_correct"]),
+            y=tuple(shares["post_correct"]),
+            xlabel="share right before reading",
+            ylabel="share right after reading",
+        )
+    ]

@@ -1,9 +1,11 @@
 from .adjudication import AdjudicationSetup, AdjudicationTask, FinalLabel, Role
 from .projects import Item, Project
-from .recruitment import Payment, Posting, PublishJob, Submission
+from .recruitment import BulkPayment, ChannelCall, Payment, Posting, PublishJob, Submission
+from .teams import Team
 from .work import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
 
 __all__ = [
+    "Team",
     "Project",
     "Item",
     "Batch",
@@ -17,6 +19,8 @@ __all__ = [
     "Posting",
     "Submission",
     "Payment",
+    "BulkPayment",
+    "ChannelCall",
     "AdjudicationSetup",
     "AdjudicationTask",
     "FinalLabel",

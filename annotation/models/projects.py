@@ -2,9 +2,15 @@
 from django.conf import settings as django_settings
 from django.db import models
 
+from .teams import Team
+
 
 class Project(models.Model):
     name = models.CharField(max_length=200)
+    team = models.ForeignKey(
+        Team, on_delete=models.PROTECT, related_name="projects",
+        help_text="Only the team's members (and superusers) see and change the project.",
+    )
     kind = models.CharField(max_length=40, help_text="Task kind slug (see annotation.kinds).")
     language = models.CharField(max_length=10, default="en")
     instructions = models.TextField(blank=True, help_text="Shown to annotators; empty uses the kind's default.")

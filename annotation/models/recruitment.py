@@ -121,14 +121,45 @@ class Submission(models.Model):
         return self.ref
 
 
+class BulkPayment(models.Model):
+    """Bonuses sent as one order to a site that pays in bulk (set up, then paid in a second
+    call that pays again if repeated). Its state is saved before each step, so a crash or a lost
+    answer never pays an order twice: ``paying`` means the pay call went out and its outcome is
+    unknown (look on the site; the platform never sends it again)."""
+
+    class State(models.TextChoices):
+        NEW = "new", "Not set up yet"
+        SET_UP = "set_up", "Set up on the site, not paid"
+        PAYING = "paying", "Payment sent, outcome unknown: check on the site"
+        PAID = "paid", "Paid"
+
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="bulk_payments")
+    label = models.CharField(max_length=60, help_text="The bonus round: the same label never pays anyone twice.")
+    part = models.PositiveIntegerField(default=1, help_text="Orders of one round, when the site caps the rows per order.")
+    ref = models.CharField(max_length=100, blank=True, help_text="The site's id of the order (a bulk bonus).")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.NEW)
+    total = models.DecimalField(max_digits=10, decimal_places=2, help_text="The bonuses, before the site's fees.")
+    error = models.TextField(blank=True, help_text="Why the last step failed.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    paid_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["batch_id", "label", "part"]
+        constraints = [models.UniqueConstraint(fields=["batch", "label", "part"], name="bulkpayment_unique_part")]
+
+    def __str__(self) -> str:
+        return f"{self.label} #{self.part} of {self.batch}"
+
+
 class Payment(models.Model):
     """A payment beyond the reward (a bonus), sent through the channel; its request token makes
-    a repeat a no-op on the channel and here."""
+    a repeat a no-op on the channel and here. On a site that pays in bulk it belongs to the
+    ``bulk`` order that pays it."""
 
     class Kind(models.TextChoices):
         BONUS = "bonus", "Bonus"
 
-
+    bulk = models.ForeignKey(BulkPayment, null=True, blank=True, on_delete=models.PROTECT, related_name="payments")
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="payments")
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.BONUS)
     amount = models.DecimalField(max_digits=8, decimal_places=2)
@@ -138,3 +169,45 @@ class Payment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} of {self.amount} to {self.submission.participant_ref}"
+
+
+class ChannelCall(models.Model):
+    """One call to a recruiting site's API and how it ended, recorded on the batch it was made
+    for (empty: an account-wide call, such as the balance). Written by the channel's client hook
+    for every call; never holds credentials (the token travels in a header, which is not kept)."""
+
+    class Outcome(models.TextChoices):
+        OK = "ok", "Done"
+        REFUSED = "refused", "Refused (4xx)"
+        FAILED = "failed", "Site error or throttled (5xx/429)"
+        NO_ANSWER = "no_answer", "No answer (may have taken effect)"
+
+    batch = models.ForeignKey(Batch, null=True, blank=True, on_delete=models.CASCADE, related_name="channel_calls")
+    channel = models.CharField(max_length=20)
+    operation = models.CharField(max_length=80, help_text="The client's name for the call (create_study, CreateHIT).")
+    request = models.TextField(blank=True, help_text="Method, path and a summary of the body (no credentials).")
+    status = models.PositiveIntegerField(null=True, blank=True, help_text="The HTTP status; empty: no answer.")
+    outcome = models.CharField(max_length=10, choices=Outcome.choices)
+    error = models.TextField(blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True, help_text="Including the client's retries.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["batch", "created_at"], name="channelcall_batch_time")]
+        verbose_name = "call to a recruiting site"
+        verbose_name_plural = "calls to recruiting sites"
+
+    def __str__(self) -> str:
+        return f"{self.channel} {self.operation} ({self.get_outcome_display()})"
+
+    @staticmethod
+    def outcome_of(status: int | None) -> str:
+        """The outcome of an answer with HTTP ``status`` (None: no answer came)."""
+        if status is None or status == 0:
+            return ChannelCall.Outcome.NO_ANSWER
+        if status < 400:
+            return ChannelCall.Outcome.OK
+        if status == 429 or status >= 500:
+            return ChannelCall.Outcome.FAILED
+        return ChannelCall.Outcome.REFUSED

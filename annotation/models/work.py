@@ -134,6 +134,11 @@ class Assignment(models.Model):
     started_at = models.DateTimeField(auto_now_add=True)
     last_activity_at = models.DateTimeField(auto_now_add=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
+    item_count = models.PositiveIntegerField(
+        default=0, help_text="Items handed out with the assignment (its responses, fixed when it is made)."
+    )
+    consented_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the person agreed to the batch's consent text (a channel that asks).")
 
     class Meta:
         ordering = ["id"]
@@ -160,7 +165,9 @@ class Response(models.Model):
     timings = models.JSONField(default=dict, blank=True, help_text="{page slug: {shown_at, saved_at, seconds}}")
     completed_at = models.DateTimeField(null=True, blank=True)
     version = models.PositiveIntegerField(
-        default=0, help_text="Saves so far: a page is written only over the version it was checked against."
+        default=0,
+        help_text="Moves at every save and at every change of the assignment's status: a page is written only "
+        "over the version it was checked against.",
     )
 
     class Meta:

@@ -22,7 +22,7 @@ from .account import (
     pay_bonuses,
     set_up_bonuses,
 )
-from .client import DEFAULT_API_URL, ProlificClient, client_from_settings, make_client
+from .client import DEFAULT_API_URL, CallOutcome, ProlificClient, client_from_settings, make_client
 from .drafts import (
     APPROVAL_RATE,
     APPROVED_SUBMISSIONS,
@@ -92,7 +92,7 @@ from .submissions import (
 )
 
 __all__ = [
-    "APPROVAL_RATE", "APPROVED_SUBMISSIONS", "Balance", "BulkBonus", "COMPLETED",
+    "APPROVAL_RATE", "APPROVED_SUBMISSIONS", "Balance", "BulkBonus", "COMPLETED", "CallOutcome",
     "COMPLETION_URL", "COUNTRY_OF_RESIDENCE", "CUSTOM_ALLOWLIST", "CUSTOM_BLOCKLIST", "Cost",
     "DEFAULT_API_URL", "FAILED_ATTENTION_CHECK", "FIRST_LANGUAGE", "MAX_BONUS_ROWS", "Me",
     "NO_CONSENT", "PLACEHOLDERS", "ProlificAuthError", "ProlificClient", "ProlificError",

@@ -9,10 +9,16 @@ exponential back-off, ``Retry-After`` honoured on 429/503. Two sessions share th
 - ``once``: for calls that are not (create a study, set up or pay a bonus). Retries only what
   cannot have reached Prolific's logic: a refused connection and a 429. A 5xx or a lost
   answer raises ``ProlificOutcomeUnknownError``.
+
+``on_call`` (optional) hears of every finished call (a ``CallOutcome``, after the retries):
+the platform's call log. Make a client with it by ``dataclasses.replace(client, on_call=...)``;
+the sessions are shared. The token is never part of what it hears.
 """
 from __future__ import annotations
 
 import functools
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +41,20 @@ USER_AGENT = "annotation-platform-prolific/1"
 
 
 @dataclass(frozen=True)
+class CallOutcome:
+    """One finished API call: ``status`` 0 when no answer came; ``error`` empty on success."""
+
+    operation: str
+    method: str
+    path: str
+    params: dict[str, Any] | None
+    body: Any
+    status: int
+    error: str
+    seconds: float
+
+
+@dataclass(frozen=True)
 class ProlificClient:
     """Where to send calls and how: build with ``make_client`` or ``client_from_settings``."""
 
@@ -42,6 +62,7 @@ class ProlificClient:
     retrying: requests.Session
     once: requests.Session
     timeout: tuple[float, float]
+    on_call: Callable[[CallOutcome], None] | None = None
 
     def url(self, path: str) -> str:
         """``path`` ("studies/") under the API prefix; keeps Prolific's trailing slash."""
@@ -97,7 +118,26 @@ def _cached_client(api_url: str, token: str) -> ProlificClient:
 
 def call(client: ProlificClient, method: str, path: str, *, operation: str,
          idempotent: bool, json: Any = None, params: dict[str, Any] | None = None) -> Any:
-    """Send one API call; the decoded JSON body (None for an empty one), or a ProlificError."""
+    """Send one API call; the decoded JSON body (None for an empty one), or a ProlificError.
+    The client's ``on_call`` hears how it ended."""
+    started, status, error = time.monotonic(), 0, ""
+    try:
+        status, body = _send(client, method, path, operation=operation, idempotent=idempotent,
+                             json=json, params=params)
+        return body
+    except ProlificError as exc:
+        status, error = exc.status, str(exc)
+        raise
+    finally:
+        if client.on_call is not None:
+            client.on_call(CallOutcome(
+                operation=operation, method=method, path=f"{API_PREFIX}{path.lstrip('/')}",
+                params=params, body=json, status=status, error=error,
+                seconds=time.monotonic() - started))
+
+
+def _send(client: ProlificClient, method: str, path: str, *, operation: str, idempotent: bool,
+          json: Any, params: dict[str, Any] | None) -> tuple[int, Any]:
     session = client.retrying if idempotent else client.once
     try:
         response = session.request(method, client.url(path), json=json, params=params,
@@ -106,7 +146,7 @@ def call(client: ProlificClient, method: str, path: str, *, operation: str,
         raise _no_answer(operation, idempotent, exc) from exc
     body = _decode(response)
     if response.ok:
-        return body
+        return response.status_code, body
     if not idempotent and response.status_code >= 500:
         raise ProlificOutcomeUnknownError(
             f"Prolific answered {response.status_code} to a call that is not safe to repeat; "

@@ -63,10 +63,13 @@ def adjudicator_for_user(*, batch: Batch, user: Any) -> Annotator:
 
 
 def adjudication_queue(*, response: Response) -> None:
-    """After the save that completed `response`'s item: check the item once the save commits
-    (a Celery task), so the save path itself reads nothing more."""
+    """After the save that completed `response`'s item, in a batch with an adjudication stage:
+    check the item once the save commits (a Celery task, so the save itself reads no more than
+    whether the stage is on)."""
     from annotation import tasks
 
+    if not AdjudicationSetup.objects.filter(batch__units__assignments=response.assignment_id, enabled=True).exists():
+        return
     response_id = response.pk
     transaction.on_commit(lambda: tasks.open_adjudication.delay(response_id), robust=True)
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -67,13 +68,29 @@ def assignments_release_abandoned(*, batch: Batch | None = None, now: datetime |
     now = now or timezone.now()
     batches = [batch] if batch is not None else Batch.objects.filter(status=Batch.Status.OPEN)
     return sum(
-        Assignment.objects.filter(
-            unit__batch=b,
-            status=Assignment.Status.ACTIVE,
-            last_activity_at__lt=now - timedelta(minutes=b.release_after_minutes),
-        ).update(status=Assignment.Status.RELEASED)
+        assignments_set_status(
+            assignments=Assignment.objects.filter(
+                unit__batch=b,
+                status=Assignment.Status.ACTIVE,
+                last_activity_at__lt=now - timedelta(minutes=b.release_after_minutes),
+            ),
+            status=Assignment.Status.RELEASED,
+        )
         for b in batches
     )
+
+
+def assignments_set_status(*, assignments: QuerySet[Assignment], status: str, **values: Any) -> int:
+    """Move the assignments that `assignments` selects (checked again as they are written) to
+    `status`, with other field `values`. Their responses' versions move in the same transaction:
+    a save compares and sets on the version alone, so one that read the work before it was
+    reviewed or released writes nothing and decides again. How many assignments moved."""
+    with transaction.atomic():
+        ids = list(assignments.values_list("pk", flat=True))
+        moved = assignments.filter(pk__in=ids).update(status=status, **values)
+        if moved:
+            Response.objects.filter(assignment_id__in=ids).update(version=F("version") + 1)
+    return moved
 
 
 def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
@@ -114,8 +131,10 @@ def _lock(batch: Batch) -> None:
 
 def _assign(unit: Unit, annotator: Annotator, lead: Sequence[int] = (), channel_assignment_id: str = "") -> Assignment:
     """A new assignment of the unit with its empty responses; `lead` item ids come first."""
-    assignment = Assignment.objects.create(unit=unit, annotator=annotator, channel_assignment_id=channel_assignment_id)
     item_ids = [*lead, *unit_item_ids(unit)]
+    assignment = Assignment.objects.create(
+        unit=unit, annotator=annotator, channel_assignment_id=channel_assignment_id, item_count=len(item_ids)
+    )
     Response.objects.bulk_create(
         Response(assignment=assignment, item_id=item_id, position=position) for position, item_id in enumerate(item_ids)
     )
@@ -239,3 +258,19 @@ def annotator_for_channel(*, project, channel: str, external_id: str, batch: Bat
         project=project, channel=channel, external_id=external_id, defaults={"batch": batch}
     )
     return annotator
+
+
+def assignment_consent(*, assignment: Assignment, agreed: bool) -> Assignment:
+    """Record the person's answer to the consent step before any item: agreeing opens the work;
+    declining releases the assignment (its slot goes to somebody else) and nothing is saved.
+    Precondition: the assignment is active. Answering again changes nothing once agreed."""
+    with transaction.atomic():
+        fresh = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if fresh.consented_at is None and fresh.status == Assignment.Status.ACTIVE:
+            if agreed:
+                fresh.consented_at = timezone.now()
+                fresh.save(update_fields=["consented_at"])
+            else:
+                assignments_set_status(assignments=Assignment.objects.filter(pk=fresh.pk), status=Assignment.Status.RELEASED)
+                fresh.status = Assignment.Status.RELEASED
+    return fresh

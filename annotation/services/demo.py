@@ -20,8 +20,11 @@ from .adjudication import adjudication_setup_set
 from .batches import batch_create, invite_link_create
 from .imports import items_import
 from .projects import project_create
+from .teams import team_ensure
 
 DEMO_USERNAME = "researcher"
+#: the demo's projects are this team's; the demo researcher is its member
+DEMO_TEAM = "Demo team"
 DEMO_PROJECT = "ReCAM demo"
 DEMO_BATCH = "Demo batch"
 DEMO_KIND = "recam"
@@ -128,9 +131,10 @@ def _demo_channel_batch(project: Project, name: str, channel: str, people: int, 
 
 def _demo_project(user, name: str, kind: str, language: str, files: Sequence[Path], *, items_per_unit: int,
                   annotators: int = 3) -> DemoProject:
+    team = team_ensure(name=DEMO_TEAM, members=[user])
     project = (
         Project.objects.filter(name=name, kind=kind).order_by("id").first()
-        or project_create(name=name, kind=kind, language=language, created_by=user)
+        or project_create(name=name, kind=kind, team=team, language=language, created_by=user)
     )
     created = sum(items_import(project=project, data=path.read_bytes(), filename=path.name).created for path in files)
     batch = project.batches.filter(name=DEMO_BATCH).order_by("id").first() or batch_create(

@@ -9,6 +9,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from annotation.channels import ChannelError, UnitState, get_channel, request_token
+from annotation.channels.calls import records_calls
 from annotation.models import Batch, Posting, Unit
 
 from .publish import PublishRefused, check_balance, check_publishable, cost_estimate
@@ -59,23 +60,27 @@ def _each(batch: Batch, positions: Iterable[int] | None,
     return report
 
 
+@records_calls
 def postings_expire(*, batch: Batch, positions: Iterable[int] | None = None) -> PostingsReport:
     """Stop new participants from taking the batch's postings (work already taken may still come in)."""
     channel = get_channel(batch.channel)
     return _each(batch, positions, lambda unit: channel.close_unit(unit.channel_ref))
 
 
+@records_calls
 def postings_pause(*, batch: Batch) -> PostingsReport:
     """Stop new participants for now (people already in finish); ``postings_resume`` reopens."""
     channel = get_channel(batch.channel)
     return _each(batch, None, lambda unit: channel.pause_unit(unit.channel_ref))
 
 
+@records_calls
 def postings_resume(*, batch: Batch) -> PostingsReport:
     channel = get_channel(batch.channel)
     return _each(batch, None, lambda unit: channel.resume_unit(unit.channel_ref))
 
 
+@records_calls
 def postings_extend(*, batch: Batch, hours: int, positions: Iterable[int] | None = None) -> PostingsReport:
     """Keep the postings open ``hours`` longer than now or their current expiration, whichever is later."""
     if not 1 <= hours <= 365 * 24:
@@ -91,6 +96,7 @@ def postings_extend(*, batch: Batch, hours: int, positions: Iterable[int] | None
     return _each(batch, positions, extend)
 
 
+@records_calls
 def places_add(*, batch: Batch, number: int, label: str,
                           positions: Iterable[int] | None = None) -> PostingsReport:
     """``number`` more assignments on each chosen HIT (re-annotating a bad block).

@@ -7,13 +7,14 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 
 from annotation.kinds import get_kind
-from annotation.models import Item, Project
+from annotation.models import Item, Project, Team
 
 
 def project_create(
     *,
     name: str,
     kind: str,
+    team: Team,
     language: str = "en",
     instructions: str = "",
     settings: dict[str, Any] | None = None,
@@ -22,12 +23,15 @@ def project_create(
     """Create a project of a registered kind.
 
     Preconditions: `kind` is registered (UnknownKind names the known kinds otherwise), so a
-    project can never point at a kind the import, pages and quality rules cannot find.
+    project can never point at a kind the import, pages and quality rules cannot find; `team` is
+    one the creator may use (`team_selectors.teams_of`: the admin and API offer only those), since
+    only its members will see the project.
     """
     get_kind(kind)
     return Project.objects.create(
         name=name,
         kind=kind,
+        team=team,
         language=language,
         instructions=instructions,
         settings=settings or {},

@@ -4,6 +4,7 @@ balance check, the publish job that makes one posting per unit with progress n o
 step speaks the channel interface (`get_channel(batch.channel)`)."""
 from __future__ import annotations
 
+import functools
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -14,7 +15,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from annotation.channels import Channel, ChannelError, ChannelSettingsError, ChannelUnavailable, get_channel
+from annotation.channels import Channel, ChannelError, ChannelSettingsError, ChannelUnavailable, get_channel, money
+from annotation.channels.calls import calls_recorded_on, records_calls
 from annotation.models import Batch, PublishJob, Unit, UnitItem
 from annotation.selectors import publishable_units
 
@@ -35,6 +37,7 @@ class CostEstimate:
     audience: str
     balance: Decimal | None = None
     lead_items: int = 0  # consistency items each worker's first HIT also holds
+    currency: str = "USD"  # of every amount here (ISO 4217)
 
     @property
     def assignments(self) -> int:
@@ -78,6 +81,7 @@ def check_publishable(batch: Batch) -> Channel:
     return channel
 
 
+@records_calls
 def cost_estimate(*, batch: Batch, with_balance: bool = True, units: int | None = None,
                   assignments_per_unit: int | None = None, max_assignments: int | None = None) -> CostEstimate:
     """Reward + the channel's fee per assignment × assignments per unit × units not published yet.
@@ -93,7 +97,7 @@ def cost_estimate(*, batch: Batch, with_balance: bool = True, units: int | None 
     count = units if units is not None else publishable_units(batch).filter(channel_ref="").count()
     return CostEstimate(units=count, assignments_per_unit=per_unit, reward=cost.reward, fee=cost.fee,
                         audience=channel.audience(batch), balance=channel.balance() if with_balance else None,
-                        lead_items=consistency_lead_count(batch))
+                        lead_items=consistency_lead_count(batch), currency=channel.currency_code())
 
 
 def consistency_lead_count(batch: Batch) -> int:
@@ -101,6 +105,7 @@ def consistency_lead_count(batch: Batch) -> int:
     return UnitItem.objects.filter(unit__batch=batch, unit__every_annotator=True).count()
 
 
+@records_calls
 def channel_balance(*, batch: Batch) -> Decimal | None:
     """The balance of the batch's channel account (raises ``ChannelError``; None: it does not pay)."""
     return get_channel(batch.channel).balance()
@@ -108,12 +113,14 @@ def channel_balance(*, batch: Batch) -> Decimal | None:
 
 def check_balance(estimate: CostEstimate) -> None:
     if not estimate.enough:
+        m = functools.partial(money, currency=estimate.currency)
         raise PublishRefused(
-            f"the account balance ${estimate.balance} cannot cover the estimated ${estimate.total} "
-            f"(${estimate.rewards_total} rewards + ${estimate.fees_total} fees); ${estimate.shortfall} short"
+            f"the account balance {m(estimate.balance)} cannot cover the estimated {m(estimate.total)} "
+            f"({m(estimate.rewards_total)} rewards + {m(estimate.fees_total)} fees); {m(estimate.shortfall)} short"
         )
 
 
+@records_calls
 def batch_publish_request(*, batch: Batch, base_url: str, by=None) -> PublishJob:
     """Record a publish job and hand it to the ``publish_batch`` task once committed.
 
@@ -158,6 +165,11 @@ def publish_job_run(*, job: PublishJob) -> PublishJob:
     if job.status == PublishJob.Status.DONE and not job_transient_failures(job):
         return job
     batch = Batch.objects.select_related("project").get(pk=job.batch_id)
+    with calls_recorded_on(batch):
+        return _job_run(job, batch)
+
+
+def _job_run(job: PublishJob, batch: Batch) -> PublishJob:
     _save(job, status=PublishJob.Status.RUNNING, started_at=job.started_at or timezone.now(),
           total=publishable_units(batch).count(), error="")
     try:

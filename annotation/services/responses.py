@@ -5,6 +5,7 @@ response is read, the protocol rules below decide, and the write is a compare-an
 response's `version`, so two requests that read the same state never both write. A lost race
 reads again and decides again: a double submit then finds its answer stored and changes nothing.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -99,24 +100,30 @@ def response_save_page(
             response = fresh  # decided on a stale read: decide again on what is stored now
             continue
         if not changes:
-            return SaveResult(False, response.completed_at is not None, assignment.status == Assignment.Status.SUBMITTED,
-                              response)
+            return SaveResult(
+                False, response.completed_at is not None, assignment.status == Assignment.Status.SUBMITTED, response
+            )
         now = timezone.now()
         answers = {**response.answers, page_slug: answer}
         timings = {**response.timings, page_slug: timing_of_page(response.timings.get(page_slug), shown_at, now)}
         done = next_page_slug(kind_slug, response.item.payload, answers) is None
         completes = response.completed_at is None and done
         completed_at = response.completed_at or (now if done else None)
-        written = Response.objects.filter(
-            pk=response.pk, version=response.version, assignment__status__in=EDITABLE
-        ).update(answers=answers, timings=timings, completed_at=completed_at, version=F("version") + 1)
+        # the version moves with the assignment's status too (assignments_set_status): an
+        # unchanged version means the work is still as editable as check_page saw it. The condition
+        # stays on this row alone: one through a join is sent as `id IN (SELECT ...)`, which
+        # PostgreSQL does not check again after waiting for a concurrent save's row lock, so a
+        # stale write would go through (found by bench/soak.py)
+        written = Response.objects.filter(pk=response.pk, version=response.version).update(
+            answers=answers, timings=timings, completed_at=completed_at, version=F("version") + 1
+        )
         if written:
             response.answers, response.timings, response.completed_at = answers, timings, completed_at
             response.version += 1
             item_completed = completed_at is not None
             if completes:
                 adjudication_queue(response=response)
-            submitted = _note_activity(assignment, now, item_completed=item_completed)
+            submitted = _note_activity(assignment, now, last_item_completed=item_completed and _is_last(response))
             return SaveResult(True, item_completed, submitted, response)
         response = _reread(response)
     raise ProtocolError(_("This item is being changed elsewhere right now; please try again."))
@@ -125,15 +132,20 @@ def response_save_page(
 def _reread(response: Response) -> Response:
     """The response as stored now, with its item and assignment (after a lost compare-and-set)."""
     fresh = Response.objects.select_related("item", "assignment").get(pk=response.pk)
-    fresh.assignment.annotator = response.assignment.annotator
     fresh.item.project = response.item.project
     return fresh
 
 
-def _note_activity(assignment: Assignment, now: datetime, *, item_completed: bool) -> bool:
-    """Note the activity; when an item completed, submit the assignment if it was its last.
-    Whether the assignment is submitted now."""
-    if item_completed and assignment_submit_if_complete(assignment, now=now):
+def _is_last(response: Response) -> bool:
+    """Whether the response's item is the last of its assignment (items are shown in order)."""
+    return response.position + 1 >= response.assignment.item_count
+
+
+def _note_activity(assignment: Assignment, now: datetime, *, last_item_completed: bool) -> bool:
+    """Note the activity; when the last item completed, submit the assignment if all its items
+    are complete (an item skipped by a forged post is caught at the next page view). Whether the
+    assignment is submitted now."""
+    if last_item_completed and assignment_submit_if_complete(assignment, now=now):
         return True
     if now - assignment.last_activity_at >= ACTIVITY_RESOLUTION:
         Assignment.objects.filter(pk=assignment.pk).update(last_activity_at=now)

@@ -1,5 +1,5 @@
 """Reviewing work on a recruiting site through its channel, given who is kept: approve / reject with feedback,
-bonuses with request tokens, messages, blocks and the private qualification.
+messages, blocks and the private qualification (bonuses: ``services.bonuses``).
 
 Who is kept is decided elsewhere (the quality app's runs): annotation never imports quality, so
 a decision source registers itself here (``register_decision_source``), and the admin finds it
@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.channels import ChannelError, ChannelUnavailable, MessageResult, get_channel, request_token
-from annotation.models import Assignment, Batch, Payment, Submission
+from annotation.channels import ChannelError, MessageResult, get_channel
+from annotation.channels.calls import records_calls
+from annotation.models import Assignment, Batch, Submission
 
+from .assignments import assignments_set_status
 from .sync import batch_sync
 
 WHO = ("all", "kept", "dropped")
@@ -73,6 +74,7 @@ class ReviewReport:
         return ", ".join(parts)
 
 
+@records_calls
 def decisions_apply(*, batch: Batch, decisions: Decisions, reject_feedback: str, approve_feedback: str = "",
                        sync: bool = True) -> ReviewReport:
     """Approve the verified, still Submitted work of kept annotators; reject the others' with
@@ -105,6 +107,7 @@ def decisions_apply(*, batch: Batch, decisions: Decisions, reject_feedback: str,
     return report
 
 
+@records_calls
 def reject_unverified(*, batch: Batch, feedback: str, sync: bool = True) -> ReviewReport:
     """Reject what the channel holds as awaiting review but sync could not verify (a forged
     completion token, no or unfinished answers on our pages, another participant or posting).
@@ -159,9 +162,10 @@ def _reviewed(sub: Submission, *, approved: bool, feedback: str, word: str) -> N
     with transaction.atomic():
         Submission.objects.filter(pk=sub.pk).update(
             review=review, feedback=feedback, reviewed_at=timezone.now(), channel_status=word)
-        Assignment.objects.filter(pk=sub.assignment_id).update(status=status)
+        assignments_set_status(assignments=Assignment.objects.filter(pk=sub.assignment_id), status=status)
 
 
+@records_calls
 def submissions_chosen(*, batch: Batch, who: str, decisions: Decisions | None, sync: bool = True) -> list[Submission]:
     """The latest verified submission of each worker of the batch that ``who`` names (all,
     kept, dropped), after a sync so that verification is fresh."""
@@ -187,48 +191,7 @@ def _worker_ids(batch: Batch, who: str, decisions: Decisions | None, worker_ids:
     return [s.participant_ref for s in submissions_chosen(batch=batch, who=who, decisions=decisions)]
 
 
-def bonus_pay(*, batch: Batch, amount: str, reason: str, who: str = "kept", decisions: Decisions | None = None,
-                label: str = "bonus") -> ReviewReport:
-    """Pay ``amount`` once per worker ``who`` names, on their latest verified submission.
-
-    The request token comes from the batch, the worker and ``label``: the same label again pays
-    nobody twice (here: a recorded bonus is not sent again; at MTurk: a repeated token is a no-op).
-    """
-    try:
-        value = Decimal(str(amount))
-    except InvalidOperation:
-        raise ReviewError(f"{amount!r} is not an amount in dollars") from None
-    if not value.is_finite() or value <= 0 or value != value.quantize(Decimal("0.01")):
-        raise ReviewError("a bonus is a positive amount in dollars and cents")
-    if not reason.strip():
-        raise ReviewError("a bonus needs a reason (the worker sees it)")
-    channel = get_channel(batch.channel)
-    report = ReviewReport()
-    for sub in submissions_chosen(batch=batch, who=who, decisions=decisions):
-        token = request_token("bonus", batch.pk, batch.created_at.isoformat(), sub.participant_ref, label)
-        # recorded before paying: a crash or a lost answer never leads to paying it again
-        payment, created = Payment.objects.get_or_create(
-            request_token=token, defaults=dict(submission=sub, amount=value, reason=reason))
-        if not created:
-            report.skipped[sub.participant_ref] = f"already paid this bonus ({label})"
-            continue
-        try:
-            channel.bonus(sub.assignment, amount=f"{value:.2f}", reason=reason, request_token=token)
-        except ChannelUnavailable as exc:
-            if channel.bonus_repeat_safe:
-                payment.delete()
-                report.failed[sub.participant_ref] = str(exc)
-            else:
-                report.failed[sub.participant_ref] = f"{exc} (recorded as paid: check on {channel.title} before paying again)"
-            continue
-        except ChannelError as exc:
-            payment.delete()  # refused: nothing was paid
-            report.failed[sub.participant_ref] = str(exc)
-            continue
-        report.paid += 1
-    return report
-
-
+@records_calls
 def participants_message(*, batch: Batch, subject: str, text: str, who: str = "all", decisions: Decisions | None = None,
                   worker_ids: list[str] | None = None) -> MessageResult:
     """Message the workers ``who`` names (or exactly ``worker_ids``); the channel splits the
@@ -242,6 +205,7 @@ def participants_message(*, batch: Batch, subject: str, text: str, who: str = "a
         raise ReviewError(str(exc)) from exc
 
 
+@records_calls
 def participants_block(*, batch: Batch, reason: str, who: str = "dropped", decisions: Decisions | None = None,
                 worker_ids: list[str] | None = None) -> tuple[int, dict[str, str]]:
     """Block the workers ``who`` names from our HITs; (how many, worker id -> why one failed)."""
@@ -259,6 +223,7 @@ def participants_block(*, batch: Batch, reason: str, who: str = "dropped", decis
     return blocked, failed
 
 
+@records_calls
 def qualification_grant(*, batch: Batch, who: str = "kept", decisions: Decisions | None = None,
                               worker_ids: list[str] | None = None) -> tuple[str, int]:
     """Grant the batch's private qualification (HIT setting ``private_qualification``) to the

@@ -17,7 +17,10 @@ from django.utils import timezone
 
 from annotation.channels import ChannelError, SubmissionInfo, channel_choices, get_channel
 from annotation.channels.base import NO_ANSWERS, UNIT_MISMATCH, UNKNOWN, WORKER_MISMATCH, submission_problems
+from annotation.channels.calls import records_calls
 from annotation.models import Assignment, Batch, Posting, Response, Submission, Unit
+
+from .assignments import assignments_set_status
 
 log = logging.getLogger(__name__)
 SETTLED = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
@@ -55,6 +58,7 @@ def _ours(ref: str, channel: str) -> list[Assignment]:
     )
 
 
+@records_calls
 def batch_sync(*, batch: Batch) -> SyncReport:
     """Pull every HIT's assignments of the batch and match them with our Assignments.
 
@@ -154,12 +158,12 @@ def _update_status(assignment: Assignment, submission: SubmissionInfo, problems:
     if target == Assignment.Status.RELEASED and assignment.status in (Assignment.Status.APPROVED,
                                                                       Assignment.Status.REJECTED):
         return False
-    values = {"status": target}
     if assignment.submitted_at is None and target in SETTLED:
-        values["submitted_at"] = submission.submitted_at or timezone.now()
-    Assignment.objects.filter(pk=assignment.pk).update(**values)
-    for name, value in values.items():
-        setattr(assignment, name, value)
+        assignment.submitted_at = submission.submitted_at or timezone.now()
+    assignments_set_status(
+        assignments=Assignment.objects.filter(pk=assignment.pk), status=target, submitted_at=assignment.submitted_at
+    )
+    assignment.status = target
     return True
 
 

@@ -2,6 +2,7 @@
 write a file in the background: create, status, download. Thin views."""
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -12,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.errors import Conflict, error_response
-from annotation.models import Project
+from annotation.team_selectors import projects_visible_to, visible_to
 from quality.exports import ExportUnavailable, Options, UnknownExport, export_open
 from quality.exports.http import export_job_response, export_response
 from quality.models import ExportJob
@@ -66,7 +67,7 @@ class ProjectExportView(APIView):
         f"jobs, POST .../exports/): {DATASETS_TEXT} The X-Export-Cells header says exact or spreadsheet-safe.",
     )
     def get(self, request: Request, project_id: int):
-        project = get_object_or_404(Project, pk=project_id)
+        project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
         query = ExportQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         data = query.validated_data
@@ -87,7 +88,7 @@ class ProjectExportJobsView(generics.ListAPIView):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return ExportJob.objects.none()
-        return project_export_jobs(get_object_or_404(Project, pk=self.kwargs["project_id"]))
+        return project_export_jobs(get_object_or_404(projects_visible_to(self.request.user), pk=self.kwargs["project_id"]))
 
     @extend_schema(
         request=ExportQuerySerializer,
@@ -101,7 +102,7 @@ class ProjectExportJobsView(generics.ListAPIView):
         "download its file.",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project = get_object_or_404(Project, pk=project_id)
+        project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
         body = ExportQuerySerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
@@ -121,7 +122,10 @@ class ExportJobDetailView(generics.RetrieveAPIView):
     """One export job: status, progress, rows, size, and its download URL once done."""
 
     serializer_class = ExportJobSerializer
-    queryset = export_jobs()
+    queryset = export_jobs()  # the model for the schema; each request sees its teams' jobs only
+
+    def get_queryset(self) -> QuerySet[ExportJob]:
+        return visible_to(self.request.user, super().get_queryset())
 
 
 @extend_schema(tags=["quality"])
@@ -135,4 +139,4 @@ class ExportJobDownloadView(APIView):
         description="The finished job's file (X-Export-Cells says exact or spreadsheet-safe).",
     )
     def get(self, request: Request, pk: int):
-        return export_job_response(get_object_or_404(export_jobs(), pk=pk))
+        return export_job_response(get_object_or_404(visible_to(request.user, export_jobs()), pk=pk))

@@ -1,4 +1,5 @@
 """Serializers of the quality API: runs with their counts, and the parameters of a request."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -33,9 +34,11 @@ class HeadlineSerializer(serializers.Serializer):
     annotations_kept = serializers.IntegerField()
     annotations_dropped = serializers.IntegerField()
     annotators_dropped_by_reason = serializers.DictField(
-        child=serializers.IntegerField(), help_text="rule (a reason with its numbers as #) -> annotators")
+        child=serializers.IntegerField(), help_text="rule (a reason with its numbers as #) -> annotators"
+    )
     annotations_dropped_by_reason = serializers.DictField(
-        child=serializers.IntegerField(), help_text="rule -> annotations; 'annotator dropped' with their annotator")
+        child=serializers.IntegerField(), help_text="rule -> annotations; 'annotator dropped' with their annotator"
+    )
     computed_on = serializers.CharField()
 
 
@@ -103,17 +106,33 @@ class QualityRunSerializer(serializers.ModelSerializer):
     created_by = serializers.CharField(read_only=True, allow_null=True, help_text="Who started it (null: nobody "
                                        "signed in, or the user was deleted).")
     headline = serializers.SerializerMethodField(
-        help_text="Annotators and annotations kept and dropped, by rule (null: no responses, or an older run).")
+        help_text="Annotators and annotations kept and dropped, by rule (null: no responses, or an older run)."
+    )
     agreement = serializers.SerializerMethodField(
-        help_text="Per label field the kind declares, in its order: agreement on the annotations the run keeps.")
+        help_text="Per label field the kind declares, in its order: agreement on the annotations the run keeps."
+    )
     aggregation = serializers.SerializerMethodField(
         help_text="Per nominal/ordinal field: majority vote and Dawid-Skene over the kept annotations; the "
-        "per-item labels and their confidence are in the items export.")
+        "per-item labels and their confidence are in the items export."
+    )
 
     class Meta:
         model = QualityRun
-        fields = ["id", "project", "status", "parameters", "summary", "counts", "headline", "agreement",
-                  "aggregation", "error", "created_by", "created_at", "finished_at"]
+        fields = [
+            "id",
+            "project",
+            "status",
+            "parameters",
+            "summary",
+            "counts",
+            "headline",
+            "agreement",
+            "aggregation",
+            "error",
+            "created_by",
+            "created_at",
+            "finished_at",
+        ]
         read_only_fields = fields
 
     @extend_schema_field(OpenApiTypes.OBJECT)
@@ -162,14 +181,35 @@ class ExportJobSerializer(serializers.ModelSerializer):
     created_by = serializers.CharField(read_only=True, allow_null=True, help_text="Who started it (null: nobody "
                                        "signed in, or the user was deleted).")
     progress = serializers.FloatField(read_only=True, help_text="Share of the source records written, 0-1.")
-    cells = serializers.CharField(read_only=True, help_text='"exact" or "spreadsheet-safe": how CSV/TSV cells were written.')
-    download_url = serializers.SerializerMethodField(help_text="Where the file is, once the job is done (null until then).")
+    cells = serializers.CharField(
+        read_only=True, help_text='"exact" or "spreadsheet-safe": how CSV/TSV cells were written.'
+    )
+    download_url = serializers.SerializerMethodField(
+        help_text="Where the file is, once the job is done (null until then)."
+    )
 
     class Meta:
         model = ExportJob
-        fields = ["id", "project", "dataset", "format", "options", "cells", "status", "progress", "rows_written",
-                  "rows_total", "size", "file_name", "error", "created_by", "created_at", "started_at",
-                  "finished_at", "download_url"]
+        fields = [
+            "id",
+            "project",
+            "dataset",
+            "format",
+            "options",
+            "cells",
+            "status",
+            "progress",
+            "rows_written",
+            "rows_total",
+            "size",
+            "file_name",
+            "error",
+            "created_by",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "download_url",
+        ]
         read_only_fields = fields
 
     @extend_schema_field({"type": "string", "format": "uri", "nullable": True})
@@ -181,34 +221,17 @@ class ExportJobSerializer(serializers.ModelSerializer):
         return request.build_absolute_uri(url) if request else url
 
 
-class ScoreRequestSerializer(serializers.Serializer):
-    subtask1 = serializers.FileField(required=False, help_text="results_subtask1_{lang}.tsv: a `change` column")
-    subtask2 = serializers.FileField(
-        required=False, help_text="results_subtask2_{lang}.tsv: `sim_context1` and `sim_context2` columns"
-    )
-    gold = serializers.FileField(
-        required=False,
-        help_text="a kit gold file (sim_context1, sim_context2, change); without it the project's cleaned data is the gold",
-    )
-
-    def validate(self, attrs: dict) -> dict:
-        if not attrs.get("subtask1") and not attrs.get("subtask2"):
-            raise serializers.ValidationError("upload at least one submission file: subtask1 and/or subtask2")
-        return attrs
+class ScorerOptionSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    help = serializers.CharField()
+    file = serializers.BooleanField(help_text="an uploaded file (else a text value)")
+    many = serializers.BooleanField(help_text="may be given several times")
+    required = serializers.BooleanField()
 
 
-class Subtask1ScoreSerializer(serializers.Serializer):
-    uncentered_pearson = serializers.FloatField()
+class ScorerSerializer(serializers.Serializer):
+    """One of a kind's reports or scorers (`TaskKind.scorers()`), by name."""
 
-
-class Subtask2ScoreSerializer(serializers.Serializer):
-    pearson = serializers.FloatField()
-    spearman = serializers.FloatField()
-    harmonic_mean = serializers.FloatField(allow_null=True)
-    note = serializers.CharField(required=False)
-
-
-class ScoreSerializer(serializers.Serializer):
-    pairs = serializers.IntegerField()
-    subtask1 = Subtask1ScoreSerializer(required=False)
-    subtask2 = Subtask2ScoreSerializer(required=False)
+    name = serializers.CharField()
+    description = serializers.CharField()
+    options = ScorerOptionSerializer(many=True)

@@ -1,8 +1,9 @@
 """Quality API routes (included at /api/). Names: api-project-quality-runs, api-quality-run-detail,
-api-project-export, api-project-export-jobs, api-export-job-detail, api-export-download, api-project-score."""
+api-project-export, api-project-export-jobs, api-export-job-detail, api-export-download, api-project-scorers, api-project-score."""
+
 from django.urls import path
 
-from . import exports, views
+from . import exports, scores, views
 
 urlpatterns = [
     path(
@@ -15,5 +16,6 @@ urlpatterns = [
     path("projects/<int:project_id>/exports/", exports.ProjectExportJobsView.as_view(), name="api-project-export-jobs"),
     path("exports/<int:pk>/", exports.ExportJobDetailView.as_view(), name="api-export-job-detail"),
     path("exports/<int:pk>/download/", exports.ExportJobDownloadView.as_view(), name="api-export-download"),
-    path("projects/<int:project_id>/score/", views.ProjectScoreView.as_view(), name="api-project-score"),
+    path("projects/<int:project_id>/scores/", scores.ProjectScorersView.as_view(), name="api-project-scorers"),
+    path("projects/<int:project_id>/scores/<str:scorer>/", scores.ProjectScoreView.as_view(), name="api-project-score"),
 ]

@@ -1,29 +1,25 @@
-"""Quality API (staff only): start and read quality runs, score submissions. Thin views.
-Exports are in `exports.py`."""
+"""Quality API (staff only): start and read quality runs. Thin views. Exports are in
+`exports.py`, a kind's scorers in `scores.py`."""
+
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from annotation.api.errors import Conflict, error_response
 from annotation.kinds import get_kind
-from annotation.models import Project
-from quality.cosimlex import NoData, gold_from_file, project_gold, score_submission
+from annotation.team_selectors import projects_visible_to, visible_to
 from quality.models import QualityRun
 from quality.selectors import project_runs, run_with_counts, runs_with_counts
 from quality.services.runs import quality_run_request
-from quality.stats.semeval_scoring import KitFormatError
 
 from .serializers import (
     QualityRunRequestSerializer,
     QualityRunSerializer,
-    ScoreRequestSerializer,
-    ScoreSerializer,
 )
 
 
@@ -37,7 +33,7 @@ class ProjectQualityRunsView(generics.ListAPIView):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return QualityRun.objects.none()
-        return project_runs(get_object_or_404(Project, pk=self.kwargs["project_id"]))
+        return project_runs(get_object_or_404(projects_visible_to(self.request.user), pk=self.kwargs["project_id"]))
 
     @extend_schema(
         request=QualityRunRequestSerializer,
@@ -47,7 +43,7 @@ class ProjectQualityRunsView(generics.ListAPIView):
         "has already finished (no broker: tasks run inline), 202 while a worker is still on it.",
     )
     def post(self, request: Request, project_id: int) -> Response:
-        project = get_object_or_404(Project, pk=project_id)
+        project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
         kind = get_kind(project.kind)
         body = QualityRunRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -66,49 +62,7 @@ class QualityRunDetailView(generics.RetrieveAPIView):
     """One quality run: status, parameters, summary and decision counts."""
 
     serializer_class = QualityRunSerializer
-    queryset = runs_with_counts()
+    queryset = runs_with_counts()  # the model for the schema; each request sees its teams' runs only
 
-
-#: ScoreRequestSerializer as a schema, with what its validate() adds: one submission file at least
-SCORE_REQUEST = {
-    "type": "object",
-    "properties": {name: {"type": "string", "format": "binary", "description": field.help_text}
-                   for name, field in ScoreRequestSerializer().fields.items()},
-    "anyOf": [{"required": ["subtask1"]}, {"required": ["subtask2"]}],
-}
-
-
-@extend_schema(tags=["quality"])
-class ProjectScoreView(APIView):
-    """Score a system's SemEval-2020 Task 3 submission for one language against a CoSimLex
-    project's cleaned data (its latest quality run) or an uploaded kit gold file. It writes
-    nothing, so reading quality runs is enough."""
-
-    required_permissions = {"POST": ["quality.view_qualityrun"]}
-    parser_classes = [MultiPartParser, FormParser]
-
-    @extend_schema(
-        request={"multipart/form-data": SCORE_REQUEST},
-        responses={
-            200: ScoreSerializer,
-            409: error_response("Not a CoSimLex project, or no finished quality run (or pairs without kept "
-                                "ratings) to score against."),
-        },
-        description="Subtask 1: uncentered Pearson of the predicted and gold change. Subtask 2: harmonic mean "
-        "of Pearson and Spearman over the interleaved ratings [c1_1, c2_1, c1_2, ...] (the organisers' scorer).",
-    )
-    def post(self, request: Request, project_id: int):
-        project = get_object_or_404(Project, pk=project_id)
-        if project.kind != "cosimlex":
-            raise Conflict("scoring is defined for CoSimLex projects")
-        query = ScoreRequestSerializer(data=request.data)
-        query.is_valid(raise_exception=True)
-        data = query.validated_data
-        try:
-            gold = gold_from_file(data["gold"]) if data.get("gold") else project_gold(project)
-            scores = score_submission(gold, subtask1=data.get("subtask1"), subtask2=data.get("subtask2"))
-        except NoData as exc:
-            raise Conflict(str(exc)) from None
-        except KitFormatError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(ScoreSerializer(scores).data)
+    def get_queryset(self) -> QuerySet[QualityRun]:
+        return visible_to(self.request.user, super().get_queryset())

@@ -106,7 +106,7 @@ def raw(project: Project, options: Options = EXACT) -> Dataset:
 
 def clean(project: Project, options: Options = EXACT) -> Dataset:
     """Only the responses the latest finished quality run keeps (joined as a subquery), with
-    the values the run derived for each (e.g. CoSimLex's calibrated rating) as extra columns."""
+    the values the run derived for each (e.g. a calibrated rating) as extra columns."""
     run = _require_run(project, "clean")
     kept = kept_response_ids(run)
     extra = response_value_columns(run)
@@ -184,7 +184,7 @@ def items(project: Project, options: Options = EXACT) -> Dataset:
 
 def _ordered_union(key_lists: Iterable[Iterable[str]]) -> list[str]:
     """All keys, each new one placed right after its predecessor in the row that has it, so
-    optional released keys keep their place (ReCAM's `id` first, `label` after the options)."""
+    optional released keys keep their place (an optional `id` first, a `label` after the options)."""
     columns: list[str] = []
     seen: set[tuple[str, ...]] = set()
     for keys in key_lists:

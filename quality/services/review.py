@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from annotation.channels import MessageResult
 from annotation.models import Batch
+from annotation.services.bonuses import bonus_pay
 from annotation.services.review import (
     Decisions,
     ReviewError,
     ReviewReport,
-    bonus_pay,
     decisions_apply,
     participants_block,
     participants_message,

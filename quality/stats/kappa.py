@@ -4,6 +4,7 @@ All three treat labels as nominal categories (unweighted): an ordinal or interva
 level-aware coefficient from Krippendorff's alpha (`alpha.py`). Input: a frame cleaned by
 `labels.clean_labels` (columns item, annotator, value).
 """
+
 from __future__ import annotations
 
 import math
@@ -56,17 +57,21 @@ def observed_agreement(labels: pd.DataFrame) -> ObservedAgreement:
 
 def cohen_kappa(first: Sequence, second: Sequence) -> float:
     """Cohen's (1960) kappa of two aligned label sequences; NaN when chance agreement is 1 (both
-    gave one and the same label throughout), where kappa is 0/0."""
+    gave one and the same label throughout), where kappa is 0/0.
+
+    Computed on whole counts, (n·agreeing − chance) / (n² − chance) with chance = Σ count_a·count_b,
+    and divided once: the result is the exact kappa correctly rounded, the same on every machine.
+    (A float dot product of the two label shares goes through BLAS, whose last bit depends on the
+    kernel OpenBLAS picks for the CPU, and that reached the annotators export.)"""
     codes, _ = pd.factorize(pd.Series(list(first) + list(second), dtype=object))
-    a, b = codes[: len(first)], codes[len(first):]
-    if len(a) == 0:
+    a, b = codes[: len(first)], codes[len(first) :]
+    n = len(a)
+    if n == 0:
         return math.nan
     k = int(codes.max()) + 1
-    p_a = np.bincount(a, minlength=k) / len(a)
-    p_b = np.bincount(b, minlength=k) / len(b)
-    p_o = float(np.mean(a == b))
-    p_e = float(p_a @ p_b)
-    return math.nan if math.isclose(p_e, 1.0) else (p_o - p_e) / (1 - p_e)
+    chance = sum(int(x) * int(y) for x, y in zip(np.bincount(a, minlength=k), np.bincount(b, minlength=k)))
+    agreeing = int(np.count_nonzero(a == b))
+    return math.nan if chance == n * n else (n * agreeing - chance) / (n * n - chance)
 
 
 def cohen_kappa_pairs(labels: pd.DataFrame, *, min_shared: int = 2) -> CohenKappas:
@@ -91,7 +96,9 @@ def cohen_kappa_pairs(labels: pd.DataFrame, *, min_shared: int = 2) -> CohenKapp
     pairs = pd.DataFrame(rows, columns=["annotator_a", "annotator_b", "n_shared", "agreement", "kappa"])
     valid = pairs["kappa"].dropna()
     if valid.empty:
-        reason = "no annotator pair shares enough items with varied labels" if rows else "no two annotators share an item"
+        reason = (
+            "no annotator pair shares enough items with varied labels" if rows else "no two annotators share an item"
+        )
         return CohenKappas(pairs, math.nan, 0, reason)
     return CohenKappas(pairs, float(valid.mean()), len(valid))
 

@@ -10,12 +10,14 @@ value, so the organisers' script stopped on a subtask-2 submission anticorrelate
 mirror it: score_subtask2 raises the same error rather than inventing a score the task never gave.
 A correlation of exactly 0 gives 0; a constant column gives NaN (scipy), and so does the score.
 """
+
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
-from typing import IO
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
@@ -135,3 +137,53 @@ def overall_score(per_language: dict[str, float]) -> float:
     """The task's overall score of a subtask: the plain mean of the per-language scores."""
     return float(statistics.mean(per_language.values()))
 
+
+def score_submission(
+    gold: pd.DataFrame,
+    *,
+    subtask1: str | bytes | IO | None = None,
+    subtask2: str | bytes | IO | None = None,
+) -> dict[str, Any]:
+    """Score one language's submission files (results_subtask1 / results_subtask2) against gold.
+    A negative subtask-2 correlation gives no harmonic mean (None, with a note) rather than the
+    organisers' error, so subtask 1 of the same call is still reported.
+
+    Raises KitFormatError naming the file, line and column of a malformed file, or a row-count mismatch.
+    """
+    if subtask1 is None and subtask2 is None:
+        raise KitFormatError("give at least one submission file (subtask 1 and/or subtask 2)")
+    scores: dict[str, Any] = {"pairs": int(len(gold))}
+    if subtask1 is not None:
+        with _naming("subtask 1 file"):
+            scores["subtask1"] = {
+                "uncentered_pearson": score_subtask1(read_kit_table(subtask1, SUBTASK1_COLUMNS), gold)
+            }
+    if subtask2 is not None:
+        with _naming("subtask 2 file"):
+            pearson, spearman = subtask2_correlations(read_kit_table(subtask2, SUBTASK2_COLUMNS), gold)
+        harmonic = float(statistics.harmonic_mean([pearson, spearman])) if pearson >= 0 and spearman >= 0 else None
+        scores["subtask2"] = {
+            "pearson": pearson,
+            "spearman": spearman,
+            "harmonic_mean": harmonic,
+            **(
+                {}
+                if harmonic is not None
+                else {"note": "a negative correlation has no harmonic mean (the organisers' scorer stops here)"}
+            ),
+        }
+    return scores
+
+
+def gold_from_file(source: str | bytes | IO) -> pd.DataFrame:
+    """A kit gold file (sim_context1, sim_context2, change), its errors named as the gold file's."""
+    with _naming("gold file"):
+        return read_kit_table(source, GOLD_COLUMNS)
+
+
+@contextmanager
+def _naming(what: str) -> Iterator[None]:
+    try:
+        yield
+    except KitFormatError as exc:
+        raise KitFormatError(f"{what}: {exc}") from None

@@ -10,7 +10,7 @@ from django.urls import reverse
 from annotation.models import Item, Project
 from annotation.services.assignments import assignment_next
 from annotation.services.batches import batch_create, invite_link_create
-from tests.factories import AnnotatorFactory, ItemFactory, ProjectFactory, UserFactory
+from tests.factories import AnnotatorFactory, ItemFactory, ProjectFactory, TeamFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -44,13 +44,14 @@ def test_non_staff_cannot_reach_the_import_page(client):
 
 
 def test_project_added_in_admin_goes_through_the_service(admin_client, admin_user):
+    team = TeamFactory(members=[admin_user])
     response = admin_client.post(
         reverse("admin:annotation_project_add"),
-        {"name": "Pilot", "kind": "recam", "language": "en", "instructions": "", "settings": "{}"},
+        {"name": "Pilot", "team": team.pk, "kind": "recam", "language": "en", "instructions": "", "settings": "{}"},
     )
     assert response.status_code == 302, response.content.decode()[:2000]
     project = Project.objects.get()
-    assert project.created_by == admin_user
+    assert project.created_by == admin_user and project.team == team
     assert response["Location"] == reverse("admin:annotation_project_changelist")
 
 

@@ -7,7 +7,8 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from annotation.models import Item, Project
+from annotation.models import Item
+from tests.factories import ProjectFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +40,7 @@ def test_an_id_in_the_path_out_of_range_is_a_404(client, path):
 
 
 def test_an_upload_named_with_nul_is_stored_without_it(client):
-    project = Project.objects.create(name="p", kind="recam", language="en")
+    project = ProjectFactory(name="p", kind="recam", language="en")
     record = (b'{"id": "a", "article": "x", "question": "@placeholder", "option_0": "a", "option_1": "b", '
               b'"option_2": "c", "option_3": "d", "option_4": "e"}\n')
     upload = SimpleUploadedFile("bad\x00name.jsonl", record)

@@ -4,7 +4,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from annotation.models import Item, Project
-from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.factories import ItemFactory, ProjectFactory, TeamFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -41,9 +41,11 @@ def test_researcher_endpoints_refuse_anonymous_and_non_staff(url):
 
 
 def test_staff_creates_lists_and_updates_projects(staff_api):
+    team = TeamFactory()  # the deployment's only team: a superuser in no team gets it by default
     created = staff_api.post("/api/projects/", {"name": "Pilot", "kind": "recam", "language": "en"}, format="json")
     assert created.status_code == 201, created.content
     project = Project.objects.get(pk=created.json()["id"])
+    assert project.team == team and created.json()["team"] == team.pk
     assert project.created_by is not None and created.json()["item_count"] == 0
     listed = staff_api.get("/api/projects/").json()
     assert [p["name"] for p in listed["results"]] == ["Pilot"]

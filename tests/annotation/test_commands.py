@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from annotation.admin.batches import BatchAdmin
 from annotation.channels.prolific_settings import study_settings_for
-from annotation.models import Assignment, Batch, InviteLink, Item, Project
+from annotation.models import Assignment, Batch, InviteLink, Item, Project, Team
 from annotation.services.assignments import assignment_next
 from annotation.services.batches import batch_create
 from annotation.tasks import release_abandoned_assignments
@@ -30,11 +30,26 @@ def test_create_project_prints_its_id():
     out = run("create_project", "--name", "Pilot", "--kind", "recam", "--language", "sl")
     project = Project.objects.get()
     assert f"Created project {project.pk}" in out and project.language == "sl"
+    assert project.team.name == "Default team"  # the deployment had no team yet
+
+
+def test_create_project_puts_the_project_in_the_named_or_only_team():
+    run("create_project", "--name", "A", "--kind", "recam", "--team", "Lab A")
+    run("create_project", "--name", "B", "--kind", "recam")
+    assert {p.name: p.team.name for p in Project.objects.all()} == {"A": "Lab A", "B": "Lab A"}
+
+
+def test_create_project_with_several_teams_asks_which_one():
+    Team.objects.create(name="Lab A"), Team.objects.create(name="Lab B")
+    with pytest.raises(CommandError, match="Several teams: say which one with --team \\(Lab A, Lab B\\)"):
+        run("create_project", "--name", "X", "--kind", "recam")
+    assert not Project.objects.exists()
 
 
 def test_create_project_with_unknown_kind_names_the_known_ones():
     with pytest.raises(CommandError, match="known kinds: cosimlex, gcrc, recam"):
         run("create_project", "--name", "X", "--kind", "nope")
+    assert not Team.objects.exists()
 
 
 def test_import_items_counts_and_reimports_without_duplicates():
@@ -103,6 +118,9 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
     second = run("load_demo", "--password", "s3cret-demo-pw")
     project = Project.objects.get(kind="recam")
     assert project.items.count() == 25
+    assert set(Project.objects.values_list("team__name", flat=True)) == {"Demo team"}
+    assert list(project.team.members.values_list("username", flat=True)) == ["researcher"]
+    assert "Team:        Demo team" in second
     cosimlex = Project.objects.get(kind="cosimlex")
     assert (cosimlex.language, cosimlex.items.count()) == ("hr", 60)
     assert Batch.objects.count() == 6 and InviteLink.objects.count() == 6  # GCRC: two annotators, an adjudicator

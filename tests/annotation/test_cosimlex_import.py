@@ -1,10 +1,17 @@
 """Importing CoSimLex release files and SemEval kit input: two items per pair, exact text."""
+
 import csv
 
 import pytest
 
 from annotation.kinds import ImportProblem, get_kind
-from annotation.kinds.cosimlex import KIT_COLUMNS, RELEASE_COLUMNS, context_segments, format_score, plain_context
+from annotation.kinds.cosimlex.records import (
+    KIT_COLUMNS,
+    RELEASE_COLUMNS,
+    context_segments,
+    format_score,
+    plain_context,
+)
 from annotation.models import Item
 from annotation.services.imports import items_import
 from tests.conftest import data_file
@@ -71,8 +78,21 @@ def _file(header: list[str], *rows: list[str]) -> str:
     return "\n".join("\t".join(r) for r in [header, *rows]) + "\n"
 
 
-GOOD = ["cup", "mug", "A <strong>cup</strong> or a <strong>mug</strong>.", "The <strong>mug</strong>, the <strong>cup</strong>.",
-        "1.5", "2", "0.5", "1", "0.3", "cup", "mug", "cup", "mug"]
+GOOD = [
+    "cup",
+    "mug",
+    "A <strong>cup</strong> or a <strong>mug</strong>.",
+    "The <strong>mug</strong>, the <strong>cup</strong>.",
+    "1.5",
+    "2",
+    "0.5",
+    "1",
+    "0.3",
+    "cup",
+    "mug",
+    "cup",
+    "mug",
+]
 
 
 @pytest.mark.parametrize(
@@ -114,13 +134,27 @@ def test_a_bad_row_imports_nothing():
 
 def test_segments_and_plain_context():
     context = "Keep </poem> as text; <strong>cup</strong> and <strong>mug</strong>."
-    assert context_segments(context) == [("Keep </poem> as text; ", False), ("cup", True), (" and ", False), ("mug", True), (".", False)]
+    assert context_segments(context) == [
+        ("Keep </poem> as text; ", False),
+        ("cup", True),
+        (" and ", False),
+        ("mug", True),
+        (".", False),
+    ]
     assert plain_context(context) == "Keep </poem> as text; cup and mug."
 
 
 @pytest.mark.parametrize(
     "value, text",
-    [(2.2666, "2.27"), (1 / 3, "0.333"), (10.0, "10"), (0.0000011712, "0.00000117"), (-0.52, "-0.52"), (None, ""), (float("nan"), "")],
+    [
+        (2.2666, "2.27"),
+        (1 / 3, "0.333"),
+        (10.0, "10"),
+        (0.0000011712, "0.00000117"),
+        (-0.52, "-0.52"),
+        (None, ""),
+        (float("nan"), ""),
+    ],
 )
 def test_scores_are_written_as_the_release_writes_them(value, text):
     assert format_score(value) == text
@@ -135,7 +169,8 @@ def test_import_stores_both_items_of_a_pair_with_their_group_key_and_line(lang):
     parsed = kind.parse(data.decode("utf-8"))
     stored = list(Item.objects.filter(project=project).order_by("id"))
     assert [(i.external_id, i.group_key, i.source, i.payload) for i in stored] == [
-        (p.external_id, p.group_key, f"pairs.csv:{p.line}", p.payload) for p in parsed]
+        (p.external_id, p.group_key, f"pairs.csv:{p.line}", p.payload) for p in parsed
+    ]
     assert all(i.group_key == i.payload["pair"] and i.created_at is not None for i in stored)
     assert all(stored[n].group_key == stored[n + 1].group_key for n in range(0, len(stored), 2))
 

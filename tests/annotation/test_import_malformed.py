@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from annotation.kinds import ImportProblem
 from annotation.models import Item, Project
 from annotation.services.imports import items_import
+from tests.factories import ProjectFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +25,7 @@ MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
 
 def project_for(case: dict) -> Project:
     """A project of the case's kind, holding the case's seed file when it names one."""
-    project = Project.objects.create(name="malformed", kind=case["kind"], language="en")
+    project = ProjectFactory(name="malformed", kind=case["kind"], language="en")
     if case["seed"]:
         items_import(project=project, data=(CORPUS / "seeds" / case["seed"]).read_bytes())
     return project

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotation.models import Assignment, Response
-from annotation.services.assignments import assignment_next
+from annotation.services.assignments import assignment_next, assignments_release_abandoned, assignments_set_status
 from annotation.services.batches import batch_create
 from annotation.services.responses import (
     ACTIVITY_RESOLUTION,
@@ -118,16 +118,33 @@ def test_a_stale_read_cannot_skip_a_page(work):
 def test_an_assignment_reviewed_after_the_read_is_not_written(work, status):
     annotator, assignment, response = work
     seen = read(annotator, response)
-    Assignment.objects.filter(pk=assignment.pk).update(status=status)
+    assignments_set_status(assignments=Assignment.objects.filter(pk=assignment.pk), status=status)
     with pytest.raises(ProtocolError):
         save(seen, "pre", PRE)
     assert Response.objects.get(pk=response.pk).answers == {}
 
 
+def test_a_status_change_moves_the_versions_so_the_save_needs_no_condition_on_the_assignment(work):
+    annotator, assignment, response = work
+    before = Response.objects.get(pk=response.pk).version
+    moved = assignments_set_status(assignments=Assignment.objects.filter(pk=assignment.pk, status="active"),
+                                   status=Assignment.Status.APPROVED)
+    assert moved == 1 and Response.objects.get(pk=response.pk).version == before + 1
+    again = assignments_set_status(assignments=Assignment.objects.filter(pk=assignment.pk, status="active"),
+                                   status=Assignment.Status.REJECTED)  # checked again: no longer active
+    assert again == 0 and Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.APPROVED
+    seen = read(annotator, response)
+    with CaptureQueriesContext(connection) as queries:
+        with pytest.raises(ProtocolError):
+            save(seen, "pre", PRE)
+    assert verbs(queries) == ["SELECT"]  # refused on what was read; the re-read agrees
+
+
 def test_an_assignment_released_after_the_read_is_reclaimed(work):
     annotator, assignment, response = work
     seen = read(annotator, response)
-    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.RELEASED)
+    idle = timezone.now() + timedelta(minutes=assignment.unit.batch.release_after_minutes + 1)
+    assert assignments_release_abandoned(batch=assignment.unit.batch, now=idle) == 1
     assert save(seen, "pre", PRE).changed
     assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.ACTIVE
     assert Response.objects.get(pk=response.pk).answers == {"pre": PRE}
@@ -143,14 +160,15 @@ def test_nobody_reads_another_annotators_response(work):
 def test_completing_the_units_last_item_submits_the_assignment(work):
     annotator, assignment, response = work
     second = Response.objects.filter(assignment=assignment).order_by("position").last()
-    for current in (response, second):
+    for current, statements in ((response, ["UPDATE", "SELECT"]), (second, ["UPDATE", "SELECT", "UPDATE"])):
         for page in PAGES[:-1]:
             assert save(read(annotator, current), page, ANSWERS[page]).changed
         seen = read(annotator, current)
         with CaptureQueriesContext(connection) as queries:
             result = save(seen, PAGES[-1], ANSWERS[PAGES[-1]])
-        assert verbs(queries) == ["UPDATE", "UPDATE"]  # the answer, then the assignment
-        assert result.item_completed
+        # the answer, whether the batch adjudicates, and after the unit's last item the assignment
+        assert verbs(queries) == statements
+        assert result.item_completed and result.assignment_submitted == (current == second)
     assert result.assignment_submitted
     fresh = Assignment.objects.get(pk=assignment.pk)
     assert fresh.status == Assignment.Status.SUBMITTED and fresh.submitted_at is not None

@@ -9,7 +9,6 @@ from annotation.work_selectors import (
     assignment_with_progress,
     next_unit,
     response_for_save,
-    unit_counts,
     unit_progress,
     work_state,
 )
@@ -71,7 +70,7 @@ def test_work_state_is_the_earliest_active_assignment_of_the_batch_with_its_prog
     Response.objects.filter(pk=first.pk).update(completed_at=assignment.started_at)
     state = work_state(person.access_key)
     assert (state.progress.done, state.progress.total) == (1, 2) and state.progress.current.position == 1
-    assert unit_progress(assignment).current.pk == state.progress.current.pk
+    assert unit_progress(assignment, batch.project).current.pk == state.progress.current.pk
     found, progress = assignment_with_progress(assignment.pk)
     assert found == assignment and (progress.done, progress.total) == (1, 2)
 
@@ -90,15 +89,21 @@ def test_an_access_key_reads_only_its_own_responses_and_the_frame_only_its_assig
     assert response_for_save(response.pk) is None  # neither key nor assignment: nothing
 
 
-def test_unit_counts_follow_the_saves():
+def test_progress_follows_the_saves_and_the_item_count_is_fixed_at_hand_out():
     batch = batch_of(n_items=2, per_unit=2, annotators=1)
     person = AnnotatorFactory(project=batch.project, batch=batch)
     assignment = assignment_next(annotator=person, batch=batch)
+    assert assignment.item_count == 2 == Response.objects.filter(assignment=assignment).count()
     response = Response.objects.filter(assignment=assignment).order_by("position").first()
-    assert unit_counts(assignment) == (0, 2)
+    progress = unit_progress(assignment, batch.project)
+    assert (progress.done, progress.total, progress.current.pk) == (0, 2, response.pk)
     save_answer(response.pk, "pre", {"choice": response.item.payload["label"]})
-    assert unit_counts(assignment) == (0, 2)  # a page is not an item
+    assert unit_progress(assignment, batch.project).done == 0  # a page is not an item
     Response.objects.filter(pk=response.pk).update(completed_at=assignment.started_at)
-    assert unit_counts(assignment) == (1, 2)
+    progress = unit_progress(assignment, batch.project)
+    assert (progress.done, progress.total) == (1, 2) and progress.current.position == 1
+    Response.objects.filter(assignment=assignment).update(completed_at=assignment.started_at)
+    progress = unit_progress(assignment, batch.project)
+    assert (progress.current, progress.done, progress.total) == (None, 2, 2)
     read = response_for_save(response.pk, access_key=person.access_key)
-    assert read.item.project == batch.project and read.assignment.annotator == person
+    assert read.item.project == batch.project and read.assignment.annotator_id == person.pk

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation.kinds.cosimlex import plain_context
+from annotation.kinds.cosimlex.records import plain_context
 from annotation.models import Assignment, Item, Response
 from annotation.services.batches import batch_create, invite_link_create
 from annotation.services.imports import items_import

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from annotation.models import Item, Project
+from annotation.models import Item
 from annotation.services.batches import batch_create, invite_link_create
 from annotation.services.imports import items_import
 from tests.conftest import data_file
+from tests.factories import ProjectFactory
 
 from .recam_driver import ReCAMPage
 
@@ -26,7 +27,7 @@ def watch(page, violations: list[str]) -> None:
 
 def test_pages_run_without_a_policy_violation(context, live_server):
     get_user_model().objects.create_superuser("lead", "lead@example.org", PASSWORD)
-    project = Project.objects.create(name="CSP", kind="recam", language="en")
+    project = ProjectFactory(name="CSP", kind="recam", language="en")
     items_import(project=project, data=data_file("recam", "Task_1_dev.sample.jsonl").read_bytes())
     batch = batch_create(project=project, name="b", items_per_unit=2, assignments_per_unit=1)
     invite = invite_link_create(batch=batch)

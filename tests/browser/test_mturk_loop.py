@@ -12,11 +12,12 @@ import re
 
 import pytest
 
-from annotation.models import Assignment, Batch, Project, Submission
+from annotation.models import Assignment, Batch, Submission
 from annotation.mturk.local import LocalMTurkServer
 from annotation.services.imports import items_import
 from quality.models import AnnotatorDecision
 from tests.conftest import data_file
+from tests.factories import ProjectFactory
 
 from .recam_driver import ReCAMPage
 from .test_researcher_admin import log_in
@@ -50,7 +51,7 @@ def messages(page) -> str:
 
 
 def test_publish_accept_work_in_frame_submit_sync_quality_approve(live_server, browser, mturk):
-    project = Project.objects.create(name="MTurk reading", kind="recam")
+    project = ProjectFactory(name="MTurk reading", kind="recam")
     items_import(project=project, data=data_file("recam", "Task_1_dev.sample.jsonl").read_bytes(),
                  filename="Task_1_dev.sample.jsonl")
     ids = list(project.items.order_by("id").values_list("external_id", flat=True)[:2])

@@ -12,13 +12,15 @@ import re
 
 import pytest
 
+from annotation.channels import get_channel
 from annotation.channels.prolific import completion_codes
-from annotation.models import Assignment, Batch, Project, Submission
+from annotation.models import Assignment, Batch, Submission
 from annotation.prolific.local import LocalProlificServer
 from annotation.services.batches import batch_create
 from annotation.services.demo import MTURK_DEMO_ITEMS_PER_UNIT, PROLIFIC_DEMO_PARTICIPANTS, PROLIFIC_DEMO_SETTINGS
 from annotation.services.imports import items_import
 from tests.conftest import data_file
+from tests.factories import ProjectFactory
 
 from .recam_driver import PAGES, ReCAMPage
 from .test_mturk_loop import messages, run_action
@@ -43,7 +45,7 @@ def prolific(settings):
 
 def demo_like_batch() -> Batch:
     """The demo's Prolific batch: two units of three labelled ReCAM items, two participants each."""
-    project = Project.objects.create(name="Prolific reading", kind="recam")
+    project = ProjectFactory(name="Prolific reading", kind="recam")
     items_import(project=project, data=data_file("recam", "Task_1_dev.sample.jsonl").read_bytes(),
                  filename="Task_1_dev.sample.jsonl")
     items = list(project.items.filter(payload__has_key="label").order_by("id")[:2 * MTURK_DEMO_ITEMS_PER_UNIT])
@@ -113,4 +115,29 @@ def test_a_participant_takes_part_from_the_simulator_and_comes_back_with_our_cod
         assert submission.verified and submission.assignment == assignment
     finally:
         researcher.close()
+        participant.close()
+
+
+def test_a_participant_who_does_not_consent_is_sent_back_with_the_second_code(live_server, browser, prolific):
+    batch = demo_like_batch()
+    batch.channel_settings = {**batch.channel_settings, "consent": "Your answers are used for research on reading."}
+    batch.save(update_fields=["channel_settings"])
+    get_channel("prolific").publish(batch, base_url=live_server.url)
+    participant = browser.new_context(viewport={"width": 1280, "height": 1000})
+    try:
+        site = participant.new_page()
+        site.goto(prolific.url + "/participant/")
+        site.select_option("select[name=study_id]", batch.units.first().channel_ref)
+        site.fill("input[name=participant_id]", PARTICIPANT)
+        with site.expect_navigation(url=re.compile(re.escape(live_server.url + "/prolific/"))):
+            site.click("button[type=submit]")
+        assert "used for research on reading" in site.inner_text("#consent")
+        with site.expect_navigation():
+            site.click("#consent-no")
+        assert "You did not agree" in site.inner_text("#declined")
+        with site.expect_navigation(url=re.compile(re.escape(prolific.completion_url))):
+            site.click("#back-to-prolific")
+        assert site.inner_text("#code") == completion_codes(batch)["FAILED_ATTENTION_CHECK"]
+        assert Assignment.objects.get().status == Assignment.Status.RELEASED
+    finally:
         participant.close()

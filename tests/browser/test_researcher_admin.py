@@ -13,7 +13,7 @@ from annotation.services.assignments import NoWorkLeft, annotator_join_via_invit
 from annotation.services.batches import batch_create, invite_link_create
 from annotation.services.responses import next_page_slug
 from tests.conftest import data_file
-from tests.factories import save_answer
+from tests.factories import TeamFactory, save_answer
 
 from .recam_driver import pick_span
 
@@ -23,7 +23,8 @@ PASSWORD = "a-long-test-password"
 
 
 def log_in(page, live_server) -> None:
-    get_user_model().objects.create_superuser("lead", "lead@example.org", PASSWORD)
+    lead = get_user_model().objects.create_superuser("lead", "lead@example.org", PASSWORD)
+    TeamFactory(name="Lead lab", members=[lead])  # their only team: new projects go there by default
     page.goto(live_server.url + "/admin/login/")
     page.fill("#id_username", "lead")
     page.fill("#id_password", PASSWORD)
@@ -71,6 +72,7 @@ def test_researcher_imports_runs_quality_and_downloads_an_export(live_server, pa
     with page.expect_navigation():
         page.click("input[name=_continue]")
     project = Project.objects.get(name="Pilot study")
+    assert project.team.name == "Lead lab"
 
     # "Import items": a bad file first (nothing imported, the line named), then the real one
     page.click("text=Import items")

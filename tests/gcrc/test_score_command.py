@@ -18,7 +18,7 @@ def _write(path, items, *, bom=False, crlf=False):
 def test_json_output_has_eval_py_keys_and_the_hand_computed_scores(tmp_path, capsys):
     pred = _write(tmp_path / "pred.json", PRED.values(), bom=True)
     gold = _write(tmp_path / "gold.json", GOLD.values(), crlf=True)
-    call_command("score_gcrc", pred, gold, "--json")
+    call_command("score", "gcrc", "ccl2022", "--pred", pred, "--gold", gold, "--json")
     result = json.loads(capsys.readouterr().out)
     assert result["Task1_Acc"] == pytest.approx(1 / 2)
     assert result["Task2_F1"] == pytest.approx((1 + 2 / 3 + 1) / 8)
@@ -30,7 +30,7 @@ def test_json_output_has_eval_py_keys_and_the_hand_computed_scores(tmp_path, cap
 def test_text_output(tmp_path, capsys):
     pred = _write(tmp_path / "pred.json", PRED.values())
     gold = _write(tmp_path / "gold.json", GOLD.values())
-    call_command("score_gcrc", pred, gold)
+    call_command("score", "gcrc", "ccl2022", "--pred", pred, "--gold", gold)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("Task1_Acc  0.5000 over 2")
     assert lines[1].startswith("Task2_F1   0.3333 over 8")
@@ -41,7 +41,7 @@ def test_text_output(tmp_path, capsys):
 
 def test_the_adversarial_sample_scored_against_itself_has_answers_only(capsys):
     sample = str(FIXTURES / "dev_GCRCadvrobust.sample.json")
-    call_command("score_gcrc", sample, sample, "--json")
+    call_command("score", "gcrc", "ccl2022", "--pred", sample, "--gold", sample, "--json")
     result = json.loads(capsys.readouterr().out)
     assert (result["Task1_Acc"], result["Task2_F1"], result["Task3_Acc"], result["questions"]) == (1.0, None, None, 10)
 
@@ -51,9 +51,9 @@ def test_bad_files_are_reported(tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text('{"data": [', encoding="utf-8")
     with pytest.raises(CommandError, match="invalid JSON"):
-        call_command("score_gcrc", str(broken), gold)
+        call_command("score", "gcrc", "ccl2022", "--pred", str(broken), "--gold", gold)
     with pytest.raises(CommandError, match="No such file"):
-        call_command("score_gcrc", str(tmp_path / "absent.json"), gold)
+        call_command("score", "gcrc", "ccl2022", "--pred", str(tmp_path / "absent.json"), "--gold", gold)
     duplicate = _write(tmp_path / "dup.json", [{"id": "q1"}, {"id": "q1"}])
     with pytest.raises(CommandError, match="PRED: item 2"):
-        call_command("score_gcrc", duplicate, gold)
+        call_command("score", "gcrc", "ccl2022", "--pred", duplicate, "--gold", gold)

@@ -75,7 +75,8 @@ def take_part(server, study_id: str, pid: str, *, finish: bool = True) -> dict:
     opened = platform.get(local_path(study_url))
     assert opened.status_code == 302, opened.content[:300]
     work = opened["Location"]
-    result = {"study_url": study_url, "work": work, "platform": platform, "session": study_url.split("SESSION_ID=")[1]}
+    result = {"study_url": study_url, "work": work, "platform": platform, "prolific_side": prolific_side,
+              "session": study_url.split("SESSION_ID=")[1]}
     if finish:
         completion = answer_all(platform, work)
         result["completion"] = completion

@@ -23,7 +23,8 @@ def test_publish_shows_the_cost_then_pauses_resumes_and_stops(admin_client, serv
     batch = prolific_batch(units=3, assignments=2, channel_settings={"reward": "1.50"})
     page = _action(admin_client, batch, "publish_to_mturk").content.decode()
     assert "Publish to Prolific" in page and "One Prolific study per batch" in page
-    assert 'id="mturk-total"' in page and "$12.60" in page and "$10000.00" in page  # the workspace balance
+    assert '<th id="mturk-total">£12.60</th>' in page and "£10000.00" in page  # pounds: the workspace balance
+    assert "$" not in page.split('id="content-main"')[1]
     with django_capture_on_commit_callbacks(execute=True):
         _action(admin_client, batch, "publish_to_mturk", post="yes")
     assert _study_status(server) == "ACTIVE"
@@ -35,3 +36,10 @@ def test_publish_shows_the_cost_then_pauses_resumes_and_stops(admin_client, serv
     assert "on Prolific: 1 posting(s), 0 submission(s)" in synced
     _action(admin_client, batch, "expire_mturk_hits")
     assert _study_status(server) == "COMPLETED"
+
+
+def test_the_cost_page_shows_the_workspace_currency(admin_client, settings):
+    settings.PROLIFIC_CURRENCY = "USD"
+    batch = prolific_batch(units=1, assignments=1, channel_settings={"reward": "2.00"})
+    page = _action(admin_client, batch, "publish_to_mturk").content.decode()
+    assert '<th id="mturk-total">$2.80</th>' in page and "<td>$0.80</td>" in page and "£" not in page

@@ -15,7 +15,7 @@ from annotation.models import Annotator, Assignment, Response
 from surveys.prolific import work_token_pk
 from tests.surveys.test_recam_flow import answer_for, form_fields
 
-from .conftest import BASE_URL, prolific_batch, submission_row, take_part
+from .conftest import BASE_URL, admin, answer_all, prolific_batch, submission_row, take_part
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("prolific_settings")]
 
@@ -89,3 +89,47 @@ def test_a_forged_session_for_a_victims_pid_never_reaches_the_victims_work(serve
     real = Assignment.objects.get(channel_assignment_id=victim["session"])
     assert real.annotator.external_id == "VICTIM" and real.status == Assignment.Status.ACTIVE
     assert Assignment.objects.get(channel_assignment_id="FORGED-SESSION").unit_id != real.unit_id
+
+
+CONSENT = "Your answers are used for research on reading. You may stop at any time."
+
+
+@pytest.fixture
+def consent_study(server):
+    batch = prolific_batch(units=2, assignments=1, channel_settings={"min_approval_rate": None, "consent": CONSENT})
+    get_channel("prolific").publish(batch, base_url=BASE_URL)
+    return batch, batch.units.first().channel_ref
+
+
+def test_a_participant_who_agrees_does_the_work_and_gets_the_completed_code(server, consent_study):
+    batch, study_id = consent_study
+    started = take_part(server, study_id, "AGREES", finish=False)
+    platform, work = started["platform"], started["work"]
+    page = platform.get(work).content.decode()
+    assert CONSENT in page and 'id="consent-yes"' in page
+    assert platform.post(work, {"consent": "yes"})["Location"] == work
+    assignment = Assignment.objects.get(channel_assignment_id=started["session"])
+    assert assignment.consented_at is not None and assignment.status == Assignment.Status.ACTIVE
+    assert CONSENT not in platform.get(work).content.decode()  # the first item now
+    assert answer_all(platform, work).endswith("cc=" + completion_codes(batch)["COMPLETED"])
+
+
+def test_a_participant_who_declines_goes_back_with_the_second_code_and_frees_the_place(server, consent_study):
+    batch, study_id = consent_study
+    started = take_part(server, study_id, "DECLINES", finish=False)
+    platform, work = started["platform"], started["work"]
+    platform.post(work, {"consent": "no"})
+    assignment = Assignment.objects.get(channel_assignment_id=started["session"])
+    assert assignment.status == Assignment.Status.RELEASED and assignment.consented_at is None
+    page = platform.get(work).content.decode()
+    failed_code = completion_codes(batch)["FAILED_ATTENTION_CHECK"]
+    assert 'id="declined"' in page and f'href="{server.completion_url}?cc={failed_code}"' in page
+    assert not Response.objects.filter(assignment=assignment, completed_at__isnull=False).exists()
+    landed = started["prolific_side"].get(f"{server.completion_url}?cc={failed_code}")
+    assert landed.status == 200
+    row = submission_row(server, started["session"])
+    assert row["code"] == failed_code and row["return_requested"] == 1  # Prolific asks them to return it
+    admin(server, "POST", "/_local/return", {"submission_id": started["session"]})  # they return it as asked
+    others = [take_part(server, study_id, pid, finish=False) for pid in ("NEXT1", "NEXT2")]  # 2 units, 1 place each
+    units = {Assignment.objects.get(channel_assignment_id=o["session"]).unit_id for o in others}
+    assert assignment.unit_id in units  # the declined unit went to somebody else

@@ -1,13 +1,16 @@
 """Sync, review and payment of Prolific work against the local endpoint: verified submissions
-approved or rejected (with Prolific's category and message), a bonus paid once, returned and
-timed-out submissions free their units."""
+approved or rejected (with Prolific's category and message), one bulk bonus per round set up and
+paid once whatever fails, returned and timed-out submissions free their units."""
 from __future__ import annotations
+
+from decimal import Decimal
 
 import pytest
 
 from annotation.channels import get_channel
-from annotation.models import Assignment, Payment, Submission
-from annotation.services.review import Decisions, bonus_pay, decisions_apply
+from annotation.models import Assignment, BulkPayment, Payment, Submission
+from annotation.services.bonuses import bonus_pay
+from annotation.services.review import Decisions, decisions_apply
 from annotation.services.sync import batch_sync
 from tests.prolific.conftest import REJECTION
 
@@ -60,24 +63,81 @@ def test_a_short_rejection_message_is_refused_before_anything_is_sent(server, st
     assert report.rejected == 0 and "100 characters" in " ".join(report.failed.values())
 
 
-def test_a_bonus_is_set_up_and_paid_once(server, study):
+def _bonuses(server) -> list[dict]:
+    return admin(server, "GET", "/_local/bonuses")
+
+
+def test_one_bulk_bonus_pays_the_kept_participants_once(server, study):
     batch, study_id = study
-    take_part(server, study_id, "KEPT")
-    first = bonus_pay(batch=batch, amount="0.75", reason="Careful work", who="all", label="wave 1")
-    second = bonus_pay(batch=batch, amount="0.75", reason="Careful work", who="all", label="wave 1")
-    assert first.paid == 1 and second.paid == 0 and Payment.objects.count() == 1
-    bonuses = admin(server, "GET", "/_local/bonuses")
-    assert len(bonuses) == 1 and bonuses[0]["times_paid"] == 1
+    take_part(server, study_id, "DROPPED")
+    kept = take_part(server, study_id, "KEPT")
+    decisions = _keep(batch, KEPT=True, DROPPED=False)
+    first = bonus_pay(batch=batch, amount="0.75", reason="Careful work", decisions=decisions, label="wave 1")
+    second = bonus_pay(batch=batch, amount="0.75", reason="Careful work", decisions=decisions, label="wave 1")
+    assert first.paid == 1 and second.paid == 0 and "KEPT" in second.skipped
+    [bonus] = _bonuses(server)
+    assert bonus["times_paid"] == 1 and bonus["rows"] == [[kept["session"], 75]]  # by submission, 0.75 -> 75p
+    order = BulkPayment.objects.get()
+    assert (order.state, order.ref, order.total, order.label) == ("paid", bonus["id"], Decimal("0.75"), "wave 1")
+    assert Payment.objects.get().bulk == order
 
 
-def test_a_bonus_whose_payment_answer_is_lost_is_never_paid_again(server, study):
+def test_every_participant_of_a_round_is_in_one_bulk_bonus(server, study):
+    batch, study_id = study
+    for pid in ("ANNA", "BORIS"):
+        take_part(server, study_id, pid)
+    report = bonus_pay(batch=batch, amount="1.20", reason="Careful work", who="all", label="wave 1")
+    [bonus] = _bonuses(server)
+    assert report.paid == 2 and len(bonus["rows"]) == 2 and bonus["times_paid"] == 1
+    assert BulkPayment.objects.get().total == Decimal("2.40")
+    assert admin(server, "GET", "/_local/requests?operation=set_up_bonuses")[0]["status"] == 201
+
+
+def test_orders_are_split_where_the_site_caps_the_rows(server, study, monkeypatch):
+    batch, study_id = study
+    for pid in ("ANNA", "BORIS"):
+        take_part(server, study_id, pid)
+    monkeypatch.setattr(type(get_channel("prolific")), "bulk_bonus_rows", 1)
+    assert bonus_pay(batch=batch, amount="0.50", reason="Careful work", who="all", label="wave 1").paid == 2
+    assert list(BulkPayment.objects.values_list("part", "state")) == [(1, "paid"), (2, "paid")]
+    assert [b["times_paid"] for b in _bonuses(server)] == [1, 1]
+
+
+def test_a_bulk_bonus_whose_payment_answer_is_lost_is_never_paid_again(server, study):
     batch, study_id = study
     take_part(server, study_id, "KEPT")
     admin(server, "POST", "/_local/faults", {"operation": "pay_bonuses", "kind": "lost", "count": 1})
     first = bonus_pay(batch=batch, amount="0.75", reason="Careful work", who="all", label="wave 1")
     assert first.paid == 0 and "recorded as paid" in " ".join(first.failed.values())
-    bonus_pay(batch=batch, amount="0.75", reason="Careful work", who="all", label="wave 1")
-    assert sum(b["times_paid"] for b in admin(server, "GET", "/_local/bonuses")) == 1
+    assert BulkPayment.objects.get().state == BulkPayment.State.PAYING
+    again = bonus_pay(batch=batch, amount="0.75", reason="Careful work", who="all", label="wave 1")
+    assert again.paid == 0 and "KEPT" in again.skipped
+    assert sum(b["times_paid"] for b in _bonuses(server)) == 1
+    assert len(admin(server, "GET", "/_local/requests?operation=pay_bonuses")) == 1
+
+
+def test_a_refused_payment_is_paid_later_from_the_same_order(server, study):
+    batch, study_id = study
+    take_part(server, study_id, "KEPT")
+    admin(server, "POST", "/_local/balance", {"balance": 10})
+    refused = bonus_pay(batch=batch, amount="0.75", reason="Careful work", who="all", label="wave 1")
+    assert refused.paid == 0 and "Top up" in refused.failed["KEPT"]
+    assert BulkPayment.objects.get().state == BulkPayment.State.SET_UP
+    admin(server, "POST", "/_local/balance", {"balance": 100_000})
+    assert bonus_pay(batch=batch, amount="0.75", reason="Careful work", who="all", label="wave 1").paid == 1
+    [bonus] = _bonuses(server)  # set up once, paid once
+    assert bonus["times_paid"] == 1 and BulkPayment.objects.get().state == BulkPayment.State.PAID
+
+
+def test_a_set_up_whose_outcome_is_unknown_is_made_afresh_and_paid_once(server, study):
+    batch, study_id = study
+    take_part(server, study_id, "KEPT")
+    admin(server, "POST", "/_local/faults", {"operation": "set_up_bonuses", "kind": "5xx", "count": 1})
+    first = bonus_pay(batch=batch, amount="0.75", reason="Careful work", who="all", label="wave 1")
+    assert first.paid == 0 and "not set up" in first.failed["KEPT"]
+    assert not BulkPayment.objects.exists() and not Payment.objects.exists()
+    assert bonus_pay(batch=batch, amount="0.75", reason="Careful work", who="all", label="wave 1").paid == 1
+    assert sorted(b["times_paid"] for b in _bonuses(server)) in ([1], [0, 1])  # an unpaid duplicate at most
 
 
 @pytest.mark.parametrize("leave", ["/_local/return", "/_local/time-out"])

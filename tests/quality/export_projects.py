@@ -12,6 +12,7 @@ from typing import Any
 
 from annotation.kinds import get_kind
 from annotation.models import Annotator, Assignment, Batch, Item, Project, Response, Unit, UnitItem
+from tests.factories import ProjectFactory
 
 #: explicit primary keys far above anything a sequence reaches in the suite
 BASE = 7_340_000
@@ -63,7 +64,7 @@ def _recam_answers(label: int | None, n: int, *, right: bool, span: bool = True,
 
 def build_recam() -> Project:
     """8 items (6 labeled, 2 test items with ids) in two units of 4; five annotators."""
-    project = Project.objects.create(pk=BASE + 1, name="Fast path ReCAM — ünïcödé", kind="recam")
+    project = ProjectFactory(pk=BASE + 1, name="Fast path ReCAM — ünïcödé", kind="recam")
     items = [
         Item.objects.create(pk=BASE + 100 + n, project=project, payload=_recam_payload(n, labeled=n < 6),
                             external_id=[f"r-{n}", f'ü,"{n}"', f"line\r\nbreak {n}"][n % 3])
@@ -149,7 +150,7 @@ def _cosimlex_text() -> str:
 def build_cosimlex() -> Project:
     """6 pairs (12 items) in two units: each holds one context of every pair. Eight annotators,
     one random and one lazy (engagement), one incomplete response, one never started."""
-    project = Project.objects.create(pk=BASE + 2, name="Fast path CoSimLex čšž", kind="cosimlex", language="hr",
+    project = ProjectFactory(pk=BASE + 2, name="Fast path CoSimLex čšž", kind="cosimlex", language="hr",
                                      settings={"min_shared_items": 3})
     parsed = get_kind("cosimlex").parse(_cosimlex_text())
     items = [

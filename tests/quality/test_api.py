@@ -122,8 +122,12 @@ def test_openapi_schema_describes_the_endpoints():
     assert {"kit_gold", "kit_data"} <= set(params["dataset"]["schema"]["enum"])
     assert params["format"]["schema"]["enum"] == ["csv", "tsv", "jsonl"]
     assert set(export["responses"]["200"]["content"]) == {"text/csv", "text/tab-separated-values", "application/x-ndjson"}
-    score = paths["/api/projects/{project_id}/score/"]["post"]
+    score = paths["/api/projects/{project_id}/scores/{scorer}/"]["post"]
     assert set(score["requestBody"]["content"]) == {"multipart/form-data"}
     assert set(score["responses"]) == {"200", "400", "403", "404", "406", "409", "413", "415"}
+    scorer = next(p for p in score["parameters"] if p["name"] == "scorer")
+    assert {"table1", "semeval2020", "ccl2022"} <= set(scorer["schema"]["enum"])
+    assert "semeval2020" in score["description"] and "ccl2022" in score["description"]
+    assert "get" in paths["/api/projects/{project_id}/scores/"]
     run_schema = schema["components"]["schemas"]["QualityRun"]["properties"]
     assert {"counts", "summary", "status"} <= set(run_schema)

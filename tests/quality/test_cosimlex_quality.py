@@ -1,6 +1,7 @@
 """A CoSimLex project end to end on the server side: annotators rate through the assignment
 service, a quality run calibrates and excludes with reasons, exports write the release format,
 the kit gold, and cleaned ratings; Table 1 and the scorer run on the project's own data."""
+
 from __future__ import annotations
 
 import csv
@@ -15,15 +16,17 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.kinds.cosimlex import RELEASE_COLUMNS, plain_context
+from annotation.kinds.cosimlex.records import RELEASE_COLUMNS, plain_context
+from annotation.kinds.cosimlex.scorers import project_gold, project_summary, release_file_summary
 from annotation.models import Response
 from annotation.services.assignments import NoWorkLeft, assignment_next
 from annotation.services.batches import batch_create
 from annotation.services.imports import items_import
-from quality.cosimlex import project_gold, project_summary, release_file_summary, score_submission
 from quality.exports import export_open
 from quality.models import AnnotatorDecision, ResponseDecision
+from quality.scoring import StoredProjectResults
 from quality.services.runs import quality_run_create
+from quality.stats.semeval_scoring import score_submission
 from tests.conftest import data_file
 from tests.factories import AnnotatorFactory, ProjectFactory, UserFactory
 
@@ -84,7 +87,9 @@ def test_quality_run_keeps_honest_raters_and_explains_every_exclusion(rated_proj
     assert all(verdicts[n].keep for n in names.values() if n.startswith("honest"))
     assert not verdicts["random"].keep and any("pairwise Spearman" in r for r in verdicts["random"].reasons)
     assert not verdicts["lazy"].keep
-    assert verdicts["lazy"].reasons == ["page-1 words fail the engagement check in 30 of 30 responses (100%), above the maximum of 50%"]
+    assert verdicts["lazy"].reasons == [
+        "page-1 words fail the engagement check in 30 of 30 responses (100%), above the maximum of 50%"
+    ]
     dropped = ResponseDecision.objects.filter(run=run, keep=False)
     assert dropped.exists() and all(d.reasons for d in dropped)
     kept = ResponseDecision.objects.filter(run=run, keep=True).select_related("response")
@@ -148,27 +153,40 @@ def test_clean_export_carries_calibrated_ratings(rated_project):
 def test_table1_and_scoring_on_the_projects_own_data(rated_project, capsys):
     project, _ = rated_project
     quality_run_create(project=project)
-    summary = project_summary(project)
+    summary = project_summary(StoredProjectResults(project))
     assert summary["n_pairs"] == 30 and 0 <= summary["share_p_below_0_05"] <= summary["share_p_below_0_1"] <= 1
-    gold = project_gold(project)
+    gold = project_gold(StoredProjectResults(project))
     perfect = gold[["change"]].to_csv(sep="\t", index=False)
     both = gold[["sim_context1", "sim_context2"]].to_csv(sep="\t", index=False)
     scores = score_submission(gold, subtask1=perfect, subtask2=both)
     assert scores["subtask1"]["uncentered_pearson"] == pytest.approx(1.0)
     assert scores["subtask2"]["harmonic_mean"] == pytest.approx(1.0)
-    call_command("cosimlex_summary", str(data_file("cosimlex", "cosimlex_hr.sample.csv")), "--project", str(project.pk))
+    call_command("score", str(project.pk), "table1", "--release", str(data_file("cosimlex", "cosimlex_hr.sample.csv")))
     out = capsys.readouterr().out
     assert "cosimlex_hr.sample.csv" in out and f"project {project.pk}" in out and "p < 0.05" in out
+
+
+def test_table1_api_of_the_project_and_uploaded_release_files(rated_project, client):
+    project, _ = rated_project
+    quality_run_create(project=project)
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    release = io.BytesIO(data_file("cosimlex", "cosimlex_hr.sample.csv").read_bytes())
+    release.name = "cosimlex_hr.csv"
+    response = client.post(reverse("api-project-score", args=[project.pk, "table1"]), {"release": [release]})
+    assert response.status_code == 200
+    rows = response.json()
+    assert list(rows) == ["cosimlex_hr.csv", f"project {project.pk}: {project.name}"]
+    assert rows["cosimlex_hr.csv"]["n_pairs"] == 30 and rows[f"project {project.pk}: {project.name}"]["n_pairs"] == 30
 
 
 def test_score_api_against_the_project_and_against_an_uploaded_gold(rated_project, client):
     project, _ = rated_project
     client.force_login(UserFactory(is_staff=True, is_superuser=True))
-    url = reverse("api-project-score", args=[project.pk])
+    url = reverse("api-project-score", args=[project.pk, "semeval2020"])
     early = client.post(url, {"subtask1": io.BytesIO(b"change\n1\n")})
     assert early.status_code == 409 and "quality run" in early.json()["detail"]
     quality_run_create(project=project)
-    gold = project_gold(project)
+    gold = project_gold(StoredProjectResults(project))
     upload = io.BytesIO(gold[["change"]].to_csv(sep="\t", index=False).encode())
     upload.name = "results_subtask1_hr.tsv"
     ok = client.post(url, {"subtask1": upload})
@@ -177,8 +195,11 @@ def test_score_api_against_the_project_and_against_an_uploaded_gold(rated_projec
     response = client.post(url, {"subtask1": bad})
     assert response.status_code == 400 and "line 3" in response.json()["detail"]
     kit_gold = data_file("cosimlex", "practice_kit_gold_hr.tsv").read_bytes()
-    prediction = io.BytesIO(b"sim_context1\tsim_context2\n" + b"\n".join(
-        line.rsplit(b"\t", 1)[0] for line in kit_gold.splitlines()[1:]) + b"\n")
+    prediction = io.BytesIO(
+        b"sim_context1\tsim_context2\n"
+        + b"\n".join(line.rsplit(b"\t", 1)[0] for line in kit_gold.splitlines()[1:])
+        + b"\n"
+    )
     vs_kit = client.post(url, {"subtask2": prediction, "gold": io.BytesIO(kit_gold)})
     assert vs_kit.status_code == 200 and vs_kit.json()["subtask2"]["harmonic_mean"] == pytest.approx(1.0)
     assert vs_kit.json()["pairs"] == 5
@@ -187,7 +208,7 @@ def test_score_api_against_the_project_and_against_an_uploaded_gold(rated_projec
 def test_score_api_needs_staff(rated_project, client):
     project, _ = rated_project
     client.force_login(UserFactory(is_staff=False))
-    assert client.post(reverse("api-project-score", args=[project.pk]), {}).status_code == 403
+    assert client.post(reverse("api-project-score", args=[project.pk, "semeval2020"]), {}).status_code == 403
 
 
 def test_score_command_against_the_practice_kit(capsys, tmp_path):
@@ -196,7 +217,7 @@ def test_score_command_against_the_practice_kit(capsys, tmp_path):
     predicted = tmp_path / "results_subtask1_en.tsv"
     changes = [float(r.split("\t")[2]) for r in rows]
     predicted.write_text("change\n" + "\n".join(str(c * 2 + 0.1) for c in changes) + "\n")
-    call_command("score_cosimlex", "--gold", str(gold), "--subtask1", str(predicted))
+    call_command("score", "cosimlex", "semeval2020", "--gold", str(gold), "--subtask1", str(predicted))
     result = json.loads(capsys.readouterr().out)
     x, y = np.array([c * 2 + 0.1 for c in changes]), np.array(changes)
     assert result["subtask1"]["uncentered_pearson"] == pytest.approx(float(x @ y / np.sqrt((x @ x) * (y @ y))))
@@ -229,7 +250,9 @@ def test_rating_agreement_is_interval_with_spearman_and_a_rating_plot(rated_proj
     assert rating["level"] == "interval" and run.report["aggregation"] == {}  # ratings are not voted on
     keep = pd.Series(dict(ResponseDecision.objects.filter(run=run).values_list("response_id", "keep")))
     field = get_kind("cosimlex").label_fields()[0]
-    direct = field_agreement(label_frame(kept_frame(annotation_frame(project), keep), field), level="interval", **BOOTSTRAP)
+    direct = field_agreement(
+        label_frame(kept_frame(annotation_frame(project), keep), field), level="interval", **BOOTSTRAP
+    )
     assert rating == agreement_json(direct, field)
     assert rating["spearman_vs_rest_mean"] is not None and rating["alpha"]["low"] <= rating["alpha"]["value"]
     plots = set(RunPlot.objects.filter(run=run).values_list("name", flat=True))

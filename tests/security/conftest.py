@@ -38,24 +38,27 @@ def world(db, settings, tmp_path, recam_dev_bytes, django_capture_on_commit_call
                  run=run, plot=RunPlot.objects.filter(run=run).first(), job=job)
 
 
-def staff_with(*codenames: str, apps: tuple[str, ...] = ("annotation", "quality")):
-    """A staff user holding exactly these permissions of the project's apps ("view_" = every view one)."""
+def staff_with(*codenames: str, apps: tuple[str, ...] = ("annotation", "quality"), teams=()):
+    """A staff user holding exactly these permissions of the project's apps ("view_" = every view
+    one; "" = all of them), a member of `teams`."""
     user = UserFactory(is_staff=True)
     perms = Permission.objects.filter(content_type__app_label__in=apps)
     chosen = [p for p in perms if any(p.codename == c or (c.endswith("_") and p.codename.startswith(c))
                                       for c in codenames)]
     user.user_permissions.set(chosen)
+    user.teams.set(teams)
     return user
 
 
 @pytest.fixture
-def no_perms(db):
-    return staff_with()
+def no_perms(world):
+    """In the world's team, so only the missing permissions stand in the way."""
+    return staff_with(teams=[world.project.team])
 
 
 @pytest.fixture
-def viewer(db):
-    return staff_with("view_")
+def viewer(world):
+    return staff_with("view_", teams=[world.project.team])
 
 
 @pytest.fixture

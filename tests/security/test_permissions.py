@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 READS = ("GET", "HEAD", "OPTIONS")
 #: POST operations that only compute an answer from what the caller may read
-READS_BY_POST = {"projects_score_create"}
+READS_BY_POST = {"projects_scores_create"}  # a scorer the kind lacks answers 404
 #: the annotator's own endpoints (key authentication only; tests/annotation/test_api_me.py)
 ANNOTATOR_ONLY = ("/api/me/",)
 QUERY = {"dataset": "raw", "format": "csv"}
@@ -127,7 +127,8 @@ def test_quality_view_permission_reads_and_starts_nothing(world, viewer, client)
 def test_quality_add_permissions_start_runs_and_exports(world, client):
     from tests.security.conftest import staff_with
 
-    client.force_login(staff_with("view_qualityrun", "add_qualityrun", "view_exportjob", "add_exportjob"))
+    client.force_login(staff_with("view_qualityrun", "add_qualityrun", "view_exportjob", "add_exportjob",
+                                  teams=[world.project.team]))
     pages = quality_pages(world)
     assert client.post(pages["run"]).status_code == 302
     assert client.post(pages["export-start"], {"dataset": "raw", "format": "csv"}).status_code == 302

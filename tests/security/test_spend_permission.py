@@ -43,7 +43,7 @@ def test_a_superuser_has_every_action():
 
 def test_posting_a_spending_action_without_the_permission_does_nothing(client):
     batch = BatchFactory(channel="mturk")
-    client.force_login(staff_with("view_batch", "change_batch"))
+    client.force_login(staff_with("view_batch", "change_batch", teams=[batch.project.team]))
     url = reverse("admin:annotation_batch_changelist")
     response = client.post(url, {"action": "publish_to_mturk", "_selected_action": [batch.pk]})
     assert response.status_code == 302 and not PublishJob.objects.exists()

@@ -5,7 +5,7 @@ import re
 import pytest
 from django.utils.html import escape
 
-from annotation.kinds.cosimlex import plain_context
+from annotation.kinds.cosimlex.records import plain_context
 from annotation.models import Response
 from annotation.services.batches import batch_create, invite_link_create
 from annotation.services.imports import items_import

@@ -10,9 +10,11 @@ from tests.surveys.test_recam_flow import answer_for, form_fields
 
 pytestmark = pytest.mark.django_db
 
-MAX_VIEW_QUERIES = 2  # the current assignment with its counts and annotator; its first open item
-MAX_SAVE_QUERIES = 3  # the response read, its compare-and-set UPDATE, the assignment's UPDATE when due
-MAX_SWAPPED_SAVE_QUERIES = 3  # the read, the UPDATE and the unit's counts for the next page
+MAX_VIEW_QUERIES = 2  # the current assignment with its annotator; its first open item
+#: the response read and its compare-and-set UPDATE; when an item completes, whether its batch
+#: adjudicates; after the unit's last item (or once a minute) the assignment's UPDATE
+MAX_SAVE_QUERIES = 4
+MAX_SWAPPED_SAVE_QUERIES = 2  # the read and the UPDATE: the next page of the item needs no more
 
 
 def _walk(client, n_items):

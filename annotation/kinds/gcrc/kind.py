@@ -7,6 +7,7 @@ the answer. One page per option rather than one page for all four: each page sho
 once, its sentences being the checkboxes, so a phone gets one article to tap through instead of
 four sets of 20-40 sentence boxes, and every option is saved as soon as it is done.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -15,14 +16,17 @@ from typing import Any
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from ..base import Column, ItemExport, LabelField, Page, ParsedItem, QualityOutcome, TaskKind
+from ..base import Column, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
 from ..registry import register
+from ..results import LabelField
+from ..scoring import Scorer
 from . import adjudication
 from . import quality as gcrc_quality
 from .forms import OPTION_FORMS, AnswerForm, item_answer, preset_wrong
 from .labels import OPTION_LETTERS, polarity
 from .records import parse_records
 from .released import COLUMNS, LABEL_FIELDS, option_page, released_item
+from .scorers import SCORERS
 
 T = "surveys/gcrc/"
 ANSWER_PAGE = Page("answer", _("The answer"), T + "answer.html", AnswerForm)
@@ -44,8 +48,8 @@ DEFAULT_INSTRUCTIONS = _(
     "3. Error reason: for an option that is a wrong statement, why it is wrong (wrong details, temporal "
     "properties, subject-predicate-object relation, necessary and sufficient conditions or causality; "
     "irrelevant to the question; irrelevant to the article). Whether an option is wrong is pre-set from "
-    "the question (\"pick the correct one\": the three other options are wrong; \"pick the incorrect "
-    "one\": only the answer is); correct it if it is not right.\n\n"
+    'the question ("pick the correct one": the three other options are wrong; "pick the incorrect '
+    'one": only the answer is); correct it if it is not right.\n\n'
     "Your answers are saved after every page, so you can stop and come back with the same link."
 )
 
@@ -77,10 +81,14 @@ class GCRC(TaskKind):
     def label_fields(self) -> Sequence[LabelField]:
         """Per option: skill, error reason and supporting sentences (agreement between the two annotators)."""
         return LABEL_FIELDS
+
     item_text_columns = (
         Column.item("question"),
-        Column("options", lambda p, a: "\n".join(f"{x}. {o}" for x, o in zip(OPTION_LETTERS, p["options"], strict=True)),
-               payload_keys=("options",)),
+        Column(
+            "options",
+            lambda p, a: "\n".join(f"{x}. {o}" for x, o in zip(OPTION_LETTERS, p["options"], strict=True)),
+            payload_keys=("options",),
+        ),
         Column.item("passage"),
     )
     default_instructions = DEFAULT_INSTRUCTIONS
@@ -101,15 +109,21 @@ class GCRC(TaskKind):
             "question": payload["question"],
             "paragraphs": paragraphs(payload),
             "sentences": [s["text"] for s in payload["sentences"]],
-            "options": [{"letter": x, "text": t, "is_answer": x == answer, "current": i == current}
-                        for i, (x, t) in enumerate(zip(OPTION_LETTERS, payload["options"], strict=True))],
+            "options": [
+                {"letter": x, "text": t, "is_answer": x == answer, "current": i == current}
+                for i, (x, t) in enumerate(zip(OPTION_LETTERS, payload["options"], strict=True))
+            ],
             "answer": answer,
         }
         if current is not None and answer is not None:
             found = polarity(payload["question"], answer)
-            context.update(letter=OPTION_LETTERS[current], option=payload["options"][current],
-                           asks_for_wrong=found.asks_for_wrong, marker=found.marker,
-                           preset_wrong=preset_wrong(payload, answers)[current])  # type: ignore[index]
+            context.update(
+                letter=OPTION_LETTERS[current],
+                option=payload["options"][current],
+                asks_for_wrong=found.asks_for_wrong,
+                marker=found.marker,
+                preset_wrong=preset_wrong(payload, answers)[current],  # type: ignore[index]
+            )
         return context
 
     def gold(self, payload: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -161,12 +175,17 @@ class GCRC(TaskKind):
             (payload.get("reference") or {}, adjudication.released(payload, final)) for payload, final in finals
         )
 
+    def scorers(self) -> dict[str, Scorer]:
+        return SCORERS
+
     def item_exports(self) -> dict[str, ItemExport]:
-        return {"gcrc_annotations": ItemExport(
-            "each annotation in GCRC's released format (answer, evidences, error_type, reasoning_ability), "
-            "one row per annotation with who made it; from the latest quality run",
-            annotation_rows,
-        )}
+        return {
+            "gcrc_annotations": ItemExport(
+                "each annotation in GCRC's released format (answer, evidences, error_type, reasoning_ability), "
+                "one row per annotation with who made it; from the latest quality run",
+                annotation_rows,
+            )
+        }
 
 
 def annotation_rows(payload: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> list[dict[str, Any]]:

@@ -5,13 +5,15 @@ order), `x_evidence_text` (those sentences verbatim, joined by a line break: a s
 holds one, so the list can be read back), `x_skill`, `x_wrong`, `x_error`. Then `answer` (the one
 the annotator worked with) and `reference` (the imported labels as JSON, or empty).
 """
+
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..base import Column, LabelField
+from ..base import Column
+from ..results import LabelField
 from .forms import item_answer
 from .labels import OPTION_LETTERS
 
@@ -109,8 +111,14 @@ LABEL_FIELDS = tuple(
     for letter in OPTION_LETTERS
     for field in (
         LabelField(f"{letter.lower()}_skill", "nominal", _label(f"{letter.lower()}_skill"), title=f"{letter}: skill"),
-        LabelField(f"{letter.lower()}_error", "nominal", _label(f"{letter.lower()}_error"), title=f"{letter}: error reason"),
-        LabelField(f"{letter.lower()}_evidence", "set", _label(f"{letter.lower()}_evidence"),
-                   title=f"{letter}: supporting sentences"),
+        LabelField(
+            f"{letter.lower()}_error", "nominal", _label(f"{letter.lower()}_error"), title=f"{letter}: error reason"
+        ),
+        LabelField(
+            f"{letter.lower()}_evidence",
+            "set",
+            _label(f"{letter.lower()}_evidence"),
+            title=f"{letter}: supporting sentences",
+        ),
     )
 )

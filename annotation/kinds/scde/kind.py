@@ -5,6 +5,7 @@ candidate sentences (each used at most once; some fit nowhere), and rates the pa
 difficulty; the time spent is recorded (§5.3). Quality follows §5.2: BA, PA and DE per
 worker, per passage and overall, beside the paper's human figures.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -14,8 +15,9 @@ from django.utils.translation import gettext_lazy as _
 
 from quality.stats import scde as scde_stats
 
-from ..base import ChannelPreset, ItemExport, LabelField, Page, ParsedItem, QualityOutcome, TaskKind
+from ..base import ChannelPreset, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
 from ..registry import register
+from ..results import LabelField
 from . import results
 from .page import PASSAGE_PAGE, passage_context
 from .preset import MTURK_PRESET

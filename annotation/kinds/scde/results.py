@@ -3,6 +3,7 @@
 The measures and rules themselves are `quality.stats.scde` (pure); this module only feeds them
 the annotation rows and lays their results out as the platform stores and exports them.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,14 +15,23 @@ import pandas as pd
 
 from quality.stats import scde as scde_stats
 
-from ..base import Column, LabelField, QualityOutcome, column_label
+from ..base import Column, QualityOutcome
+from ..results import LabelField, column_label
 from .answers import candidate_label
 from .export import answer_sequence, released_record
 
 PAGE = "passage"
 #: per-passage figures shown in the report and written beside each exported passage
-ITEM_DIAGNOSTIC_COLUMNS = ["n_responses", "n_kept", "ba", "pa", "de", "mean_seconds", "median_seconds",
-                           *(f"difficulty_{level}" for level in scde_stats.DIFFICULTY_LEVELS)]
+ITEM_DIAGNOSTIC_COLUMNS = [
+    "n_responses",
+    "n_kept",
+    "ba",
+    "pa",
+    "de",
+    "mean_seconds",
+    "median_seconds",
+    *(f"difficulty_{level}" for level in scde_stats.DIFFICULTY_LEVELS),
+]
 #: the kept workers' answers per passage (for the released-format export; not a report column)
 WORKER_ANSWERS = "worker_answers"
 INCOMPLETE = "incomplete: the passage was never submitted"
@@ -54,10 +64,18 @@ COLUMNS = (
     Column("answer_sequence", lambda payload, answers: _sequence_json(answers)),
 )
 ITEM_TEXT_COLUMNS = (
-    Column("passage_text", lambda payload, answers: " ".join(
-        f"<{p['blank']}>" if "blank" in p else p["text"] for p in payload["pieces"]), payload_keys=("pieces",)),
-    Column("candidates_text", lambda payload, answers: "\n".join(
-        f"{candidate_label(i)}. {text}" for i, text in enumerate(payload["candidates"])), payload_keys=("candidates",)),
+    Column(
+        "passage_text",
+        lambda payload, answers: " ".join(f"<{p['blank']}>" if "blank" in p else p["text"] for p in payload["pieces"]),
+        payload_keys=("pieces",),
+    ),
+    Column(
+        "candidates_text",
+        lambda payload, answers: "\n".join(
+            f"{candidate_label(i)}. {text}" for i, text in enumerate(payload["candidates"])
+        ),
+        payload_keys=("candidates",),
+    ),
 )
 
 
@@ -65,6 +83,7 @@ def passage_seconds(frame: pd.DataFrame) -> pd.Series:
     """The time each response took: the visible time the page reported, capped by the server's
     time from first view to submission (visible time cannot exceed it); the server's time when
     the page reported nothing; NaN when neither is known."""
+
     def numbers(name: str) -> pd.Series:
         column = frame[name] if name in frame else pd.Series(np.nan, index=frame.index)
         return pd.to_numeric(column, errors="coerce").astype(float)
@@ -77,19 +96,27 @@ def quality_outcome(frame: pd.DataFrame, settings: Mapping[str, Any]) -> Quality
     """Drop too-fast and low-BA workers (with all their passages) and unsubmitted passages, each
     with its reasons; per-worker and per-passage BA/PA/DE; the study beside the paper's humans."""
     frame = frame.assign(passage_seconds=passage_seconds(frame))
-    completed = frame["completed"].fillna(False).astype(bool) if "completed" in frame else pd.Series(True, index=frame.index)
+    completed = (
+        frame["completed"].fillna(False).astype(bool) if "completed" in frame else pd.Series(True, index=frame.index)
+    )
     done = frame[completed]
     selection = scde_stats.select_workers(
         done.assign(seconds=done["passage_seconds"]),
-        min_seconds=float(settings["min_seconds"]), min_ba=float(settings["min_ba"]),
+        min_seconds=float(settings["min_seconds"]),
+        min_ba=float(settings["min_ba"]),
     )
     ids = frame["response_id"]
     chosen = ids.map(selection.responses["keep"])
-    responses = pd.DataFrame({
-        "keep": chosen.fillna(False).astype(bool).to_numpy(),
-        "reasons": [list(r) if isinstance(r, list) else [INCOMPLETE] for r in ids.map(selection.responses["reasons"])],
-        "passage_seconds": frame["passage_seconds"].to_numpy(),
-    }, index=pd.Index(ids, name="response_id"))
+    responses = pd.DataFrame(
+        {
+            "keep": chosen.fillna(False).astype(bool).to_numpy(),
+            "reasons": [
+                list(r) if isinstance(r, list) else [INCOMPLETE] for r in ids.map(selection.responses["reasons"])
+            ],
+            "passage_seconds": frame["passage_seconds"].to_numpy(),
+        },
+        index=pd.Index(ids, name="response_id"),
+    )
     kept = done[done["response_id"].map(selection.responses["keep"]).fillna(False).astype(bool)]
     return QualityOutcome(
         responses=responses,
@@ -124,10 +151,14 @@ def _study_summary(kept: pd.DataFrame) -> dict[str, Any]:
     summary = scde_stats.summarize(kept.assign(seconds=kept["passage_seconds"]))
     figures: dict[str, Any] = {
         "passages_answered": summary.passages,
-        "ba": summary.ba, "paper_human_ba": paper.ba,
-        "pa": summary.pa, "paper_human_pa": paper.pa,
-        "de": summary.de, "paper_human_de": paper.de,
-        "mean_seconds_per_passage": summary.mean_seconds, "paper_human_seconds_per_passage": paper.seconds_per_passage,
+        "ba": summary.ba,
+        "paper_human_ba": paper.ba,
+        "pa": summary.pa,
+        "paper_human_pa": paper.pa,
+        "de": summary.de,
+        "paper_human_de": paper.de,
+        "mean_seconds_per_passage": summary.mean_seconds,
+        "paper_human_seconds_per_passage": paper.seconds_per_passage,
         "median_seconds_per_passage": summary.median_seconds,
     }
     papers_shares = dict(paper.difficulty)
@@ -178,6 +209,7 @@ def _blank(number: int) -> Callable[[Mapping[str, Any]], Any]:
 
 LABEL_FIELDS = (
     *(LabelField(f"blank_{n}", "nominal", _blank(n), title=f"blank {n}") for n in range(1, BLANKS_AGREED + 1)),
-    LabelField("difficulty", "ordinal", column_label("difficulty"), order=scde_stats.DIFFICULTY_LEVELS,
-               title="difficulty"),
+    LabelField(
+        "difficulty", "ordinal", column_label("difficulty"), order=scde_stats.DIFFICULTY_LEVELS, title="difficulty"
+    ),
 )

@@ -1,12 +1,18 @@
-"""manage.py create_project --name NAME --kind KIND [--language LANG]"""
+"""manage.py create_project --name NAME --kind KIND [--language LANG] [--team TEAM]"""
 from __future__ import annotations
 
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
 
 from annotation.kinds import UnknownKind, kind_choices
+from annotation.models import Team
 from annotation.services.projects import project_create
+from annotation.services.teams import team_ensure
+
+#: the team a project goes to when the deployment has none yet (the migration's name too)
+DEFAULT_TEAM = "Default team"
 
 
 class Command(BaseCommand):
@@ -18,15 +24,34 @@ class Command(BaseCommand):
         parser.add_argument("--kind", required=True, help=f"Task kind slug; one of: {kinds}.")
         parser.add_argument("--language", default="en", help="Language of the annotator pages (default: en).")
         parser.add_argument("--instructions", default="", help="Instructions text (default: the kind's own).")
+        parser.add_argument(
+            "--team", default=None,
+            help=f"The team whose members see the project (made when missing). Default: the deployment's only "
+            f"team, or “{DEFAULT_TEAM}” when there is none yet; with several teams it must be given.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            project = project_create(
-                name=options["name"],
-                kind=options["kind"],
-                language=options["language"],
-                instructions=options["instructions"],
-            )
+            with transaction.atomic():  # an unknown kind makes no team either
+                team = self._team(options["team"])
+                project = project_create(
+                    name=options["name"],
+                    kind=options["kind"],
+                    team=team,
+                    language=options["language"],
+                    instructions=options["instructions"],
+                )
         except UnknownKind as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(self.style.SUCCESS(f"Created project {project.pk}: {project}"))
+        self.stdout.write(self.style.SUCCESS(f"Created project {project.pk}: {project} in team “{team}”"))
+
+    @staticmethod
+    def _team(name: str | None) -> Team:
+        if name:
+            return team_ensure(name=name)
+        teams = list(Team.objects.order_by("name")[:21])
+        if not teams:
+            return team_ensure(name=DEFAULT_TEAM)
+        if len(teams) == 1:
+            return teams[0]
+        raise CommandError("Several teams: say which one with --team (" + ", ".join(t.name for t in teams[:20]) + ").")

@@ -65,6 +65,7 @@ class Command(BaseCommand):
             f"Admin:       {base}{reverse('admin:index')}",
             f"Username:    {demo.username}",
             f"Password:    {demo.password}",
+            f"Team:        {demo.project.team} (the researcher's; each team sees only its own projects)",
             f"Invite link: {invite_url(demo.invite.token, base_url=base)}",
         ]
         for other in demo.others:

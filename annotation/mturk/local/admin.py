@@ -1,26 +1,28 @@
 """The local endpoint's admin API (JSON, under /_local/): what tests and demos steer.
 
-    GET    /_local/state                     balance, clock, counts, active fault rules
-    POST   /_local/faults                    {"operation", "error", "count", "after_effect",
-                                              "delay_seconds", "message", "turk_error_code"}
-    GET    /_local/faults   DELETE /_local/faults
-    GET    /_local/requests[?operation=X]    the API calls received (params, status, error)
-    DELETE /_local/requests
-    POST   /_local/workers                   {"worker_id", "country", "subdivision",
-                                              "qualifications": {type_id: value or null}}
-    GET    /_local/workers/<worker_id>
-    POST   /_local/balance                   {"available": "100.00"}
-    POST   /_local/clock                     {"advance_seconds": 3600}
-    POST   /_local/auto-approve              {"everything": false}: approve due submissions
-    POST   /_local/accept                    {"hit_id", "worker_id"} -> {"assignment_id"}
-    POST   /_local/submit                    {"assignment_id", "fields": {"name": "value"}}
-    POST   /_local/return                    {"assignment_id"}
-    GET    /_local/notifications | /_local/bonuses | /_local/blocks
+GET    /_local/state                     balance, clock, counts, active fault rules
+POST   /_local/faults                    {"operation", "error", "count", "after_effect",
+                                          "delay_seconds", "message", "turk_error_code"}
+GET    /_local/faults   DELETE /_local/faults
+GET    /_local/requests[?operation=X]    the API calls received (params, status, error)
+DELETE /_local/requests
+POST   /_local/workers                   {"worker_id", "country", "subdivision",
+                                          "qualifications": {type_id: value or null}}
+GET    /_local/workers/<worker_id>
+POST   /_local/balance                   {"available": "100.00"}
+POST   /_local/clock                     {"advance_seconds": 3600}
+POST   /_local/auto-approve              {"everything": false}: approve due submissions
+POST   /_local/accept                    {"hit_id", "worker_id"} -> {"assignment_id"}
+POST   /_local/submit                    {"assignment_id", "fields": {"name": "value"}}
+POST   /_local/return                    {"assignment_id"}
+GET    /_local/notifications | /_local/bonuses | /_local/blocks
 """
+
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
+
+from annotation.local_endpoint import faults_route, json_object
 
 from . import work
 from .work import WorkerError
@@ -28,46 +30,34 @@ from .work import WorkerError
 if TYPE_CHECKING:
     from .server import LocalMTurk
 
-TABLES = {"/_local/notifications": "notifications", "/_local/bonuses": "bonuses",
-          "/_local/blocks": "blocks"}
+TABLES = {"/_local/notifications": "notifications", "/_local/bonuses": "bonuses", "/_local/blocks": "blocks"}
 
 
-def handle(app: "LocalMTurk", method: str, path: str, query: dict[str, str],
-           raw: bytes) -> tuple[int, Any]:
+def handle(app: "LocalMTurk", method: str, path: str, query: dict[str, str], raw: bytes) -> tuple[int, Any]:
     try:
-        data = json.loads(raw or b"{}")
-        if not isinstance(data, dict):
-            raise ValueError("the body must be a JSON object")
-        return 200, _route(app, method, path, query, data)
+        return 200, _route(app, method, path, query, json_object(raw))
     except WorkerError as exc:
         return exc.status, {"error": str(exc)}
     except (ValueError, TypeError, KeyError) as exc:
         return 400, {"error": f"{type(exc).__name__}: {exc}"}
 
 
-def _route(app: "LocalMTurk", method: str, path: str, query: dict[str, str],
-           data: dict[str, Any]) -> Any:
+def _route(app: "LocalMTurk", method: str, path: str, query: dict[str, str], data: dict[str, Any]) -> Any:
     store, faults = app.store, app.faults
     key = (method, path)
     if key == ("GET", "/_local/state"):
         return {**store.summary(), "faults": faults.rules(), "url": app.public_url}
-    if key == ("POST", "/_local/faults"):
-        return faults.add(**data).__dict__
-    if key == ("GET", "/_local/faults"):
-        return faults.rules()
-    if key == ("DELETE", "/_local/faults"):
-        faults.clear()
-        return {"cleared": True}
-    if key == ("GET", "/_local/requests"):
-        return faults.requests(query.get("operation"))
-    if key == ("DELETE", "/_local/requests"):
-        faults.clear_requests()
-        return {"cleared": True}
+    found = faults_route(faults, key, query, data)
+    if found is not None:
+        return found
     if key == ("POST", "/_local/workers"):
         worker_id = work.check_worker_id(data["worker_id"])
-        return store.set_worker(worker_id, country=data.get("country"),
-                                subdivision=data.get("subdivision"),
-                                qualifications=data.get("qualifications"))
+        return store.set_worker(
+            worker_id,
+            country=data.get("country"),
+            subdivision=data.get("subdivision"),
+            qualifications=data.get("qualifications"),
+        )
     if method == "GET" and path.startswith("/_local/workers/"):
         return store.worker(work.check_worker_id(path.rsplit("/", 1)[1]))
     if key == ("POST", "/_local/balance"):

@@ -1,22 +1,16 @@
-"""The local endpoint's state: one SQLite database (stdlib ``sqlite3``), so a file keeps HITs,
-assignments and the balance across restarts; ``:memory:`` (the default) for tests.
-
-All access goes through ``Store.transaction()``: one connection, one lock, IMMEDIATE
-transactions, so the threaded HTTP server never sees half an update.
+"""The local MTurk endpoint's state: HITs, assignments, workers, qualifications and the balance
+in one SQLite database (``annotation.local_endpoint.SqliteStore``: a file keeps them across
+restarts, ``:memory:`` is for tests; all access goes through ``Store.transaction()``).
 """
+
 from __future__ import annotations
 
-import json
 import secrets
-import sqlite3
 import string
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
+from annotation.local_endpoint import SqliteStore, dumps
 from annotation.mturk.fees import money
 from annotation.mturk.qualifications import ADULT, NUMBER_HITS_APPROVED, PERCENT_ASSIGNMENTS_APPROVED
 
@@ -66,78 +60,30 @@ TOKEN_LIFETIME = 24 * 3600
 _ID_CHARS = string.ascii_uppercase + string.digits
 # A worker who signs in for the first time: US, 99 % approved, 5000 HITs, adult, no Masters.
 DEFAULT_WORKER: dict[str, Any] = {
-    "country": "US", "subdivision": None,
+    "country": "US",
+    "subdivision": None,
     "qualifications": {PERCENT_ASSIGNMENTS_APPROVED: 99, NUMBER_HITS_APPROVED: 5000, ADULT: 1},
 }
 
 
-class Store:
-    def __init__(self, path: str = ":memory:", *, balance: Decimal | str = "10000.00",
-                 require_https: bool = False) -> None:
-        self.path = str(path)
+class Store(SqliteStore):
+    def __init__(
+        self, path: str = ":memory:", *, balance: Decimal | str = "10000.00", require_https: bool = False
+    ) -> None:
         self.require_https = require_https
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.row_factory = sqlite3.Row
-        self._lock = threading.RLock()
-        self._depth = 0
-        with self._lock:
-            self._db.executescript(SCHEMA)
-            if self.path != ":memory:":
-                self._db.execute("PRAGMA journal_mode=WAL")
-        with self.transaction() as db:
-            db.execute("INSERT OR IGNORE INTO meta VALUES ('balance', ?)", (str(money(balance)),))
-            db.execute("INSERT OR IGNORE INTO meta VALUES ('clock_offset', '0')")
+        super().__init__(path, SCHEMA, {"balance": str(money(balance))})
 
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            outermost = self._depth == 0
-            if outermost:
-                self._db.execute("BEGIN IMMEDIATE")
-            self._depth += 1
-            try:
-                yield self._db
-            except BaseException:
-                self._depth -= 1
-                if outermost:
-                    self._db.execute("ROLLBACK")
-                raise
-            self._depth -= 1
-            if outermost:
-                self._db.execute("COMMIT")
-
-    # --- time, ids, meta ------------------------------------------------------------
-    def now(self) -> float:
-        return time.time() + float(self._meta("clock_offset"))
-
-    def advance_clock(self, seconds: float) -> float:
-        """Move the endpoint's clock forward (deadlines, expirations, auto-approval)."""
-        with self.transaction():
-            self._set_meta("clock_offset", str(float(self._meta("clock_offset")) + seconds))
-            return self.now()
-
+    # --- ids ----------------------------------------------------------------------------
     @staticmethod
     def new_id(first: str = "3", length: int = 30) -> str:
         return first + "".join(secrets.choice(_ID_CHARS) for _ in range(length - 1))
 
-    def _meta(self, key: str) -> str:
-        with self._lock:
-            return self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()[0]
-
-    def _set_meta(self, key: str, value: str) -> None:
-        with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
-
     # --- money ------------------------------------------------------------------------
     def balance(self) -> Decimal:
-        return Decimal(self._meta("balance"))
+        return Decimal(self.meta("balance"))
 
     def set_balance(self, amount: Decimal | str) -> None:
-        self._set_meta("balance", str(money(amount)))
+        self.set_meta("balance", str(money(amount)))
 
     def charge(self, amount: Decimal) -> None:
         with self.transaction():
@@ -146,7 +92,8 @@ class Store:
                 raise request_error(
                     "AWS.MechanicalTurk.InsufficientFunds",
                     f"This Requester has insufficient funds in their account to complete this "
-                    f"transaction: ${amount} needed, ${available} available.")
+                    f"transaction: ${amount} needed, ${available} available.",
+                )
             self.set_balance(available - amount)
 
     # --- UniqueRequestToken -----------------------------------------------------------
@@ -155,8 +102,9 @@ class Store:
         if not token:
             return None
         with self.transaction() as db:
-            row = db.execute("SELECT result, created FROM tokens WHERE scope = ? AND token = ?",
-                             (scope, token)).fetchone()
+            row = db.execute(
+                "SELECT result, created FROM tokens WHERE scope = ? AND token = ?", (scope, token)
+            ).fetchone()
         if row is None or row["created"] < self.now() - TOKEN_LIFETIME:
             return None
         return row["result"]
@@ -164,8 +112,7 @@ class Store:
     def remember_token(self, scope: str, token: str | None, result: str) -> None:
         if token:
             with self.transaction() as db:
-                db.execute("INSERT OR REPLACE INTO tokens VALUES (?, ?, ?, ?)",
-                           (scope, token, result, self.now()))
+                db.execute("INSERT OR REPLACE INTO tokens VALUES (?, ?, ?, ?)", (scope, token, result, self.now()))
 
     # --- workers ----------------------------------------------------------------------
     def ensure_worker(self, worker_id: str) -> None:
@@ -173,25 +120,35 @@ class Store:
             if db.execute("SELECT 1 FROM workers WHERE id = ?", (worker_id,)).fetchone():
                 return
             now = self.now()
-            db.execute("INSERT INTO workers VALUES (?, ?, ?, ?)",
-                       (worker_id, DEFAULT_WORKER["country"], DEFAULT_WORKER["subdivision"], now))
+            db.execute(
+                "INSERT INTO workers VALUES (?, ?, ?, ?)",
+                (worker_id, DEFAULT_WORKER["country"], DEFAULT_WORKER["subdivision"], now),
+            )
             for type_id, value in DEFAULT_WORKER["qualifications"].items():
-                db.execute("INSERT INTO worker_qualifications VALUES (?, ?, ?, ?)",
-                           (worker_id, type_id, value, now))
+                db.execute("INSERT INTO worker_qualifications VALUES (?, ?, ?, ?)", (worker_id, type_id, value, now))
 
-    def set_worker(self, worker_id: str, *, country: str | None = None,
-                   subdivision: str | None = None,
-                   qualifications: dict[str, int | None] | None = None) -> dict[str, Any]:
+    def set_worker(
+        self,
+        worker_id: str,
+        *,
+        country: str | None = None,
+        subdivision: str | None = None,
+        qualifications: dict[str, int | None] | None = None,
+    ) -> dict[str, Any]:
         """Change a worker's locale and qualification values (None removes one)."""
         with self.transaction() as db:
             self.ensure_worker(worker_id)
             if country is not None:
-                db.execute("UPDATE workers SET country = ?, subdivision = ? WHERE id = ?",
-                           (country.upper(), subdivision, worker_id))
+                db.execute(
+                    "UPDATE workers SET country = ?, subdivision = ? WHERE id = ?",
+                    (country.upper(), subdivision, worker_id),
+                )
             for type_id, value in (qualifications or {}).items():
                 if value is None:
-                    db.execute("DELETE FROM worker_qualifications WHERE worker_id = ? AND "
-                               "qualification_type_id = ?", (worker_id, type_id))
+                    db.execute(
+                        "DELETE FROM worker_qualifications WHERE worker_id = ? AND qualification_type_id = ?",
+                        (worker_id, type_id),
+                    )
                 else:
                     self.grant(worker_id, type_id, int(value))
             return self.worker(worker_id)
@@ -199,52 +156,50 @@ class Store:
     def grant(self, worker_id: str, type_id: str, value: int) -> None:
         with self.transaction() as db:
             self.ensure_worker(worker_id)
-            db.execute("INSERT OR REPLACE INTO worker_qualifications VALUES (?, ?, ?, ?)",
-                       (worker_id, type_id, value, self.now()))
+            db.execute(
+                "INSERT OR REPLACE INTO worker_qualifications VALUES (?, ?, ?, ?)",
+                (worker_id, type_id, value, self.now()),
+            )
 
     def worker(self, worker_id: str) -> dict[str, Any]:
         """The worker's profile (created with the defaults on first use)."""
         with self.transaction() as db:
             self.ensure_worker(worker_id)
             row = db.execute("SELECT * FROM workers WHERE id = ?", (worker_id,)).fetchone()
-            quals = db.execute("SELECT qualification_type_id, value FROM worker_qualifications "
-                               "WHERE worker_id = ?", (worker_id,)).fetchall()
-            blocked = db.execute("SELECT reason FROM blocks WHERE worker_id = ?",
-                                 (worker_id,)).fetchone()
-        return {"worker_id": worker_id, "country": row["country"],
-                "subdivision": row["subdivision"],
-                "qualifications": {q[0]: q[1] for q in quals},
-                "blocked": blocked["reason"] if blocked else None}
+            quals = db.execute(
+                "SELECT qualification_type_id, value FROM worker_qualifications WHERE worker_id = ?", (worker_id,)
+            ).fetchall()
+            blocked = db.execute("SELECT reason FROM blocks WHERE worker_id = ?", (worker_id,)).fetchone()
+        return {
+            "worker_id": worker_id,
+            "country": row["country"],
+            "subdivision": row["subdivision"],
+            "qualifications": {q[0]: q[1] for q in quals},
+            "blocked": blocked["reason"] if blocked else None,
+        }
 
     # --- lookups ----------------------------------------------------------------------
     def sweep(self) -> None:
         """Accepted assignments past their deadline become Abandoned (their slot frees up)."""
         with self.transaction() as db:
-            db.execute("UPDATE assignments SET status = 'Abandoned' "
-                       "WHERE status = 'Accepted' AND deadline <= ?", (self.now(),))
-
-    def rows(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
-        with self.transaction() as db:
-            return db.execute(sql, params).fetchall()
-
-    def row(self, sql: str, params: tuple = ()) -> sqlite3.Row | None:
-        with self.transaction() as db:
-            return db.execute(sql, params).fetchone()
-
-    def execute(self, sql: str, params: tuple = ()) -> None:
-        with self.transaction() as db:
-            db.execute(sql, params)
+            db.execute(
+                "UPDATE assignments SET status = 'Abandoned' WHERE status = 'Accepted' AND deadline <= ?", (self.now(),)
+            )
 
     def summary(self) -> dict[str, Any]:
-        count = lambda table: self.row(f"SELECT COUNT(*) FROM {table}")[0]  # noqa: E731
+        count = self.count
         return {
-            "balance": str(self.balance()), "now": self.now(), "path": self.path,
-            "hit_types": count("hit_types"), "hits": count("hits"),
-            "assignments": count("assignments"), "bonuses": count("bonuses"),
-            "workers": count("workers"), "blocks": count("blocks"),
+            "balance": str(self.balance()),
+            "now": self.now(),
+            "path": self.path,
+            "hit_types": count("hit_types"),
+            "hits": count("hits"),
+            "assignments": count("assignments"),
+            "bonuses": count("bonuses"),
+            "workers": count("workers"),
+            "blocks": count("blocks"),
             "notifications": count("notifications"),
         }
 
 
-def dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+__all__ = ["DEFAULT_WORKER", "SCHEMA", "Store", "dumps"]

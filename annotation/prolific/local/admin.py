@@ -14,10 +14,12 @@
     POST   /_local/time-out               {"submission_id"}   (TIMED-OUT)
     GET    /_local/bonuses                bulk bonuses with how often each was paid
 """
+
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
+
+from annotation.local_endpoint import faults_route, json_object
 
 from . import participants
 from .errors import ApiError
@@ -28,13 +30,9 @@ if TYPE_CHECKING:
     from .server import LocalProlific
 
 
-def handle(app: "LocalProlific", method: str, path: str, query: dict[str, str],
-           raw: bytes) -> tuple[int, Any]:
+def handle(app: "LocalProlific", method: str, path: str, query: dict[str, str], raw: bytes) -> tuple[int, Any]:
     try:
-        data = json.loads(raw or b"{}")
-        if not isinstance(data, dict):
-            raise ValueError("the body must be a JSON object")
-        return 200, _route(app, method, path, query, data)
+        return 200, _route(app, method, path, query, json_object(raw))
     except ApiError as exc:
         return exc.status, exc.body()
     except (ValueError, TypeError, KeyError) as exc:
@@ -49,25 +47,19 @@ def _submission_call(app: "LocalProlific", path: str, data: dict[str, Any]) -> A
     return detail_json(participants.leave(store, submission_id, status))
 
 
-def _route(app: "LocalProlific", method: str, path: str, query: dict[str, str],
-           data: dict[str, Any]) -> Any:
+def _route(app: "LocalProlific", method: str, path: str, query: dict[str, str], data: dict[str, Any]) -> Any:
     store, faults = app.store, app.faults
     key = (method, path)
     if key == ("GET", "/_local/state"):
-        return {**store.summary(), "faults": faults.rules(), "url": app.public_url,
-                "completion_url": app.completion_url}
-    if key == ("POST", "/_local/faults"):
-        return faults.add(**data).__dict__
-    if key == ("GET", "/_local/faults"):
-        return faults.rules()
-    if key == ("DELETE", "/_local/faults"):
-        faults.clear()
-        return {"cleared": True}
-    if key == ("GET", "/_local/requests"):
-        return faults.requests(query.get("operation"))
-    if key == ("DELETE", "/_local/requests"):
-        faults.clear_requests()
-        return {"cleared": True}
+        return {
+            **store.summary(),
+            "faults": faults.rules(),
+            "url": app.public_url,
+            "completion_url": app.completion_url,
+        }
+    found = faults_route(faults, key, query, data)
+    if found is not None:
+        return found
     if key == ("POST", "/_local/balance"):
         store.set_meta("balance", int(data["balance"]))
         return {"balance": store.balance()}
@@ -77,6 +69,5 @@ def _route(app: "LocalProlific", method: str, path: str, query: dict[str, str],
     if method == "POST" and path in ("/_local/complete", "/_local/return", "/_local/time-out"):
         return _submission_call(app, path, data)
     if key == ("GET", "/_local/bonuses"):
-        return [{**dict(r), "rows": loads(r["rows"])}
-                for r in store.rows("SELECT * FROM bonuses ORDER BY seq")]
+        return [{**dict(r), "rows": loads(r["rows"])} for r in store.rows("SELECT * FROM bonuses ORDER BY seq")]
     raise ApiError(404, f"No admin route {method} {path}.")

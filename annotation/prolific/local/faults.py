@@ -7,12 +7,13 @@ A rule makes the next ``count`` calls of ``operation`` (a route's name such as
 - ``5xx``: HTTP ``status`` (default 500) before anything happens;
 - ``lost``: the call takes effect, then the connection is closed without an answer.
 """
+
 from __future__ import annotations
 
-import threading
-from collections import deque
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
+
+from annotation.local_endpoint import FaultBook
 
 from .errors import ApiError
 
@@ -39,51 +40,14 @@ class Fault:
 
     def error(self) -> ApiError:
         if self.kind == "429":
-            return ApiError(429, "Request was throttled (injected by the local endpoint).",
-                            headers=(("Retry-After", str(self.retry_after)),))
+            return ApiError(
+                429,
+                "Request was throttled (injected by the local endpoint).",
+                headers=(("Retry-After", str(self.retry_after)),),
+            )
         return ApiError(self.status, "Injected by the local Prolific endpoint.")
 
 
-class Faults:
-    def __init__(self, log_size: int = 10000) -> None:
-        self._lock = threading.Lock()
-        self._rules: list[Fault] = []
-        self._log: deque[dict[str, Any]] = deque(maxlen=log_size)
-
+class Faults(FaultBook):
     def add(self, operation: str, kind: str = "429", count: int = 1, **options: Any) -> Fault:
-        rule = Fault(operation=operation, kind=str(kind), count=int(count), **options)
-        with self._lock:
-            self._rules.append(rule)
-        return rule
-
-    def take(self, operation: str) -> Fault | None:
-        """The rule that fires for this call (its count goes down), or None."""
-        with self._lock:
-            for rule in self._rules:
-                if rule.operation in (operation, "*"):
-                    rule.count -= 1
-                    if rule.count == 0:
-                        self._rules.remove(rule)
-                    return rule
-        return None
-
-    def rules(self) -> list[dict[str, Any]]:
-        with self._lock:
-            return [asdict(rule) for rule in self._rules]
-
-    def clear(self) -> None:
-        with self._lock:
-            self._rules.clear()
-
-    def record(self, operation: str, method: str, path: str, status: int) -> None:
-        with self._lock:
-            self._log.append({"operation": operation, "method": method, "path": path,
-                              "status": status})
-
-    def requests(self, operation: str | None = None) -> list[dict[str, Any]]:
-        with self._lock:
-            return [r for r in self._log if operation in (None, r["operation"])]
-
-    def clear_requests(self) -> None:
-        with self._lock:
-            self._log.clear()
+        return self.keep(Fault(operation=operation, kind=str(kind), count=int(count), **options))

@@ -7,18 +7,17 @@ connection).
     /_local/...              the admin API for tests and demos (``admin.py``); no
                              authentication, so bind to 127.0.0.1 (the default)
 """
+
 from __future__ import annotations
 
 import json
 import logging
-import threading
 from dataclasses import dataclass
 from decimal import Decimal
-from http.cookies import CookieError, SimpleCookie
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from annotation.local_endpoint import EndpointHandler, LocalServer
 from annotation.prolific.fees import ACADEMIC_FEE_RATE
 
 from . import admin, ops_studies, ops_submissions, participants, site  # noqa: F401  (register routes)
@@ -28,7 +27,6 @@ from .routing import Call, resolve
 from .store import Store
 
 DEFAULT_TOKEN = "local-prolific-token"
-MAX_BODY = 2 * 1024 * 1024
 log = logging.getLogger(__name__)
 
 
@@ -49,8 +47,7 @@ class LocalProlific:
         self.public_url = public_url.rstrip("/")
         self.completion_url = f"{self.public_url}/submissions/complete"
 
-    def api(self, method: str, path: str, query: dict[str, str], raw: bytes,
-            authorization: str | None) -> Answer:
+    def api(self, method: str, path: str, query: dict[str, str], raw: bytes, authorization: str | None) -> Answer:
         operation = ""
         try:
             operation, handler, args = resolve(method, path)
@@ -67,7 +64,7 @@ class LocalProlific:
         except Exception:  # a bug here must look like Prolific's own 500, not kill the thread
             log.exception("local Prolific endpoint failed on %s %s", method, path)
             answer = Answer(500, ApiError(500, "Internal error in the local endpoint.").body())
-        self.faults.record(operation, method, path, 0 if answer.lost else answer.status)
+        self.faults.record(operation, method=method, path=path, status=0 if answer.lost else answer.status)
         return answer
 
     def _authenticate(self, authorization: str | None) -> None:
@@ -87,46 +84,33 @@ class LocalProlific:
             raise ApiError(400, "JSON parse error.") from None
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(EndpointHandler):
     server_version = "LocalProlific/1.0"
-    disable_nagle_algorithm = True
     app: LocalProlific  # set on the subclass made per server
 
-    def do_GET(self) -> None:
-        self._dispatch("GET")
-
-    def do_POST(self) -> None:
-        self._dispatch("POST")
-
     def do_PATCH(self) -> None:
-        self._dispatch("PATCH")
+        self._serve("PATCH")
 
-    def do_DELETE(self) -> None:
-        self._dispatch("DELETE")
-
-    def log_message(self, format: str, *args: Any) -> None:
-        log.debug("%s %s", self.address_string(), format % args)
-
-    def _dispatch(self, method: str) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
-            self.close_connection = True
-            return self._send(413, b"request body too large", "text/plain")
-        raw = self.rfile.read(length) if length else b""
+    def dispatch(self, method: str, raw: bytes) -> None:
         url = urlsplit(self.path)
         query = dict(parse_qsl(url.query, keep_blank_values=True))
         if url.path.startswith("/api/"):
             return self._api(method, url.path, query, raw)
         if url.path.startswith("/_local/"):
             status, body = admin.handle(self.app, method, url.path, query, raw)
-            return self._send(status, json.dumps(body, default=str).encode(), "application/json")
+            return self.send(status, json.dumps(body, default=str).encode(), "application/json")
         if url.path == "/":
-            return self._send(303, b"", "text/plain", [("Location", "/participant/")])
+            return self.send(303, b"", "text/plain", [("Location", "/participant/")])
         form = dict(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True))
-        page = site.handle(self.app.store, method, url.path, {**query, **form},
-                           self._participant())
-        self._send(page.status, page.body.encode(), "text/html; charset=utf-8", page.headers)
+        participant = self.cookie(site.COOKIE)
+        page = site.handle(
+            self.app.store,
+            method,
+            url.path,
+            {**query, **form},
+            participant if site.PARTICIPANT_ID.match(participant) else None,
+        )
+        self.send(page.status, page.body.encode(), "text/html; charset=utf-8", page.headers)
 
     def _api(self, method: str, path: str, query: dict[str, str], raw: bytes) -> None:
         answer = self.app.api(method, path, query, raw, self.headers.get("Authorization"))
@@ -134,70 +118,33 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # the effect happened; the answer never arrives
             return
         body = b"" if answer.status == 204 else json.dumps(answer.body).encode()
-        self._send(answer.status, body, "application/json", list(answer.headers))
-
-    def _participant(self) -> str | None:
-        try:
-            morsel = SimpleCookie(self.headers.get("Cookie") or "").get(site.COOKIE)
-        except CookieError:
-            return None
-        value = morsel.value if morsel else ""
-        return value if site.PARTICIPANT_ID.match(value) else None
-
-    def _send(self, status: int, body: bytes, content_type: str,
-              headers: list[tuple[str, str]] = ()) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in headers:
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
+        self.send(answer.status, body, "application/json", list(answer.headers))
 
 
-class LocalProlificServer:
+class LocalProlificServer(LocalServer):
     """The endpoint on ``host:port`` (port 0 picks a free one), in a background thread.
 
-        with LocalProlificServer() as server:
-            client = make_client(api_url=server.url, token=server.token)
+    with LocalProlificServer() as server:
+        client = make_client(api_url=server.url, token=server.token)
     """
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, db: str = ":memory:",
-                 token: str = DEFAULT_TOKEN, balance: int = 1_000_000,
-                 fee_rate: Decimal = ACADEMIC_FEE_RATE, vat_rate: Decimal = Decimal(0),
-                 currency: str = "GBP", public_url: str | None = None) -> None:
+    thread_name = "local-prolific"
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        db: str = ":memory:",
+        token: str = DEFAULT_TOKEN,
+        balance: int = 1_000_000,
+        fee_rate: Decimal = ACADEMIC_FEE_RATE,
+        vat_rate: Decimal = Decimal(0),
+        currency: str = "GBP",
+        public_url: str | None = None,
+    ) -> None:
         self.token = token
-        self.store = Store(db, balance=balance, token=token, fee_rate=fee_rate,
-                           vat_rate=vat_rate, currency=currency)
-        handler = type("Handler", (_Handler,), {})
-        self.httpd = ThreadingHTTPServer((host, port), handler)
-        self.httpd.daemon_threads = True  # kept-alive connections must not block shutdown
-        bound_host, bound_port = self.httpd.server_address[:2]
-        self.url = public_url.rstrip("/") if public_url else f"http://{bound_host}:{bound_port}"
-        self.app = handler.app = LocalProlific(self.store, public_url=self.url)
-        self.faults = self.app.faults
+        self.store = Store(db, balance=balance, token=token, fee_rate=fee_rate, vat_rate=vat_rate, currency=currency)
+        self.listen(host, port, _Handler, public_url)
+        self.attach(LocalProlific(self.store, public_url=self.url))
         self.completion_url = self.app.completion_url
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> "LocalProlificServer":
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="local-prolific",
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        return self
-
-    def serve_forever(self) -> None:
-        self.httpd.serve_forever()
-
-    def stop(self) -> None:
-        if self._thread is not None:
-            self.httpd.shutdown()
-            self._thread.join(timeout=5)
-            self._thread = None
-        self.httpd.server_close()
-        self.store.close()
-
-    def __enter__(self) -> "LocalProlificServer":
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()

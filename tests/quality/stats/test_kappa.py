@@ -1,9 +1,11 @@
 """Observed agreement, Cohen's and Fleiss' kappa against scikit-learn, statsmodels, nltk and
 Fleiss' (1971) worked example. No database: quality.stats is pure."""
+
 from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -83,6 +85,30 @@ def test_cohen_on_string_labels_matches_scikit_learn():
     assert cohen_kappa(first, second) == pytest.approx(cohen_kappa_score(first, second))
 
 
+def _exact_kappa(first: list[int], second: list[int]) -> Fraction:
+    n = len(first)
+    p_o = Fraction(sum(x == y for x, y in zip(first, second)), n)
+    p_e = sum(Fraction(first.count(c) * second.count(c), n * n) for c in set(first) | set(second))
+    return (p_o - p_e) / (1 - p_e)
+
+
+def test_cohen_is_the_exact_kappa_correctly_rounded_so_the_same_on_every_machine():
+    """Kappa reaches the exports byte for byte, so its last bit must not depend on how the CPU's
+    BLAS kernel adds up a float dot product. 7/31 is the kappa of two annotators of the CoSimLex
+    export project against the others' majority: through a float dot product it came out as
+    0.2258064516129032 where OpenBLAS picks its Haswell kernel, 0.22580645161290322 with SkylakeX."""
+    first, second = [0, 0, 0, 0, 1, 2], [0, 3, 3, 3, 1, 3]
+    assert _exact_kappa(first, second) == Fraction(7, 31)
+    assert cohen_kappa(first, second) == 7 / 31 == 0.22580645161290322
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        n, k = int(rng.integers(2, 40)), int(rng.integers(2, 6))
+        first, second = rng.integers(0, k, n).tolist(), rng.integers(0, k, n).tolist()
+        if len(set(first)) == len(set(second)) == 1 and first[0] == second[0]:
+            continue
+        assert cohen_kappa(first, second) == float(_exact_kappa(first, second)), (first, second)
+
+
 def test_observed_agreement_matches_nltk_average_pairwise_agreement_on_complete_data():
     labels = clean_labels(random_labels(8, missing=0.0))
     task = AnnotationTask(data=[(r.annotator, r.item, r.value) for r in labels.itertuples()])
@@ -101,7 +127,9 @@ def test_observed_agreement_by_hand_with_missing_values():
 
 
 def test_perfect_agreement():
-    labels = clean_labels(from_columns({"A": ["x", "y", "z", "x"], "B": ["x", "y", "z", "x"], "C": ["x", "y", "z", "x"]}))
+    labels = clean_labels(
+        from_columns({"A": ["x", "y", "z", "x"], "B": ["x", "y", "z", "x"], "C": ["x", "y", "z", "x"]})
+    )
     assert observed_agreement(labels).value == 1.0
     assert fleiss_kappa(labels).value == pytest.approx(1.0)
     assert cohen_kappa_pairs(labels).mean == pytest.approx(1.0)

@@ -5,73 +5,40 @@ Each released row (a word pair with two contexts) becomes two items tied by the 
 in the paper's Appendix A: the context with nothing marked and two words "inspired by it",
 then the same context with the targets in bold and a 0-6 similarity rating.
 """
+
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from quality.stats import cosimlex as cosimlex_stats
 
-from .base import (
+from ..base import (
     Column,
-    ImportProblem,
     ItemExport,
-    KindPlot,
-    LabelField,
     Page,
     PageForm,
     ParsedItem,
     QualityOutcome,
     TaskKind,
-    column_label,
 )
-from .formats import text_lines
-from .registry import register
-
-PAIR_COLUMNS = ["word1", "word2", "context1", "context2"]
-FORM_COLUMNS = ["word1_context1", "word2_context1", "word1_context2", "word2_context2"]
-SCORE_COLUMNS = ["sim1", "sim2", "stdev1", "stdev2", "pvalue"]
-#: the release file `cosimlex_{lang}.csv` (tab-separated despite its name)
-RELEASE_COLUMNS = PAIR_COLUMNS + SCORE_COLUMNS + FORM_COLUMNS
-#: the SemEval evaluation / practice kit input `data_{lang}.tsv`
-KIT_COLUMNS = PAIR_COLUMNS + FORM_COLUMNS
-KIT_GOLD_COLUMNS = ["sim_context1", "sim_context2", "change"]
-RATING_SCALE = range(0, 7)
-SCALED_MAX = 10.0
-
-_STRONG = re.compile(r"<strong>(.*?)</strong>", re.DOTALL)
-
-
-def context_segments(context: str) -> list[tuple[str, bool]]:
-    """The context as (text, is_target) runs; the `<strong>` marks become flags, all else is text."""
-    segments: list[tuple[str, bool]] = []
-    position = 0
-    for match in _STRONG.finditer(context):
-        if match.start() > position:
-            segments.append((context[position : match.start()], False))
-        segments.append((match.group(1), True))
-        position = match.end()
-    if position < len(context):
-        segments.append((context[position:], False))
-    return segments
-
-
-def plain_context(context: str) -> str:
-    """The context with its target marks removed: what page 1 shows (nothing highlighted)."""
-    return "".join(text for text, _target in context_segments(context))
-
-
-def format_score(value: Any) -> str:
-    """Three significant digits, positional, as the release writes its scores (0.333, 10, 0.00000117)."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return ""
-    return np.format_float_positional(float(value), precision=3, unique=False, fractional=False, trim="-")
+from ..registry import register
+from ..results import KindPlot, LabelField, column_label
+from ..scoring import Scorer
+from .records import (
+    FORM_COLUMNS,
+    KIT_COLUMNS,
+    PAIR_COLUMNS,
+    RATING_SCALE,
+    context_segments,
+    format_score,
+    parse_records,
+    plain_context,
+)
+from .scorers import SCORERS
 
 
 # --- forms ------------------------------------------------------------------------------------
@@ -134,11 +101,16 @@ class CoSimLex(TaskKind):
         Column.answer("inspired_word_1", "inspired", "word_1"),
         Column.answer("inspired_word_2", "inspired", "word_2"),
         Column.answer("rating", "rating", "rating"),
-        Column("reference_sim", lambda payload, answers: _reference_sim(payload), payload_keys=("reference", "context")),
+        Column(
+            "reference_sim", lambda payload, answers: _reference_sim(payload), payload_keys=("reference", "context")
+        ),
     )
     item_text_columns = (
-        Column("context_text", lambda payload, answers: payload[f"context{payload['context']}"],
-               payload_keys=("context", "context1", "context2")),
+        Column(
+            "context_text",
+            lambda payload, answers: payload[f"context{payload['context']}"],
+            payload_keys=("context", "context1", "context2"),
+        ),
     )
     default_settings = {
         "consistency_items": [],
@@ -154,70 +126,7 @@ class CoSimLex(TaskKind):
 
     # --- import ------------------------------------------------------------------------
     def parse(self, text: str) -> list[ParsedItem]:
-        lines = text_lines(text)
-        header = lines[0].split("\t") if lines else []
-        if header == RELEASE_COLUMNS:
-            fmt = "release"
-        elif header == KIT_COLUMNS:
-            fmt = "kit"
-        else:
-            raise ImportProblem(
-                "the first line must be the tab-separated header of a CoSimLex release file ("
-                + " ".join(RELEASE_COLUMNS) + ") or of a SemEval kit input file (" + " ".join(KIT_COLUMNS)
-                + f"); got {(lines[0] if lines else '')[:200]!r}",
-                line=1,
-            )
-        items: list[ParsedItem] = []
-        for number, line in enumerate(lines[1:], start=2):
-            if not line.strip():
-                continue
-            row = self._row(line, header, number)
-            items.extend(self._items(row, fmt, number))
-        return items
-
-    @staticmethod
-    def _row(line: str, header: list[str], number: int) -> dict[str, str]:
-        values = line.split("\t")
-        if len(values) != len(header):
-            missing = header[len(values)] if len(values) < len(header) else None
-            raise ImportProblem(
-                f"expected {len(header)} tab-separated fields, found {len(values)}",
-                line=number,
-                field=missing,
-            )
-        row = dict(zip(header, values))
-        for column in PAIR_COLUMNS + FORM_COLUMNS:
-            if not row[column].strip():
-                raise ImportProblem("must not be empty", line=number, field=column)
-        for column in ("context1", "context2"):
-            context = row[column]
-            if context.count("<strong>") != context.count("</strong>") or not _STRONG.search(context):
-                raise ImportProblem("the target words must be marked with <strong>…</strong>", line=number, field=column)
-        for column in SCORE_COLUMNS:
-            if column in row:
-                try:
-                    value = float(row[column])
-                except ValueError:
-                    raise ImportProblem(f"must be a number, got {row[column]!r}", line=number, field=column) from None
-                if not np.isfinite(value) or value < 0:
-                    raise ImportProblem(f"must be a non-negative number, got {row[column]!r}", line=number, field=column)
-        return row
-
-    @staticmethod
-    def _items(row: dict[str, str], fmt: str, number: int) -> list[ParsedItem]:
-        digest = hashlib.sha1((row["context1"] + "\t" + row["context2"]).encode("utf-8")).hexdigest()[:10]
-        pair = f"{row['word1'][:60]}|{row['word2'][:60]}|{digest}"
-        released = {column: row[column] for column in PAIR_COLUMNS + FORM_COLUMNS}
-        reference = {column: row[column] for column in SCORE_COLUMNS if column in row}
-        return [
-            ParsedItem(
-                external_id=f"{pair}|{n}",
-                payload={**released, "reference": reference, "pair": pair, "context": n, "format": fmt},
-                line=number,
-                group_key=pair,
-            )
-            for n in (1, 2)
-        ]
+        return parse_records(text)
 
     # --- flow --------------------------------------------------------------------------
     def pages(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> Sequence[Page]:
@@ -281,10 +190,15 @@ class CoSimLex(TaskKind):
         row.update({column: payload[column] for column in FORM_COLUMNS})
         return row
 
+    def scorers(self) -> dict[str, Scorer]:
+        return SCORERS
+
     def item_exports(self) -> dict[str, ItemExport]:
         return {
             "kit_data": ItemExport("pairs as SemEval-2020 Task 3 kit input (data_{lang}.tsv)", self._kit_data_row),
-            "kit_gold": ItemExport("our scores as SemEval-2020 Task 3 kit gold (sim_context1, sim_context2, change)", self._kit_gold_row),
+            "kit_gold": ItemExport(
+                "our scores as SemEval-2020 Task 3 kit gold (sim_context1, sim_context2, change)", self._kit_gold_row
+            ),
         }
 
     @staticmethod
@@ -311,9 +225,17 @@ class CoSimLex(TaskKind):
     def report_plots(self, frame: Any) -> list[KindPlot]:
         """How often each point of the 0-6 scale was given, in the kept ratings."""
         counts = frame["rating"].dropna().astype(int).value_counts().reindex(RATING_SCALE, fill_value=0)
-        return [KindPlot("rating_distribution", "Rating distribution (kept ratings)", "bar",
-                         x=tuple(str(n) for n in RATING_SCALE), y=tuple(int(c) for c in counts),
-                         xlabel="rating", ylabel="ratings")]
+        return [
+            KindPlot(
+                "rating_distribution",
+                "Rating distribution (kept ratings)",
+                "bar",
+                x=tuple(str(n) for n in RATING_SCALE),
+                y=tuple(int(c) for c in counts),
+                xlabel="rating",
+                ylabel="ratings",
+            )
+        ]
 
 
 # --- label fields (agreement) -------------------------------------------------------------------
