@@ -20,12 +20,12 @@ from annotation.services.uploads import ImportTooLarge, items_import_file
 from annotation.team_selectors import default_team_of, projects_visible_to, teams_of, visible_to
 
 from .errors import Conflict, error_response
-from .fields import NO_NUL, JsonTypes, SettingsField
+from .fields import NO_NUL, ExistingId, JsonTypes, SettingsField
 from .params import id_param, id_parameter
 
 
-class TeamField(serializers.PrimaryKeyRelatedField):
-    """One of the requesting user's teams; any other id is "does not exist", as if it did not."""
+class TeamField(ExistingId):
+    """One of the requesting user's teams; another team's id is a 404, as an id nobody has."""
 
     def get_queryset(self) -> QuerySet[Team]:
         request = self.context.get("request")
@@ -33,7 +33,7 @@ class TeamField(serializers.PrimaryKeyRelatedField):
 
 
 class ProjectSerializer(JsonTypes, serializers.ModelSerializer):
-    team = TeamField(required=False, help_text="Only the team's members see the project. Default: your only team; "
+    team = TeamField(queryset=Team.objects.all(), required=False, help_text="Only the team's members see the project. Default: your only team; "
                      "required when you are in several.")
     kind = serializers.ChoiceField(choices=kind_choices(), help_text="Task kind; fixed once items are imported.")
     language = serializers.ChoiceField(choices=settings.LANGUAGES, default="en", help_text="Of the annotator pages.")
@@ -101,7 +101,11 @@ SETTINGS_CONFLICT = error_response("Settings of another task kind than the proje
 
 
 @extend_schema_view(
-    create=extend_schema(responses={201: ProjectSerializer, 409: SETTINGS_CONFLICT}),
+    create=extend_schema(responses={
+        201: ProjectSerializer,
+        404: error_response("The team named does not exist or is not one of yours."),
+        409: SETTINGS_CONFLICT,
+    }),
     update=extend_schema(responses={200: ProjectSerializer, 409: SETTINGS_CONFLICT}),
     partial_update=extend_schema(responses={200: ProjectSerializer, 409: SETTINGS_CONFLICT}),
 )

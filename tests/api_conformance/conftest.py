@@ -81,7 +81,7 @@ def load_schema(auth: dict) -> schemathesis.BaseSchema:
 
 @pytest.fixture
 def staff_schema(world: World, same_connection, fast_passwords) -> schemathesis.BaseSchema:
-    user = staff_with("view_", "add_", "change_", "delete_", "spend_")
+    user = staff_with("view_", "add_", "change_", "delete_", "spend_", teams=[world.project.team])
     user.set_password(PASSWORD)
     user.save()
     return load_schema({"basicAuth": {"username": user.username, "password": PASSWORD}})

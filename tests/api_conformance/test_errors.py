@@ -9,7 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from annotation.models import Project
-from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.factories import ItemFactory, ProjectFactory, TeamFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -17,7 +17,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def staff():
     client = APIClient()
-    client.force_authenticate(UserFactory(is_staff=True, is_superuser=True))
+    user = UserFactory(is_staff=True, is_superuser=True)
+    user.teams.add(TeamFactory())  # new projects go to the user's only team
+    client.force_authenticate(user)
     return client
 
 

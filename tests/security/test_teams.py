@@ -292,9 +292,9 @@ def test_creating_a_project_in_the_api_defaults_to_the_only_team_and_refuses_oth
     made = client.post("/api/projects/", {"name": "B2", "kind": "recam"}, format="json")
     assert made.status_code == 201 and Project.objects.get(pk=made.json()["id"]).team == teams.team_b
     refused = client.post("/api/projects/", {"name": "A2", "kind": "recam", "team": teams.team_a.pk}, format="json")
-    assert refused.status_code == 400 and "team" in refused.json()
+    assert refused.status_code == 404 and "team" in refused.json()["detail"]  # as an id nobody has
     moved = client.patch(f"/api/projects/{made.json()['id']}/", {"team": teams.team_a.pk}, format="json")
-    assert moved.status_code == 400
+    assert moved.status_code == 404
     assert not Project.objects.filter(team=teams.team_a, name__in=["A2", "B2"]).exists()
 
 
