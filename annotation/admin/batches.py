@@ -53,7 +53,7 @@ class BatchCreateForm(forms.ModelForm):
         required=False,
         label="Use the kind's preset",
         help_text="Fill the channel settings and items per unit from the project's kind's preset for this channel "
-        "(e.g. a paper's MTurk qualifications); values typed here are kept.",
+        "(e.g. a paper's worker qualifications); values typed here are kept.",
     )
     external_ids = forms.CharField(
         required=False,
@@ -156,7 +156,7 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
     list_filter = ("status", "channel", ("project", OwnTeamsFilter))
     list_select_related = ("project",)
     search_fields = ("name",)
-    actions = ["create_invite_link", "release_abandoned", *RecruitmentActions.mturk_actions]
+    actions = ["create_invite_link", "release_abandoned", *RecruitmentActions.recruiting_actions]
     readonly_fields = (
         "project",
         "channel",
@@ -187,10 +187,12 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
     def get_queryset(self, request: HttpRequest) -> QuerySet[Batch]:
         return batches_with_progress(super().get_queryset(request))
 
-    def get_form(self, request: HttpRequest, obj: Batch | None = None, **kwargs: Any) -> type[forms.ModelForm]:
+    def get_form(
+        self, request: HttpRequest, obj: Batch | None = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm]:
         if obj is None:
             kwargs["form"] = self.add_form
-        return super().get_form(request, obj, **kwargs)
+        return super().get_form(request, obj, change, **kwargs)
 
     def get_fields(self, request: HttpRequest, obj: Batch | None = None) -> tuple:
         if obj is None:

@@ -34,7 +34,7 @@ class Format:
 
 
 class TabSeparated(csv.excel):
-    """Tab-separated with LF line ends, as CoSimLex and the SemEval kits release their files."""
+    """Tab-separated with LF line ends, as the shared tasks' kits release their files."""
 
     delimiter = "\t"
     lineterminator = "\n"
