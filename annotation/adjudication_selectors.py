@@ -1,5 +1,6 @@
 """Reads of the adjudication stage: what an adjudicator's page shows, the counts a quality run
 reports, and the rows of the final-label exports."""
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,13 @@ def adjudicator_by_key(key: str) -> Annotator | None:
 
 def task_for_decision(task_id: int, adjudicator: Annotator) -> AdjudicationTask | None:
     """A task of the adjudicator's batch with what deciding it reads."""
-    return (AdjudicationTask.objects.select_related("item__project", "first_response", "second_response")
-            .filter(pk=task_id, batch_id=adjudicator.batch_id).first())
+    if adjudicator.batch_id is None:  # not (yet) given a batch: no task is theirs
+        return None
+    return (
+        AdjudicationTask.objects.select_related("item__project", "first_response", "second_response")
+        .filter(pk=task_id, batch_id=adjudicator.batch_id)
+        .first()
+    )
 
 
 def disputed_fields(task: AdjudicationTask) -> list[DisputedField]:
@@ -43,9 +49,14 @@ def disputed_fields(task: AdjudicationTask) -> list[DisputedField]:
     first = kind.adjudication_fields(item.payload, task.first_response.answers)
     second = kind.adjudication_fields(item.payload, task.second_response.answers)
     return [
-        DisputedField(name, kind.adjudication_title(name), first.get(name), second.get(name),
-                      kind.adjudication_display(item.payload, name, first.get(name)),
-                      kind.adjudication_display(item.payload, name, second.get(name)))
+        DisputedField(
+            name,
+            kind.adjudication_title(name),
+            first.get(name),
+            second.get(name),
+            kind.adjudication_display(item.payload, name, first.get(name)),
+            kind.adjudication_display(item.payload, name, second.get(name)),
+        )
         for name in task.fields_in_dispute
     ]
 
@@ -68,10 +79,16 @@ def adjudication_counts(project: Project) -> dict[str, int]:
 def resolved_finals(project: Project) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(payload, field -> final value) of each item whose fields are all resolved: it has final
     labels, none unresolved, and no adjudication task still open."""
-    blocked = set(FinalLabel.objects.filter(item__project=project, how=FinalLabel.How.UNRESOLVED)
-                  .values_list("item_id", flat=True))
-    blocked |= set(AdjudicationTask.objects.filter(item__project=project, status=AdjudicationTask.Status.OPEN)
-                   .values_list("item_id", flat=True))
+    blocked = set(
+        FinalLabel.objects.filter(item__project=project, how=FinalLabel.How.UNRESOLVED).values_list(
+            "item_id", flat=True
+        )
+    )
+    blocked |= set(
+        AdjudicationTask.objects.filter(item__project=project, status=AdjudicationTask.Status.OPEN).values_list(
+            "item_id", flat=True
+        )
+    )
     values = {item_id: final for item_id, final in final_values(project).items() if item_id not in blocked}
     payloads = dict(Item.objects.filter(pk__in=list(values)).order_by("id").values_list("pk", "payload"))
     return [(payloads[item_id], values[item_id]) for item_id in sorted(values)]
@@ -91,13 +108,28 @@ FINAL_COLUMNS = ["item_id", "external_id", "batch", "field", "value", "how", "de
 
 def final_label_rows(project: Project) -> Iterator[dict[str, Any]]:
     """Every final label: the value (JSON), how it was reached, who decided it and why not."""
-    fields = ("item_id", "item__external_id", "batch__name", "field", "value", "how", "decided_by__external_id",
-              "reason")
+    fields = (
+        "item_id",
+        "item__external_id",
+        "batch__name",
+        "field",
+        "value",
+        "how",
+        "decided_by__external_id",
+        "reason",
+    )
     queryset = FinalLabel.objects.filter(item__project=project).order_by("item_id", "batch_id", "id")
     for item_id, ext, batch, field, value, how, who, reason in queryset.values_list(*fields).iterator(2000):
-        yield {"item_id": item_id, "external_id": ext, "batch": batch, "field": field,
-               "value": None if value is None else json.dumps(value, ensure_ascii=False), "how": how,
-               "decided_by": who or "", "reason": reason}
+        yield {
+            "item_id": item_id,
+            "external_id": ext,
+            "batch": batch,
+            "field": field,
+            "value": None if value is None else json.dumps(value, ensure_ascii=False),
+            "how": how,
+            "decided_by": who or "",
+            "reason": reason,
+        }
 
 
 def final_values(project: Project) -> dict[int, dict[str, Any]]:
@@ -109,22 +141,48 @@ def final_values(project: Project) -> dict[int, dict[str, Any]]:
     return found
 
 
-ADJUDICATION_COLUMNS = ["task_id", "item_id", "external_id", "batch", "first_annotator", "second_annotator",
-                        "fields_in_dispute", "adjudicator", "answers", "status", "created_at", "decided_at"]
+ADJUDICATION_COLUMNS = [
+    "task_id",
+    "item_id",
+    "external_id",
+    "batch",
+    "first_annotator",
+    "second_annotator",
+    "fields_in_dispute",
+    "adjudicator",
+    "answers",
+    "status",
+    "created_at",
+    "decided_at",
+]
 
 
 def adjudication_rows(project: Project) -> Iterator[dict[str, Any]]:
     """Each adjudication task: the two annotators, the fields in dispute and the adjudicator's
     decisions as given (the raw third annotation)."""
-    queryset = (AdjudicationTask.objects.filter(item__project=project).order_by("id")
-                .select_related("item", "batch", "adjudicator", "first_response__assignment__annotator",
-                                "second_response__assignment__annotator"))
+    queryset = (
+        AdjudicationTask.objects.filter(item__project=project)
+        .order_by("id")
+        .select_related(
+            "item",
+            "batch",
+            "adjudicator",
+            "first_response__assignment__annotator",
+            "second_response__assignment__annotator",
+        )
+    )
     for task in queryset.iterator(2000):
-        yield {"task_id": task.pk, "item_id": task.item_id, "external_id": task.item.external_id,
-               "batch": task.batch.name, "first_annotator": task.first_response.assignment.annotator.external_id,
-               "second_annotator": task.second_response.assignment.annotator.external_id,
-               "fields_in_dispute": json.dumps(task.fields_in_dispute),
-               "adjudicator": task.adjudicator.external_id if task.adjudicator else "",
-               "answers": json.dumps(task.answers, ensure_ascii=False), "status": task.status,
-               "created_at": task.created_at.isoformat(),
-               "decided_at": task.decided_at.isoformat() if task.decided_at else ""}
+        yield {
+            "task_id": task.pk,
+            "item_id": task.item_id,
+            "external_id": task.item.external_id,
+            "batch": task.batch.name,
+            "first_annotator": task.first_response.assignment.annotator.external_id,
+            "second_annotator": task.second_response.assignment.annotator.external_id,
+            "fields_in_dispute": json.dumps(task.fields_in_dispute),
+            "adjudicator": task.adjudicator.external_id if task.adjudicator else "",
+            "answers": json.dumps(task.answers, ensure_ascii=False),
+            "status": task.status,
+            "created_at": task.created_at.isoformat(),
+            "decided_at": task.decided_at.isoformat() if task.decided_at else "",
+        }

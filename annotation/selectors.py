@@ -1,4 +1,5 @@
 """Read queries shared by views, admin, API, quality runs and exports."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -11,13 +12,34 @@ from annotation.kinds import get_kind
 from annotation.models import Assignment, Batch, Item, Project, Response, Unit
 
 BASE_ANNOTATION_COLUMNS = [
-    "response_id", "item_id", "external_id", "annotator_id", "annotator", "channel",
-    "batch_id", "unit_id", "assignment_id", "assignment_status", "completed", "completed_at", "seconds",
+    "response_id",
+    "item_id",
+    "external_id",
+    "annotator_id",
+    "annotator",
+    "channel",
+    "batch_id",
+    "unit_id",
+    "assignment_id",
+    "assignment_status",
+    "completed",
+    "completed_at",
+    "seconds",
 ]
 _RESPONSE_FIELDS = (
-    "id", "item_id", "item__external_id", "assignment__annotator_id", "assignment__annotator__external_id",
-    "assignment__annotator__channel", "assignment__unit__batch_id", "assignment__unit_id", "assignment_id",
-    "assignment__status", "completed_at", "answers", "timings",
+    "id",
+    "item_id",
+    "item__external_id",
+    "assignment__annotator_id",
+    "assignment__annotator__external_id",
+    "assignment__annotator__channel",
+    "assignment__unit__batch_id",
+    "assignment__unit_id",
+    "assignment_id",
+    "assignment__status",
+    "completed_at",
+    "answers",
+    "timings",
 )
 
 
@@ -54,13 +76,23 @@ def annotation_rows(
             payload = row[width]
         else:  # a missing key and a null read alike: left out
             payload = {key: value for key, value in zip(keys, row[width:]) if value is not None}
-        (rid, item_id, ext, aid, aext, channel, batch_id, unit_id, asg_id, status, done_at,
-         answers, timings) = row[:width]
+        (rid, item_id, ext, aid, aext, channel, batch_id, unit_id, asg_id, status, done_at, answers, timings) = row[
+            :width
+        ]
         flat = {
-            "response_id": rid, "item_id": item_id, "external_id": ext, "annotator_id": aid,
-            "annotator": aext, "channel": channel, "batch_id": batch_id, "unit_id": unit_id,
-            "assignment_id": asg_id, "assignment_status": status, "completed": done_at is not None,
-            "completed_at": done_at.isoformat() if done_at else None, "seconds": total_seconds(timings),
+            "response_id": rid,
+            "item_id": item_id,
+            "external_id": ext,
+            "annotator_id": aid,
+            "annotator": aext,
+            "channel": channel,
+            "batch_id": batch_id,
+            "unit_id": unit_id,
+            "assignment_id": asg_id,
+            "assignment_status": status,
+            "completed": done_at is not None,
+            "completed_at": done_at.isoformat() if done_at else None,
+            "seconds": total_seconds(timings),
         }
         flat.update(kind.annotation_row(payload, answers))
         if item_text:
@@ -120,12 +152,13 @@ def progress_of(batch: Batch) -> dict[str, int]:
     """`batch_progress` read from `batches_with_progress` annotations when present."""
     if not hasattr(batch, "progress_units"):
         return batch_progress(batch)
+    counted = {name: getattr(batch, f"progress_{name}") for name in ("units", "active", "submitted", "released")}
     return {
-        "units": batch.progress_units,
-        "slots": batch.progress_units * batch.assignments_per_unit,
-        "active": batch.progress_active,
-        "submitted": batch.progress_submitted,
-        "released": batch.progress_released,
+        "units": counted["units"],
+        "slots": counted["units"] * batch.assignments_per_unit,
+        "active": counted["active"],
+        "submitted": counted["submitted"],
+        "released": counted["released"],
     }
 
 

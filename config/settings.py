@@ -1,4 +1,5 @@
 """Settings for every environment; the environment variables decide (see deploy/env.example)."""
+
 from datetime import timedelta
 
 from csp.constants import NONE, SELF
@@ -123,8 +124,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "timeout": env.int("SQLITE_BUSY_TIMEOUT", default=30),
             "transaction_mode": "IMMEDIATE",
             "init_command": (
-                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-                "PRAGMA foreign_keys=ON; PRAGMA busy_timeout=30000;"
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA busy_timeout=30000;"
             ),
         }
     )
@@ -222,6 +222,12 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A publish job (any recruiting site) with no progress this long is stuck (its worker died, its
+# message was lost): the watchdog sends it to the workers again, at most PUBLISH_MAX_DISPATCHES
+# times in all, then marks it failed. Longer than the task's own retry back-off (at most 5 minutes
+# a wait). The older MTURK_PUBLISH_* names are still read.
+PUBLISH_STALE_MINUTES = env.int("PUBLISH_STALE_MINUTES", default=env.int("MTURK_PUBLISH_STALE_MINUTES", default=15))
+PUBLISH_MAX_DISPATCHES = env.int("PUBLISH_MAX_DISPATCHES", default=env.int("MTURK_PUBLISH_MAX_DISPATCHES", default=3))
 CELERY_BEAT_SCHEDULE = {
     "release-abandoned-assignments": {
         "task": "annotation.tasks.release_abandoned_assignments",
@@ -270,11 +276,6 @@ AWS_SECRET_ACCESS_KEY = env.str("AWS_SECRET_ACCESS_KEY", default="")
 # botocore retries (throttling, ServiceFault, 5xx, lost connections): standard or adaptive.
 MTURK_RETRY_MODE = env.str("MTURK_RETRY_MODE", default="standard")
 MTURK_MAX_ATTEMPTS = env.int("MTURK_MAX_ATTEMPTS", default=5)
-# A publish job with no progress this long is stuck (its worker died, its message was lost): the
-# watchdog sends it to the workers again, at most MTURK_PUBLISH_MAX_DISPATCHES times in all,
-# then marks it failed. Longer than the task's own retry back-off (at most 5 minutes a wait).
-MTURK_PUBLISH_STALE_MINUTES = env.int("MTURK_PUBLISH_STALE_MINUTES", default=15)
-MTURK_PUBLISH_MAX_DISPATCHES = env.int("MTURK_PUBLISH_MAX_DISPATCHES", default=3)
 
 # --- Prolific (annotation/prolific, annotation/channels/prolific.py) --------------------
 # The researcher API (a token from Prolific: Settings -> API tokens), or the local

@@ -3,7 +3,10 @@
 Runs are made by the "Run quality now" button of the report page (a service call), never by
 editing here; no business logic lives in this module.
 """
+
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from django.contrib import admin
 from django.urls import reverse
@@ -13,6 +16,9 @@ from annotation.admin.common import OwnTeamsFilter, TeamScoped
 from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision
 from quality.report.context import run_report_context
 from quality.selectors import export_jobs, run_summary, runs_with_counts
+
+if TYPE_CHECKING:
+    from quality.selectors import CountedRun
 
 
 def _reasons(obj) -> str:
@@ -48,8 +54,17 @@ class QualityRunAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
     list_display = ("__str__", "status", "created_at", "responses_kept", "annotators_kept", "report_link")
     list_filter = ("status", ("project", OwnTeamsFilter))
     date_hierarchy = "created_at"
-    fields = ("project", "status", "created_by", "created_at", "finished_at", "parameters", "summary", "error",
-              "report_link")
+    fields = (
+        "project",
+        "status",
+        "created_by",
+        "created_at",
+        "finished_at",
+        "parameters",
+        "summary",
+        "error",
+        "report_link",
+    )
     readonly_fields = fields
     inlines = [AnnotatorDecisionInline]
 
@@ -62,11 +77,11 @@ class QualityRunAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
         return super().change_view(request, object_id, form_url, {**run_report_context(run), **(extra_context or {})})
 
     @admin.display(description="responses kept", ordering="n_responses_kept")
-    def responses_kept(self, run: QualityRun) -> str:
+    def responses_kept(self, run: CountedRun) -> str:
         return f"{run.n_responses_kept} / {run.n_responses}"
 
     @admin.display(description="annotators kept", ordering="n_annotators_kept")
-    def annotators_kept(self, run: QualityRun) -> str:
+    def annotators_kept(self, run: CountedRun) -> str:
         return f"{run.n_annotators_kept} / {run.n_annotators}"
 
     @admin.display(description="summary")
@@ -120,13 +135,38 @@ class ItemResultAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
 class ExportJobAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
     """Export jobs, read-only: they are started and downloaded from the project's quality report."""
 
-    list_display = ("__str__", "status", "cells", "progress_shown", "rows_written", "size", "created_by",
-                    "created_at", "download_link")
+    list_display = (
+        "__str__",
+        "status",
+        "cells",
+        "progress_shown",
+        "rows_written",
+        "size",
+        "created_by",
+        "created_at",
+        "download_link",
+    )
     list_filter = ("status", "format", ("project", OwnTeamsFilter))
     date_hierarchy = "created_at"
-    fields = ("project", "dataset", "format", "options", "cells", "status", "progress_shown", "rows_written",
-              "rows_total", "size", "file_name", "error", "created_by", "created_at", "started_at", "finished_at",
-              "download_link")
+    fields = (
+        "project",
+        "dataset",
+        "format",
+        "options",
+        "cells",
+        "status",
+        "progress_shown",
+        "rows_written",
+        "rows_total",
+        "size",
+        "file_name",
+        "error",
+        "created_by",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "download_link",
+    )
     readonly_fields = fields
 
     def get_queryset(self, request):
@@ -140,4 +180,6 @@ class ExportJobAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
     def download_link(self, job: ExportJob) -> str:
         if job.status != ExportJob.Status.DONE:
             return "—"
-        return format_html('<a href="{}">Download</a>', reverse("quality:export-download", args=[job.project_id, job.pk]))
+        return format_html(
+            '<a href="{}">Download</a>', reverse("quality:export-download", args=[job.project_id, job.pk])
+        )

@@ -4,6 +4,7 @@ annotations the run keeps; and the per-annotator agreement rule (`min_annotator_
 Computation only (pandas in, JSON-able dicts and DataFrames out); `quality.services.runs` stores
 what this returns. The statistics themselves are `quality.stats`.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,10 +18,11 @@ from annotation.kinds import LabelField, QualityOutcome
 from quality.frames import kept_frame, label_frame
 from quality.stats.aggregation import agreement_with_majority, majority_vote
 from quality.stats.agreement import FieldAgreement, field_agreement
+from quality.stats.alpha import Bootstrap
 from quality.stats.dawid_skene import dawid_skene
 from quality.stats.labels import clean_labels
 
-BOOTSTRAP = {"iterations": 1000, "seed": 0, "confidence": 0.95}
+BOOTSTRAP: Bootstrap = {"iterations": 1000, "seed": 0, "confidence": 0.95}
 AGGREGATED_LEVELS = ("nominal", "ordinal")
 #: per-item columns of an aggregated field, after its name: `<field>_majority` ...
 AGGREGATE_SUFFIXES = ("majority", "majority_share", "majority_tie", "ds_label", "ds_posterior")
@@ -59,18 +61,20 @@ def annotator_agreement(kept: pd.DataFrame, fields: Sequence[LabelField], settin
         return pd.DataFrame(columns=["agreement_vs_majority", "kappa_vs_majority"])
     table = agreement_with_majority(labels)
     table = table[["n_items", "agreement", "kappa"]].rename(
-        columns={"n_items": "n_items_vs_majority", "agreement": "agreement_vs_majority", "kappa": "kappa_vs_majority"})
+        columns={"n_items": "n_items_vs_majority", "agreement": "agreement_vs_majority", "kappa": "kappa_vs_majority"}
+    )
     return table.set_axis([int(i) for i in table.index])
 
 
-def low_agreement_annotators(table: pd.DataFrame, fields: Sequence[LabelField], settings: Mapping[str, Any]) -> dict[int, str]:
+def low_agreement_annotators(
+    table: pd.DataFrame, fields: Sequence[LabelField], settings: Mapping[str, Any]
+) -> dict[int, str]:
     """Annotators of `annotator_agreement` whose kappa is below `min_annotator_kappa`, with the
     reason in words; none when the setting is None. An annotator whose kappa cannot be computed
     (no item with a majority of others) stays."""
-    threshold = settings.get("min_annotator_kappa")
-    if threshold is None or table.empty:
+    threshold, chosen = settings.get("min_annotator_kappa"), main_field(fields, settings)
+    if threshold is None or chosen is None or table.empty:
         return {}
-    chosen = main_field(fields, settings)
     low = table[table["kappa_vs_majority"].notna() & (table["kappa_vs_majority"] < float(threshold))]
     return {
         int(who): f"kappa {row.kappa_vs_majority:.3f} against the others' majority on {chosen.name} "
@@ -79,8 +83,9 @@ def low_agreement_annotators(table: pd.DataFrame, fields: Sequence[LabelField], 
     }
 
 
-def apply_annotator_rule(frame: pd.DataFrame, outcome: QualityOutcome, fields: Sequence[LabelField],
-                         settings: Mapping[str, Any]) -> QualityOutcome:
+def apply_annotator_rule(
+    frame: pd.DataFrame, outcome: QualityOutcome, fields: Sequence[LabelField], settings: Mapping[str, Any]
+) -> QualityOutcome:
     """The kind's outcome with each annotator's agreement with the others' majority (judged on
     what the kind's rules kept) among its metrics, and the annotators below `min_annotator_kappa`
     dropped with their reason, their annotations with "annotator dropped: <reason>", as the
@@ -96,8 +101,9 @@ def apply_annotator_rule(frame: pd.DataFrame, outcome: QualityOutcome, fields: S
         annotators.at[who, "reasons"] = [*annotators.at[who, "reasons"], reason]
         annotators.at[who, "keep"] = False
     if not drops:
-        return QualityOutcome(responses=outcome.responses, annotators=annotators, items=outcome.items,
-                              summary=outcome.summary)
+        return QualityOutcome(
+            responses=outcome.responses, annotators=annotators, items=outcome.items, summary=outcome.summary
+        )
     responses = outcome.responses.copy()
     responses["reasons"] = [list(r) for r in responses["reasons"]]
     owner = frame.set_index("response_id")["annotator_id"].reindex(responses.index)

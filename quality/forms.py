@@ -1,7 +1,8 @@
 """Forms of the quality pages: what a researcher asks of an export."""
+
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -15,16 +16,20 @@ class ExportForm(forms.Form):
     dataset = forms.ChoiceField()
     format = forms.ChoiceField(choices=[(name, name.upper()) for name in FORMATS])
     spreadsheet_safe = forms.BooleanField(
-        required=False, label="Safe for spreadsheets",
+        required=False,
+        label="Safe for spreadsheets",
         help_text="CSV/TSV: a text cell starting with =, +, -, @, tab or CR gets a leading ' so a spreadsheet "
         "does not run it as a formula. Off: every cell exactly as stored.",
     )
-    item_text = forms.BooleanField(required=False, label="With the item's text",
-                                   help_text="Raw and clean: each annotation carries the text it annotates.")
+    item_text = forms.BooleanField(
+        required=False,
+        label="With the item's text",
+        help_text="Raw and clean: each annotation carries the text it annotates.",
+    )
 
     def __init__(self, *args: Any, project: Project, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.fields["dataset"].choices = [(name, name) for name in project_datasets(project)]
+        cast(forms.ChoiceField, self.fields["dataset"]).choices = [(name, name) for name in project_datasets(project)]
 
     def options(self) -> Options:
         return Options(spreadsheet_safe=self.cleaned_data["spreadsheet_safe"], item_text=self.cleaned_data["item_text"])

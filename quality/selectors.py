@@ -1,5 +1,8 @@
 """Read queries of the quality app, shared by the report page, the admin, the API and exports."""
+
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeAlias, TypedDict
 
 import pandas as pd
 from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Sum, Value
@@ -9,12 +12,26 @@ from annotation.models import Assignment, Project, Unit
 from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision, RunPlot
 
 
+class RunCounts(TypedDict):
+    """What runs_with_counts adds to each run."""
+
+    n_responses: int
+    n_responses_kept: int
+    n_annotators: int
+    n_annotators_kept: int
+    n_items: int
+
+
+if TYPE_CHECKING:  # django-stubs' name for a model instance with annotations (no runtime use)
+    from django_stubs_ext import WithAnnotations
+
+    CountedRun: TypeAlias = WithAnnotations[QualityRun, RunCounts]
+
+
 def latest_run(project: Project) -> QualityRun | None:
     """The newest finished quality run: the one exports and reviews use."""
     return (
-        QualityRun.objects.filter(project=project, status=QualityRun.Status.DONE)
-        .order_by("-created_at", "-id")
-        .first()
+        QualityRun.objects.filter(project=project, status=QualityRun.Status.DONE).order_by("-created_at", "-id").first()
     )
 
 
@@ -27,7 +44,7 @@ def _count(model, keep: bool | None = None) -> Coalesce:
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
-def runs_with_counts(queryset: QuerySet[QualityRun] | None = None) -> QuerySet[QualityRun]:
+def runs_with_counts(queryset: QuerySet[QualityRun] | None = None) -> QuerySet[CountedRun]:
     """Runs annotated with n_responses, n_responses_kept, n_annotators, n_annotators_kept, n_items."""
     queryset = QualityRun.objects.all() if queryset is None else queryset
     return queryset.select_related("project", "created_by").annotate(
@@ -39,12 +56,12 @@ def runs_with_counts(queryset: QuerySet[QualityRun] | None = None) -> QuerySet[Q
     )
 
 
-def project_runs(project: Project) -> QuerySet[QualityRun]:
+def project_runs(project: Project) -> QuerySet[CountedRun]:
     """A project's runs, newest first, with their counts."""
     return runs_with_counts(QualityRun.objects.filter(project=project)).order_by("-created_at", "-id")
 
 
-def run_with_counts(run_id: int) -> QualityRun | None:
+def run_with_counts(run_id: int) -> CountedRun | None:
     return runs_with_counts(QualityRun.objects.filter(pk=run_id)).first()
 
 
@@ -56,9 +73,7 @@ def kept_response_ids(run: QualityRun) -> QuerySet:
 def annotator_decisions(run: QualityRun) -> QuerySet[AnnotatorDecision]:
     """Dropped annotators first, then by external id, with the annotator loaded."""
     return (
-        AnnotatorDecision.objects.filter(run=run)
-        .select_related("annotator")
-        .order_by("keep", "annotator__external_id")
+        AnnotatorDecision.objects.filter(run=run).select_related("annotator").order_by("keep", "annotator__external_id")
     )
 
 
@@ -133,10 +148,14 @@ def assignment_events(project: Project) -> pd.DataFrame:
     its last activity; NaT while working) and `done` (submitted, approved or rejected)."""
     done_statuses = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
     rows = Assignment.objects.filter(unit__batch__project=project).values_list(
-        "started_at", "submitted_at", "last_activity_at", "status")
+        "started_at", "submitted_at", "last_activity_at", "status"
+    )
     records = [
-        {"started": started, "ended": submitted if submitted else (last if status == Assignment.Status.RELEASED else None),
-         "done": status in done_statuses and submitted is not None}
+        {
+            "started": started,
+            "ended": submitted if submitted else (last if status == Assignment.Status.RELEASED else None),
+            "done": status in done_statuses and submitted is not None,
+        }
         for started, submitted, last, status in rows.iterator()
     ]
     frame = pd.DataFrame.from_records(records, columns=["started", "ended", "done"])
@@ -153,4 +172,8 @@ def assignment_slots(project: Project) -> int:
 
 def running_run(project: Project) -> QualityRun | None:
     """The newest run still being computed (a worker has it), if any."""
-    return QualityRun.objects.filter(project=project, status=QualityRun.Status.RUNNING).order_by("-created_at", "-id").first()
+    return (
+        QualityRun.objects.filter(project=project, status=QualityRun.Status.RUNNING)
+        .order_by("-created_at", "-id")
+        .first()
+    )

@@ -6,6 +6,7 @@ report, its plots and downloads, add to start a run; export jobs' view to downlo
 Thin views: parse, call one service or selector, render; the admin look comes from
 `admin.site.each_context` and the admin base template.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,7 +15,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import permission_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -52,8 +53,11 @@ def _labels(columns: list[str]) -> list[str]:
 
 
 def _summary_label(key: str) -> str:
-    return key.replace("share_p_below_0_05", "share of pairs with p < 0.05").replace(
-        "share_p_below_0_1", "share of pairs with p < 0.1").replace("_", " ")
+    return (
+        key.replace("share_p_below_0_05", "share of pairs with p < 0.05")
+        .replace("share_p_below_0_1", "share of pairs with p < 0.1")
+        .replace("_", " ")
+    )
 
 
 def _summary_value(key: str, value: Any) -> Any:
@@ -148,8 +152,12 @@ def run_status(request: HttpRequest, project_id: int, run_id: int) -> JsonRespon
 def report_download(request: HttpRequest, project_id: int, run_id: int) -> HttpResponse:
     """The run's figures, tables and plots as one self-contained HTML file (plots inline as SVG)."""
     run = run_with_counts(_run_of(request, project_id, run_id).pk)
+    if run is None:  # deleted since _run_of found it
+        raise Http404("No such quality run in this project.")
     context = {
-        "project": run.project, "run": run, **run_report_context(run),
+        "project": run.project,
+        "run": run,
+        **run_report_context(run),
         "inline_plots": [(p.title, inline_svg(p.svg)) for p in run_plots(run)],
         "summary": [(_summary_label(k), _summary_value(k, v)) for k, v in run_summary(run, skip=SHOWN_AS_COUNTS)],
     }
@@ -178,12 +186,13 @@ def run_now(request: HttpRequest, project_id: int) -> HttpResponse:
 @staff_member_required
 @permission_required("quality.view_exportjob", raise_exception=True)
 @require_GET
-def export(request: HttpRequest, project_id: int, dataset: str, fmt: str) -> HttpResponse:
+def export(request: HttpRequest, project_id: int, dataset: str, fmt: str) -> HttpResponseBase:
     """A download at once, streamed through the same writer as the jobs (for small exports);
     `?spreadsheet_safe=1`, `?item_text=1` as the job form's options."""
     project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
-    options = Options(spreadsheet_safe=request.GET.get("spreadsheet_safe") == "1",
-                      item_text=request.GET.get("item_text") == "1")
+    options = Options(
+        spreadsheet_safe=request.GET.get("spreadsheet_safe") == "1", item_text=request.GET.get("item_text") == "1"
+    )
     try:
         return export_response(export_open(project=project, dataset=dataset, fmt=fmt, options=options))
     except UnknownExport as exc:
@@ -204,8 +213,13 @@ def export_start(request: HttpRequest, project_id: int) -> HttpResponse:
         messages.error(request, f"Export not started: {form.errors.as_text()}")
         return redirect("quality:report", project_id=project.pk)
     try:
-        job = export_job_create(project=project, dataset=form.cleaned_data["dataset"],
-                                fmt=form.cleaned_data["format"], options=form.options(), by=request.user)
+        job = export_job_create(
+            project=project,
+            dataset=form.cleaned_data["dataset"],
+            fmt=form.cleaned_data["format"],
+            options=form.options(),
+            by=request.user,
+        )
     except ExportUnavailable as exc:
         messages.error(request, str(exc))
         return redirect("quality:report", project_id=project.pk)
@@ -222,7 +236,7 @@ def export_start(request: HttpRequest, project_id: int) -> HttpResponse:
 @staff_member_required
 @permission_required("quality.view_exportjob", raise_exception=True)
 @require_GET
-def export_download(request: HttpRequest, project_id: int, job_id: int) -> HttpResponse:
+def export_download(request: HttpRequest, project_id: int, job_id: int) -> FileResponse:
     """A finished export job's file."""
     job = get_object_or_404(visible_to(request.user, ExportJob.objects.all()), pk=job_id, project_id=project_id)
     return export_job_response(job)

@@ -1,6 +1,7 @@
 """The adjudicator's page: one task at a time, only its disputed fields, both annotations side
 by side; per field the final value is the first's, the second's, or the adjudicator's own.
 Parse, call one service, render; a decision is safe to post twice (the service compares and sets)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -28,8 +29,11 @@ from annotation.services.adjudication import (
 )
 
 ENGINE = "jinja2"
-CHOICES = (("first", gettext_lazy("Annotator 1")), ("second", gettext_lazy("Annotator 2")),
-           ("own", gettext_lazy("My own value")))
+CHOICES = (
+    ("first", gettext_lazy("Annotator 1")),
+    ("second", gettext_lazy("Annotator 2")),
+    ("own", gettext_lazy("My own value")),
+)
 
 
 class DecisionForm(forms.Form):
@@ -43,14 +47,17 @@ class DecisionForm(forms.Form):
             self.fields[f"own_{field.name}"] = forms.CharField(required=False)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         kind, payload = get_kind(self.task.item.project.kind), self.task.item.payload
         self.final: dict[str, Any] = {}
         for field in self.disputed:
             choice = data.get(f"choice_{field.name}")
             if choice == "own":
                 try:
-                    self.final[field.name] = kind.adjudication_value(payload, field.name, data.get(f"own_{field.name}", ""))
+                    self.final[field.name] = kind.adjudication_value(
+                        payload, field.name, data.get(f"own_{field.name}", "")
+                    )
                 except ValueError:
                     self.add_error(f"own_{field.name}", _("This is not a value of this field."))
             elif choice is not None:
@@ -99,11 +106,17 @@ def _decide(request: HttpRequest, adjudicator: Any) -> HttpResponse:
     return redirect(request.path)
 
 
-def _page(request: HttpRequest, task: AdjudicationTask, fields: list[DisputedField], form: DecisionForm,
-          status: int = 200) -> HttpResponse:
+def _page(
+    request: HttpRequest, task: AdjudicationTask, fields: list[DisputedField], form: DecisionForm, status: int = 200
+) -> HttpResponse:
     item = task.item
-    context = {"project": item.project, "task": task, "fields": fields, "form": form,
-               "item_text": get_kind(item.project.kind).adjudication_item(item.payload)}
+    context = {
+        "project": item.project,
+        "task": task,
+        "fields": fields,
+        "form": form,
+        "item_text": get_kind(item.project.kind).adjudication_item(item.payload),
+    }
     return render(request, "surveys/adjudicate/task.html", context, status=status, using=ENGINE)
 
 

@@ -1,4 +1,5 @@
 """Annotator-facing views: parse the request, call one service, render."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -34,7 +35,7 @@ SWAP_HEADER = "X-Page-Swap"
 
 
 def instructions_of(project: Project) -> str:
-    return project.instructions or get_kind(project.kind).default_instructions
+    return project.instructions or str(get_kind(project.kind).default_instructions)
 
 
 @never_cache
@@ -107,8 +108,13 @@ def _work_page(request: HttpRequest, key: str, state: Any = None) -> HttpRespons
 
 
 def render_step(
-    request: HttpRequest, project: Project, step: flow.Step | None, progress: UnitProgress, form: Any = None,
-    status: int = 200, extra: dict[str, Any] | None = None,
+    request: HttpRequest,
+    project: Project,
+    step: flow.Step | None,
+    progress: UnitProgress,
+    form: Any = None,
+    status: int = 200,
+    extra: dict[str, Any] | None = None,
 ) -> HttpResponse:
     """The page of the current step; `extra` adds to the context (a recruiting site's frame)."""
     assert step is not None, "render_step needs an item with a page left"
@@ -143,7 +149,11 @@ def refuse_post(request: HttpRequest, *, back: str) -> HttpResponse:
 
 
 def save_page(
-    request: HttpRequest, response: Response, *, back: str, next_page: Callable[[], HttpResponse],
+    request: HttpRequest,
+    response: Response,
+    *,
+    back: str,
+    next_page: Callable[[], HttpResponse],
     extra: dict[str, Any] | None = None,
 ) -> HttpResponse:
     """Validate and save one page of `response` (read with `response_for_save`): the one save
@@ -167,7 +177,10 @@ def save_page(
         return render_step(request, project, current, progress, form=form, status=400, extra=extra)
     try:
         result = response_save_page(
-            response=response, kind_slug=project.kind, page_slug=page_slug, answer=form.answer(),
+            response=response,
+            kind_slug=project.kind,
+            page_slug=page_slug,
+            answer=form.answer(),
             shown_at=flow.shown_at(request.POST.get("shown", ""), response.pk, page_slug),
         )
     except ProtocolError as exc:
@@ -180,7 +193,8 @@ def save_page(
     if result.changed and not result.assignment_submitted:
         # the same item's next page (no read), or the first page of the assignment's next item
         progress = (
-            UnitProgress(result.response, response.assignment.item_count) if not result.item_completed
+            UnitProgress(result.response, response.assignment.item_count)
+            if not result.item_completed
             else unit_progress(response.assignment, project)
         )
         step = None if progress.current is None else flow.step_for(progress.current, project.kind)

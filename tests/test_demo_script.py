@@ -5,6 +5,7 @@ Prolific batch from the admin reaches each endpoint, and a TERM stops all three 
 It runs in this test run's virtualenv (VENV), on its own SQLite file, ports and state file, so it
 touches nothing of a demo you may be running.
 """
+
 from __future__ import annotations
 
 import json
@@ -63,15 +64,33 @@ class AdminBrowser(Browser):
 def demo(tmp_path):
     port, mturk_port, prolific_port = free_port(), free_port(), free_port()
     log = tmp_path / "demo.log"
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("MTURK_", "PROLIFIC_", "CELERY_", "AWS_")) and k not in ("PUBLIC_BASE_URL", "DATABASE_URL")}
-    env.update(VENV=sys.prefix, HOST="127.0.0.1", PORT=str(port), MTURK_PORT=str(mturk_port),
-               MTURK_STATE=str(tmp_path / "mturk.sqlite3"), PROLIFIC_PORT=str(prolific_port),
-               PROLIFIC_STATE=str(tmp_path / "prolific.sqlite3"), DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}",
-               STATIC_ROOT=str(tmp_path / "static"), DEMO_PASSWORD=PASSWORD, WEB_CONCURRENCY="2")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("MTURK_", "PROLIFIC_", "CELERY_", "AWS_")) and k not in ("PUBLIC_BASE_URL", "DATABASE_URL")
+    }
+    env.update(
+        VENV=sys.prefix,
+        HOST="127.0.0.1",
+        PORT=str(port),
+        MTURK_PORT=str(mturk_port),
+        MTURK_STATE=str(tmp_path / "mturk.sqlite3"),
+        PROLIFIC_PORT=str(prolific_port),
+        PROLIFIC_STATE=str(tmp_path / "prolific.sqlite3"),
+        DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+        STATIC_ROOT=str(tmp_path / "static"),
+        DEMO_PASSWORD=PASSWORD,
+        WEB_CONCURRENCY="2",
+    )
     with log.open("wb") as out:
-        process = subprocess.Popen(["bash", "scripts/demo"], cwd=settings.BASE_DIR, env=env, stdout=out,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            ["bash", "scripts/demo"],
+            cwd=settings.BASE_DIR,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         wait_for(lambda: "Serving on" in log.read_text() and listening(port), "the demo did not serve", 180, log)
         yield {"process": process, "port": port, "mturk_port": mturk_port, "prolific_port": prolific_port, "log": log}
@@ -96,18 +115,28 @@ def test_demo_serves_the_platform_and_the_local_endpoints_and_stops_them_all(dem
     # the researcher publishes the demo's MTurk batch from the admin; the HITs appear on the endpoint
     admin = AdminBrowser(base)
     admin.get("/admin/login/")
-    assert "Site administration" in admin.post("/admin/login/?next=/admin/", {
-        "username": "researcher", "password": PASSWORD, "next": "/admin/"}).text
+    assert (
+        "Site administration"
+        in admin.post(
+            "/admin/login/?next=/admin/", {"username": "researcher", "password": PASSWORD, "next": "/admin/"}
+        ).text
+    )
     changelist = admin.get("/admin/annotation/batch/").text
     batch_pk = re.search(r'href="/admin/annotation/batch/(\d+)/change/">MTurk demo batch<', changelist).group(1)
-    action = {"action": "publish_to_mturk", "_selected_action": batch_pk}
+    action = {"action": "publish_postings", "_selected_action": batch_pk}
     confirm = admin.post("/admin/annotation/batch/", action).text
-    assert re.search(r'id="mturk-total">\$2\.40<', confirm)
+    assert re.search(r'id="publish-total">\$2\.40<', confirm)
     done = admin.post("/admin/annotation/batch/", {**action, "post": "yes"}).text
     assert "Publishing “MTurk demo batch”" in done
 
-    requester = boto3.client("mturk", region_name="us-east-1", endpoint_url=mturk, aws_access_key_id="local",
-                             aws_secret_access_key="local", config=Config(retries={"max_attempts": 1}))
+    requester = boto3.client(
+        "mturk",
+        region_name="us-east-1",
+        endpoint_url=mturk,
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+        config=Config(retries={"max_attempts": 1}),
+    )
     hits = requester.list_hits()["HITs"]
     assert len(hits) == 2 and {h["MaxAssignments"] for h in hits} == {2}
     assert all(f"{base}/mturk/" in h["Question"] for h in hits)
@@ -115,10 +144,12 @@ def test_demo_serves_the_platform_and_the_local_endpoints_and_stops_them_all(dem
     # and the demo's Prolific batch: gunicorn was given the local endpoint's URL and token, so the study
     # appears there, active, with one place per unit and participant and our study URL
     batch_pk = re.search(r'href="/admin/annotation/batch/(\d+)/change/">Prolific demo batch<', changelist).group(1)
-    action = {"action": "publish_to_mturk", "_selected_action": batch_pk}
+    action = {"action": "publish_postings", "_selected_action": batch_pk}
     assert "Publish to Prolific" in admin.post("/admin/annotation/batch/", action).text
     assert "Publishing “Prolific demo batch”" in admin.post("/admin/annotation/batch/", {**action, "post": "yes"}).text
-    request = urllib.request.Request(prolific + "/api/v1/studies/", headers={"Authorization": "Token local-prolific-token"})
+    request = urllib.request.Request(
+        prolific + "/api/v1/studies/", headers={"Authorization": "Token local-prolific-token"}
+    )
     with urllib.request.urlopen(request, timeout=10) as answer:
         studies = json.load(answer)["results"]
     assert [(s["status"], s["total_available_places"]) for s in studies] == [("ACTIVE", 4)]
@@ -128,5 +159,6 @@ def test_demo_serves_the_platform_and_the_local_endpoints_and_stops_them_all(dem
     # a TERM (like Ctrl-C) stops the script and the three servers
     os.kill(demo["process"].pid, signal.SIGTERM)
     demo["process"].wait(timeout=60)
-    wait_for(lambda: not any(listening(p) for p in (port, mturk_port, prolific_port)), "the servers did not stop",
-             30, log)
+    wait_for(
+        lambda: not any(listening(p) for p in (port, mturk_port, prolific_port)), "the servers did not stop", 30, log
+    )

@@ -1,4 +1,5 @@
 """Batches (made by `batch_create`), their progress, and the invite links that hand them out."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -27,25 +28,32 @@ DEFAULT_ITEMS_PER_UNIT = 5
 
 class BatchCreateForm(forms.ModelForm):
     items_per_unit = forms.IntegerField(
-        min_value=1, required=False, label="Items per unit",
+        min_value=1,
+        required=False,
+        label="Items per unit",
         help_text=f"How many items one annotator gets at a time (one unit). Empty: the preset's, else {DEFAULT_ITEMS_PER_UNIT}.",
     )
     assignments_per_unit = forms.IntegerField(
-        min_value=1, required=False, label="Distinct annotators per item",
+        min_value=1,
+        required=False,
+        label="Distinct annotators per item",
         help_text="Each item is annotated by this many different people; nobody sees an item twice. "
         "Empty: the number the kind's paper used for the project's language (the kind's suggested annotators per item).",
     )
     release_after_minutes = forms.IntegerField(
-        min_value=1, initial=60, label="Release after (minutes)",
+        min_value=1,
+        initial=60,
+        label="Release after (minutes)",
         help_text="Work left idle this long goes back to the pool for somebody else.",
     )
     channel = forms.ChoiceField(
         choices=channel_choices, initial="invite", help_text="How annotators are recruited for this batch."
     )
     use_preset = forms.BooleanField(
-        required=False, label="Use the kind's preset",
+        required=False,
+        label="Use the kind's preset",
         help_text="Fill the channel settings and items per unit from the project's kind's preset for this channel "
-        "(e.g. a paper's MTurk qualifications); values typed here are kept.",
+        "(e.g. a paper's worker qualifications); values typed here are kept.",
     )
     external_ids = forms.CharField(
         required=False,
@@ -56,12 +64,20 @@ class BatchCreateForm(forms.ModelForm):
 
     class Meta:
         model = Batch
-        fields = ["project", "name", "items_per_unit", "assignments_per_unit", "release_after_minutes", "channel",
-                  "channel_settings"]
+        fields = [
+            "project",
+            "name",
+            "items_per_unit",
+            "assignments_per_unit",
+            "release_after_minutes",
+            "channel",
+            "channel_settings",
+        ]
 
     def clean(self) -> dict[str, Any]:
         """Resolve the listed ids to the project's items; say which ones are not there."""
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         project, text = data.get("project"), data.get("external_ids", "")
         if project is None:
             return data
@@ -84,7 +100,6 @@ class BatchCreateForm(forms.ModelForm):
         data["items"] = [found[e] for e in wanted if e in found]
         return data
 
-
     def _fill_channel(self, project: Any, data: dict[str, Any]) -> None:
         """The kind's preset under the typed values (when asked for), then the channel's check."""
         channel, typed = data.get("channel"), data.get("channel_settings") or {}
@@ -96,8 +111,9 @@ class BatchCreateForm(forms.ModelForm):
             except PresetError as exc:
                 self.add_error("use_preset", str(exc))
                 return
-            typed, data["items_per_unit"] = preset_fill(preset, channel_settings=typed,
-                                                        items_per_unit=data.get("items_per_unit"))
+            typed, data["items_per_unit"] = preset_fill(
+                preset, channel_settings=typed, items_per_unit=data.get("items_per_unit")
+            )
         data["channel_settings"] = typed
         data["items_per_unit"] = data.get("items_per_unit") or DEFAULT_ITEMS_PER_UNIT
         try:
@@ -126,25 +142,57 @@ class InviteLinkInline(admin.TabularInline):
 class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, RecruitingStatus, admin.ModelAdmin):
     add_form = BatchCreateForm
     list_display = (
-        "name", "project", "channel", "status", "units", "slots", "active", "submitted", "released", "created_at",
+        "name",
+        "project",
+        "channel",
+        "status",
+        "units",
+        "slots",
+        "active",
+        "submitted",
+        "released",
+        "created_at",
     )
     list_filter = ("status", "channel", ("project", OwnTeamsFilter))
     list_select_related = ("project",)
     search_fields = ("name",)
-    actions = ["create_invite_link", "release_abandoned", *RecruitmentActions.mturk_actions]
-    readonly_fields = ("project", "channel", "items_per_unit", "assignments_per_unit", "progress", "recruitment_status",
-                       "call_log", "created_at")
-    fields = ("project", "name", "status", "channel", "items_per_unit", "assignments_per_unit",
-              "release_after_minutes", "progress", "channel_settings", "use_preset", "recruitment_status", "call_log", "created_at")
+    actions = ["create_invite_link", "release_abandoned", *RecruitmentActions.recruiting_actions]
+    readonly_fields = (
+        "project",
+        "channel",
+        "items_per_unit",
+        "assignments_per_unit",
+        "progress",
+        "recruitment_status",
+        "call_log",
+        "created_at",
+    )
+    fields = (
+        "project",
+        "name",
+        "status",
+        "channel",
+        "items_per_unit",
+        "assignments_per_unit",
+        "release_after_minutes",
+        "progress",
+        "channel_settings",
+        "use_preset",
+        "recruitment_status",
+        "call_log",
+        "created_at",
+    )
     inlines = [InviteLinkInline, AdjudicationSetupInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Batch]:
         return batches_with_progress(super().get_queryset(request))
 
-    def get_form(self, request: HttpRequest, obj: Batch | None = None, **kwargs: Any) -> type[forms.ModelForm]:
+    def get_form(
+        self, request: HttpRequest, obj: Batch | None = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm]:
         if obj is None:
             kwargs["form"] = self.add_form
-        return super().get_form(request, obj, **kwargs)
+        return super().get_form(request, obj, change, **kwargs)
 
     def get_fields(self, request: HttpRequest, obj: Batch | None = None) -> tuple:
         if obj is None:
@@ -163,12 +211,19 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
             super().save_model(request, obj, form, change)
             return
         data = form.cleaned_data
-        adopt(obj, batch_create(
-            project=data["project"], name=data["name"], items=data["items"],
-            items_per_unit=data["items_per_unit"], assignments_per_unit=data["assignments_per_unit"],
-            release_after_minutes=data["release_after_minutes"], channel=data["channel"],
-            channel_settings=data["channel_settings"],
-        ))
+        adopt(
+            obj,
+            batch_create(
+                project=data["project"],
+                name=data["name"],
+                items=data["items"],
+                items_per_unit=data["items_per_unit"],
+                assignments_per_unit=data["assignments_per_unit"],
+                release_after_minutes=data["release_after_minutes"],
+                channel=data["channel"],
+                channel_settings=data["channel_settings"],
+            ),
+        )
 
     @admin.display(description="Units", ordering="progress_units")
     def units(self, batch: Batch) -> int:
@@ -193,8 +248,10 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
     @admin.display(description="Progress")
     def progress(self, batch: Batch) -> str:
         p = progress_of(batch)
-        return (f"{p['submitted']} of {p['slots']} slots submitted, {p['active']} being worked on, "
-                f"{p['released']} released after being abandoned ({p['units']} units).")
+        return (
+            f"{p['submitted']} of {p['slots']} slots submitted, {p['active']} being worked on, "
+            f"{p['released']} released after being abandoned ({p['units']} units)."
+        )
 
     @admin.action(description="Create invite link", permissions=["change"])
     def create_invite_link(self, request: HttpRequest, queryset: QuerySet[Batch]) -> TemplateResponse:

@@ -38,7 +38,7 @@ class RecruitingStatus:
         ]
         lead = consistency_lead_count(batch)
         if lead:
-            lines.append(format_html("The {} consistency items come first in each worker's first HIT.", lead))
+            lines.append(format_html("The {} consistency items come first in each worker's first unit.", lead))
         lines += _job_lines(batch)
         counts = batch.submissions.aggregate(
             ok=Count("id", filter=Q(verified=True)), flagged=Count("id", filter=Q(verified=False))
@@ -121,7 +121,7 @@ def _job_lines(batch: Batch) -> list[SafeString]:
                 "(sent {} of {} times), then marks it failed.",
                 stale,
                 job.dispatches,
-                settings.MTURK_PUBLISH_MAX_DISPATCHES,
+                settings.PUBLISH_MAX_DISPATCHES,
             )
         )
     if job.failures:

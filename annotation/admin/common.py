@@ -1,9 +1,11 @@
 """Small helpers the annotation admin pages share."""
+
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from django.contrib import admin
 from django.db.models import ForeignKey, Model, QuerySet
@@ -42,13 +44,17 @@ def request_base_url(request: HttpRequest) -> str:
     return request.build_absolute_uri("/")
 
 
+#: the column made for a request, for as long as the request lives
+_INVITE_LINK_COLUMNS: WeakKeyDictionary[HttpRequest, Callable[[InviteLink], SafeString]] = WeakKeyDictionary()
+
+
 def invite_link_column(request: HttpRequest) -> Callable[[InviteLink], SafeString]:
     """A list/readonly column showing an invite's full URL; it needs the request for the host.
 
     The same function object is returned for the whole request: the admin matches readonly
     fields by identity.
     """
-    cached = getattr(request, "_invite_link_column", None)
+    cached = _INVITE_LINK_COLUMNS.get(request)
     if cached is not None:
         return cached
     base = request_base_url(request)
@@ -58,7 +64,7 @@ def invite_link_column(request: HttpRequest) -> Callable[[InviteLink], SafeStrin
         url = invite_url(invite.token, base_url=base)
         return format_html('<a href="{}" target="_blank" rel="noopener">{}</a>', url, url)
 
-    request._invite_link_column = invite_link
+    _INVITE_LINK_COLUMNS[request] = invite_link
     return invite_link
 
 

@@ -1,7 +1,8 @@
 """Projects and their items, with the "Import items" page."""
+
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from django import forms
 from django.conf import settings
@@ -15,6 +16,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 
 from annotation.kinds import ImportProblem, get_kind, kind_choices
 from annotation.models import Item, Project
@@ -23,6 +25,18 @@ from annotation.services.uploads import items_import_file
 from annotation.team_selectors import default_team_of
 
 from .common import OwnTeamsFilter, TeamScoped, adopt, pretty_json, quality_report_url
+
+
+class ItemCount(TypedDict):
+    """What ProjectAdmin.get_queryset adds to each project."""
+
+    item_count: int
+
+
+if TYPE_CHECKING:  # django-stubs' name for a model instance with annotations (no runtime use)
+    from django_stubs_ext import WithAnnotations
+
+    CountedProject: TypeAlias = WithAnnotations[Project, ItemCount]
 
 
 class ProjectForm(forms.ModelForm):
@@ -75,6 +89,7 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
 
     class Media:
         css = {"all": ["annotation/admin.css"]}  # pretty_json's <pre> (no inline style under the CSP)
+
     list_display = ("name", "team", "kind", "language", "item_count", "created_at", "links")
     list_filter = ("kind", "language", ("team", OwnTeamsFilter))
     list_select_related = ("team",)
@@ -111,7 +126,7 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
         return pretty_json(get_kind(project.kind).settings_for(None)) if project.kind else "—"
 
     @admin.display(description="Items", ordering="item_count")
-    def item_count(self, project: Project) -> SafeString:
+    def item_count(self, project: CountedProject) -> SafeString:
         url = reverse("admin:annotation_item_changelist") + f"?project__id__exact={project.pk}"
         return format_html('<a href="{}">{}</a>', url, project.item_count)
 
@@ -131,16 +146,34 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
             super().save_model(request, obj, form, change)
             return
         data = form.cleaned_data
-        adopt(obj, project_create(
-            name=data["name"], kind=data["kind"], team=data["team"], language=data["language"],
-            instructions=data["instructions"], settings=data["settings"] or {}, created_by=request.user,
-        ))
+        adopt(
+            obj,
+            project_create(
+                name=data["name"],
+                kind=data["kind"],
+                team=data["team"],
+                language=data["language"],
+                instructions=data["instructions"],
+                settings=data["settings"] or {},
+                created_by=request.user if request.user.is_authenticated else None,
+            ),
+        )
 
     def change_view(
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict | None = None
     ) -> HttpResponse:
         extra = {"quality_report_url": quality_report_url(int(object_id)) if object_id.isdigit() else None}
         return super().change_view(request, object_id, form_url, {**extra, **(extra_context or {})})
+
+    def missing_object_redirect(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """What the admin's own change page answers for an id it cannot show: a warning, then
+        the admin index (the same for a deleted project and another team's)."""
+        message = gettext("%(name)s with ID “%(key)s” doesn’t exist. Perhaps it was deleted?") % {
+            "name": self.opts.verbose_name,
+            "key": unquote(object_id),
+        }
+        self.message_user(request, message, messages.WARNING)
+        return redirect(reverse("admin:index", current_app=self.admin_site.name))
 
     def get_urls(self) -> list[URLPattern]:
         view = self.admin_site.admin_view(self.import_view)
@@ -150,26 +183,37 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
         """Upload → items_import; any bad record imports nothing and names its line and field."""
         project = self.get_object(request, unquote(object_id))
         if project is None:
-            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
+            return self.missing_object_redirect(request, object_id)
         if not self.has_change_permission(request, project):
             raise PermissionDenied
         form = ImportForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
             upload = form.cleaned_data["file"]
             try:
-                report = items_import_file(project=project, fileobj=upload, size=upload.size, filename=upload.name,
-                                           skip_conflicts=form.cleaned_data["skip_conflicts"])
+                report = items_import_file(
+                    project=project,
+                    fileobj=upload,
+                    size=upload.size,
+                    filename=upload.name,
+                    skip_conflicts=form.cleaned_data["skip_conflicts"],
+                )
             except ImportProblem as exc:
                 text = str(exc)
                 message = f"{text[:1].upper()}{text[1:]}. Nothing was imported; fix the file and upload it again."
                 form.add_error("file", message)
             else:
-                messages.success(request, (
-                    f"Imported {report.created} new items into “{project.name}”; {report.duplicates} were "
-                    f"already there and were skipped ({report.total} records in {upload.name})."
-                    + (f" {report.conflicts} records whose id was taken by different content were skipped."
-                       if report.conflicts else "")
-                ))
+                messages.success(
+                    request,
+                    (
+                        f"Imported {report.created} new items into “{project.name}”; {report.duplicates} were "
+                        f"already there and were skipped ({report.total} records in {upload.name})."
+                        + (
+                            f" {report.conflicts} records whose id was taken by different content were skipped."
+                            if report.conflicts
+                            else ""
+                        )
+                    ),
+                )
                 return redirect(reverse("admin:annotation_item_changelist") + f"?project__id__exact={project.pk}")
         context = self._import_context(request, project, form)
         return TemplateResponse(request, "admin/annotation/project/import_items.html", context)
@@ -194,6 +238,7 @@ class ItemAdmin(TeamScoped, admin.ModelAdmin):
 
     class Media:
         css = {"all": ["annotation/admin.css"]}
+
     list_filter = (("project", OwnTeamsFilter),)
     search_fields = ("external_id",)
     list_select_related = ("project",)

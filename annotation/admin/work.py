@@ -1,5 +1,8 @@
 """Who is working and what they answered: read-only pages; changes go through the services."""
+
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeAlias, TypedDict
 
 from django.contrib import admin
 from django.db.models import F, QuerySet
@@ -9,6 +12,18 @@ from django.utils.safestring import SafeString
 from annotation.models import Annotator, Assignment, Response
 
 from .common import OwnTeamsFilter, TeamScoped, pretty_json
+
+
+class ItemExternalId(TypedDict):
+    """What ResponseAdmin.get_queryset adds to each response (the item's payload stays unread)."""
+
+    item_external_id: str
+
+
+if TYPE_CHECKING:  # django-stubs' name for a model instance with annotations (no runtime use)
+    from django_stubs_ext import WithAnnotations
+
+    ListedResponse: TypeAlias = WithAnnotations[Response, ItemExternalId]
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -35,7 +50,14 @@ class AnnotatorAdmin(TeamScoped, ReadOnlyAdmin):
 class AssignmentAdmin(TeamScoped, ReadOnlyAdmin):
     project_path = "unit__batch__project"
     list_display = (
-        "id", "annotator", "batch", "unit_position", "status", "started_at", "last_activity_at", "submitted_at",
+        "id",
+        "annotator",
+        "batch",
+        "unit_position",
+        "status",
+        "started_at",
+        "last_activity_at",
+        "submitted_at",
     )
     list_filter = ("status", ("unit__batch__project", OwnTeamsFilter), ("unit__batch", OwnTeamsFilter))
     list_select_related = ("annotator", "unit__batch")
@@ -78,13 +100,14 @@ class ResponseAdmin(TeamScoped, ReadOnlyAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Response]:
         """Item payloads are large and not shown in the list: fetch only the ids needed."""
         return (
-            super().get_queryset(request)
+            super()
+            .get_queryset(request)
             .select_related("assignment__annotator")
             .annotate(item_external_id=F("item__external_id"))
         )
 
     @admin.display(description="Item", ordering="item__external_id")
-    def item_external_id(self, response: Response) -> str:
+    def item_external_id(self, response: ListedResponse) -> str:
         return response.item_external_id
 
     @admin.display(description="Annotator", ordering="assignment__annotator__external_id")

@@ -4,6 +4,7 @@ Services speak only this interface; a channel's own client (boto3 for MTurk) and
 types stay inside the channel's module. Failures of a remote channel come out as
 ``ChannelError`` (refused: retrying will not help) or ``ChannelUnavailable`` (transient).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -118,8 +119,9 @@ NO_ANSWERS = "no saved answers on our side"
 INCOMPLETE = "not every item was completed on our side"
 
 
-def submission_problems(assignment: "Assignment", submission: SubmissionInfo,
-                        unit_refs: Iterable[str], *, channel: str) -> list[str]:
+def submission_problems(
+    assignment: "Assignment", submission: SubmissionInfo, unit_refs: Iterable[str], *, channel: str
+) -> list[str]:
     """Why ``submission`` is not genuine work of ``assignment`` ([] when it is).
 
     ``unit_refs``: the channel references the assignment's unit was published under;
@@ -130,11 +132,14 @@ def submission_problems(assignment: "Assignment", submission: SubmissionInfo,
     if annotator.channel != channel:
         problems.append(f"{WORKER_MISMATCH}: our annotator came by {annotator.channel}, not {channel}")
     elif annotator.external_id != submission.annotator_ref:
-        problems.append(f"{WORKER_MISMATCH}: the channel says {submission.annotator_ref}, "
-                        f"our annotator is {annotator.external_id}")
+        problems.append(
+            f"{WORKER_MISMATCH}: the channel says {submission.annotator_ref}, our annotator is {annotator.external_id}"
+        )
     if submission.unit_ref not in set(unit_refs):
-        problems.append(f"{UNIT_MISMATCH}: the channel says {submission.unit_ref}, "
-                        f"our unit was published as {', '.join(sorted(unit_refs)) or 'nothing'}")
+        problems.append(
+            f"{UNIT_MISMATCH}: the channel says {submission.unit_ref}, "
+            f"our unit was published as {', '.join(sorted(unit_refs)) or 'nothing'}"
+        )
     if not submission.token_ok:
         problems.append(TOKEN_WRONG)
     completed = [r.completed_at is not None for r in assignment.responses.all()]
@@ -165,6 +170,12 @@ class Channel(ABC):
     currency: ClassVar[str] = "USD"
     #: what the publish page says about the cost before the figures (who charges what, and when)
     cost_note: ClassVar[str] = ""
+    #: what the recruiting pages call its postings ("Extend the HITs on MTurk")
+    posting_noun: ClassVar[str] = "postings"
+    #: what the add-assignments page says about what they cost
+    added_places_note: ClassVar[str] = ""
+    #: the batch form's help on the channel settings (their keys and defaults)
+    settings_help: ClassVar[str] = "The channel's settings as JSON."
 
     @property
     def short_title(self) -> str:

@@ -2,8 +2,10 @@
 our ExternalQuestion URL. Everything MTurk-specific the services need lives here: boto3 calls
 through ``annotation.mturk``, its errors translated to ``ChannelError``/``ChannelUnavailable``.
 """
+
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -81,8 +83,16 @@ class MTurkChannel(Channel):
     title = "Amazon Mechanical Turk"
     short_name = "MTurk"
     published_as = "published as HITs"
-    cost_note = ("One HIT per unit that has none yet. MTurk charges the reward and its fee when an assignment is "
-                 "approved; bonuses are not included here and cost 20 % on top of the amount.")
+    cost_note = (
+        "One HIT per unit that has none yet. MTurk charges the reward and its fee when an assignment is "
+        "approved; bonuses are not included here and cost 20 % on top of the amount."
+    )
+    posting_noun = "HITs"
+    added_places_note = "Each assignment costs the reward plus MTurk's fee, charged on approval."
+    settings_help = (
+        f"HIT settings as JSON; empty keys take the defaults {json.dumps(HitSettings().as_json())} "
+        "(title and description default to the project's)."
+    )
     recruits_remotely = True
     awaiting_review_status = "Submitted"
 
@@ -102,8 +112,9 @@ class MTurkChannel(Channel):
         return "Approved" if approved else "Rejected"
 
     def grant_batch_qualification(self, annotator_ids: list[str], *, batch: "Batch", description: str) -> str:
-        return self.grant_qualification(annotator_ids, name=self.settings_for(batch).private_qualification,
-                                        description=description)
+        return self.grant_qualification(
+            annotator_ids, name=self.settings_for(batch).private_qualification, description=description
+        )
 
     def check_settings(self, batch: "Batch") -> None:
         self.settings_for(batch)  # raises HitSettingsError, a ChannelSettingsError
@@ -124,14 +135,18 @@ class MTurkChannel(Channel):
             found.append(mturk.masters_requirement(self.endpoint))
         if hs.require_private_qualification:
             type_id = hs.private_qualification_id or self._qualification(
-                hs.private_qualification, "Workers the researcher trusts.")
+                hs.private_qualification, "Workers the researcher trusts."
+            )
             found.append(mturk.private_requirement(type_id))
         return found
 
     def _qualification(self, name: str, description: str) -> str:
         with translated():
             return mturk.create_qualification_type(
-                self.client(), name=name, description=description, reuse_existing=True,
+                self.client(),
+                name=name,
+                description=description,
+                reuse_existing=True,
             ).qualification_type_id
 
     # --- publishing ---------------------------------------------------------------------------
@@ -139,9 +154,13 @@ class MTurkChannel(Channel):
         """The batch's HIT type (identical values give the same id, so this is idempotent)."""
         with translated():
             return mturk.create_hit_type(
-                self.client(), title=hs.title, description=hs.description, reward=hs.reward,
+                self.client(),
+                title=hs.title,
+                description=hs.description,
+                reward=hs.reward,
                 assignment_duration_seconds=hs.assignment_duration_seconds,
-                auto_approval_delay_seconds=hs.auto_approval_delay_seconds, keywords=hs.keywords,
+                auto_approval_delay_seconds=hs.auto_approval_delay_seconds,
+                keywords=hs.keywords,
                 qualification_requirements=self.requirements(hs),
             )
 
@@ -171,31 +190,47 @@ class MTurkChannel(Channel):
                 refs[unit.pk] = ref
             if on_unit is not None:
                 on_unit(unit, ref or None, reason)
-        return PublishResult(published=len(refs), failed=failed, links=[self.preview(hit_type.hit_type_id)],
-                             refs=refs, retryable=frozenset(retryable))
+        return PublishResult(
+            published=len(refs),
+            failed=failed,
+            links=[self.preview(hit_type.hit_type_id)],
+            refs=refs,
+            retryable=frozenset(retryable),
+        )
 
     def _publish_unit(self, batch: "Batch", unit: "Unit", hs: HitSettings, hit_type_id: str, question: str) -> str:
         from annotation.models import Posting, Unit
 
         # One statement reads both: a concurrent runner commits the HIT row and channel_ref
         # together, so this sees neither or both (never a stale ref with a new round).
-        ref, earlier = Unit.objects.filter(pk=unit.pk).annotate(n=Count("postings")).values_list(
-            "channel_ref", "n").get()
+        ref, earlier = (
+            Unit.objects.filter(pk=unit.pk).annotate(n=Count("postings")).values_list("channel_ref", "n").get()
+        )
         if ref:
             return ref
         round_ = earlier + 1
         with translated():
             hit = mturk.create_hit_with_type(
-                self.client(), hit_type_id=hit_type_id, question_xml=question,
-                lifetime_seconds=hs.lifetime_seconds, max_assignments=batch.assignments_per_unit,
+                self.client(),
+                hit_type_id=hit_type_id,
+                question_xml=question,
+                lifetime_seconds=hs.lifetime_seconds,
+                max_assignments=batch.assignments_per_unit,
                 unique_request_token=publish_token(batch, unit, round_),
                 requester_annotation=f"batch {batch.pk} unit {unit.pk} round {round_}",
             )
         with transaction.atomic():
-            Posting.objects.get_or_create(ref=hit.hit_id, defaults=dict(
-                unit=unit, round=round_, group_ref=hit.hit_type_id, status=hit.status,
-                places=hit.max_assignments, expiration=hit.expiration,
-            ))
+            Posting.objects.get_or_create(
+                ref=hit.hit_id,
+                defaults=dict(
+                    unit=unit,
+                    round=round_,
+                    group_ref=hit.hit_type_id,
+                    status=hit.status,
+                    places=hit.max_assignments,
+                    expiration=hit.expiration,
+                ),
+            )
             Unit.objects.filter(pk=unit.pk).update(channel_ref=hit.hit_id)
         unit.channel_ref = hit.hit_id
         return hit.hit_id
@@ -216,8 +251,9 @@ class MTurkChannel(Channel):
     # --- HITs -----------------------------------------------------------------------------
     def _state(self, hit_id: str) -> UnitState:
         hit = mturk.get_hit(self.client(), hit_id)
-        return UnitState(ref=hit.hit_id, status=hit.status, expiration=hit.expiration,
-                         max_assignments=hit.max_assignments)
+        return UnitState(
+            ref=hit.hit_id, status=hit.status, expiration=hit.expiration, max_assignments=hit.max_assignments
+        )
 
     def close_unit(self, unit_ref: str) -> UnitState:
         with translated():
@@ -232,7 +268,8 @@ class MTurkChannel(Channel):
     def add_assignments(self, unit_ref: str, *, number: int, request_token: str) -> UnitState:
         with translated():
             mturk.create_additional_assignments_for_hit(
-                self.client(), unit_ref, number=number, unique_request_token=request_token)
+                self.client(), unit_ref, number=number, unique_request_token=request_token
+            )
             return self._state(unit_ref)
 
     # --- submissions ----------------------------------------------------------------------------
@@ -277,15 +314,22 @@ class MTurkChannel(Channel):
         ref = assignment.channel_assignment_id
         token = request_token or mturk.unique_request_token("bonus", ref, amount, reason)
         with translated():
-            mturk.send_bonus(self.client(), worker_id=assignment.annotator.external_id, assignment_id=ref,
-                             amount=amount, reason=reason, unique_request_token=token)
+            mturk.send_bonus(
+                self.client(),
+                worker_id=assignment.annotator.external_id,
+                assignment_id=ref,
+                amount=amount,
+                reason=reason,
+                unique_request_token=token,
+            )
 
     # --- workers --------------------------------------------------------------------------
     def message(self, annotator_ids: list[str], *, subject: str, text: str) -> MessageResult:
         with translated():
             result = mturk.notify_workers(self.client(), worker_ids=annotator_ids, subject=subject, message=text)
-        return MessageResult(calls=result.calls,
-                             failed={f.worker_id: f"{f.code}: {f.message}" for f in result.failures})
+        return MessageResult(
+            calls=result.calls, failed={f.worker_id: f"{f.code}: {f.message}" for f in result.failures}
+        )
 
     def block(self, annotator_id: str, *, reason: str) -> None:
         with translated():
@@ -296,15 +340,20 @@ class MTurkChannel(Channel):
         with translated():
             for worker_id in dict.fromkeys(annotator_ids):
                 mturk.associate_qualification_with_worker(
-                    self.client(), qualification_type_id=type_id, worker_id=worker_id)
+                    self.client(), qualification_type_id=type_id, worker_id=worker_id
+                )
         return type_id
 
 
 def to_submission(info: mturk.AssignmentInfo) -> SubmissionInfo:
     return SubmissionInfo(
-        ref=info.assignment_id, annotator_ref=info.worker_id, unit_ref=info.hit_id,
-        status=STATUSES.get(info.status, ""), channel_status=info.status,
-        token_ok=_token_ok(info), submitted_at=info.submit_time,
+        ref=info.assignment_id,
+        annotator_ref=info.worker_id,
+        unit_ref=info.hit_id,
+        status=STATUSES.get(info.status, ""),
+        channel_status=info.status,
+        token_ok=_token_ok(info),
+        submitted_at=info.submit_time,
     )
 
 
@@ -314,4 +363,3 @@ def _token_ok(info: mturk.AssignmentInfo) -> bool:
     except ParseError:
         return False
     return completion_token_valid(info.assignment_id, token)
-

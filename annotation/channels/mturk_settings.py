@@ -13,6 +13,7 @@
 
 Assignments per unit come from ``Batch.assignments_per_unit``.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
@@ -66,8 +67,15 @@ class HitSettings:
 
     @property
     def requirement_count(self) -> int:
-        return sum([bool(self.locales), self.min_approval_rate is not None, self.min_hits_approved is not None,
-                    self.masters, self.require_private_qualification])
+        return sum(
+            [
+                bool(self.locales),
+                self.min_approval_rate is not None,
+                self.min_hits_approved is not None,
+                self.masters,
+                self.require_private_qualification,
+            ]
+        )
 
 
 FIELDS = {f.name for f in fields(HitSettings)}
@@ -83,7 +91,7 @@ OPTIONAL_RANGES = {"min_approval_rate": (0, 99), "min_hits_approved": (0, 10**9)
 def default_texts(batch: "Batch") -> dict[str, str]:
     project = batch.project
     return {
-        "title": f"{project.name}"[:MAX_TEXT["title"]],
+        "title": f"{project.name}"[: MAX_TEXT["title"]],
         "description": f"Answer questions about short texts for a language research study ({project.name}).",
         "private_qualification": f"Trusted annotators of {project.name} (project {project.pk})",
     }
@@ -107,10 +115,12 @@ def hit_settings_parse(data: dict[str, Any] | None, *, defaults: dict[str, str] 
     for name in ("title", "description"):
         if name in values and not str(values[name]).strip():
             problems.append(f"{name}: cannot be empty")
-    settings = HitSettings(**values) if not problems else None
-    if settings is not None and settings.requirement_count > MAX_REQUIREMENTS:
+    if problems:
+        raise HitSettingsError(problems)
+    settings = HitSettings(**values)
+    if settings.requirement_count > MAX_REQUIREMENTS:
         problems.append(f"a HIT takes at most {MAX_REQUIREMENTS} qualification requirements")
-    if settings is not None and settings.require_private_qualification and not (
+    if settings.require_private_qualification and not (
         settings.private_qualification or settings.private_qualification_id
     ):
         problems.append("require_private_qualification: name the qualification (private_qualification)")

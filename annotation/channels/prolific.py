@@ -5,6 +5,7 @@ and annotator. Everything Prolific-specific the services need lives here: calls 
 A participant's Prolific submission (SESSION_ID) is our Assignment's ``channel_assignment_id``;
 every unit of the batch carries the study id as ``channel_ref``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -43,8 +44,13 @@ from .registry import register
 if TYPE_CHECKING:
     from annotation.models import Assignment, Batch
 
-STATUSES = {"AWAITING REVIEW": "submitted", "APPROVED": "approved", "REJECTED": "rejected",
-            "RETURNED": "released", "TIMED-OUT": "released"}
+STATUSES = {
+    "AWAITING REVIEW": "submitted",
+    "APPROVED": "approved",
+    "REJECTED": "rejected",
+    "RETURNED": "released",
+    "TIMED-OUT": "released",
+}
 STUDY_URL = "https://app.prolific.com/researcher/workspaces/studies/{}"
 
 
@@ -90,12 +96,21 @@ class ProlificChannel(Channel):
     slug = "prolific"
     title = "Prolific"
     published_as = "published in the batch's study"
-    cost_note = ("One Prolific study per batch, one place per unit and annotator. Publishing reserves the rewards and "
-                 "Prolific's fee (with VAT where it applies) from the workspace balance; bonuses are not included here.")
+    cost_note = (
+        "One Prolific study per batch, one place per unit and annotator. Publishing reserves the rewards and "
+        "Prolific's fee (with VAT where it applies) from the workspace balance; bonuses are not included here."
+    )
 
     def currency_code(self) -> str:
         """The workspace's currency (PROLIFIC_CURRENCY: GBP or USD), in which rewards are set."""
         return settings.PROLIFIC_CURRENCY
+
+    posting_noun = "studies"
+    settings_help = (
+        "Study settings as JSON: reward, estimated_minutes, maximum_minutes, first_languages, countries, "
+        "min_approval_rate, min_previous_submissions, allow_list, block_list, devices, rejection_category, "
+        "consent (name and description default to the project's and the batch's)."
+    )
     recruits_remotely = True
     awaiting_review_status = "AWAITING REVIEW"
     #: one bulk bonus per round (at most 200 rows per call): set up, then paid (not idempotent)
@@ -106,9 +121,14 @@ class ProlificChannel(Channel):
         return dataclasses.replace(prolific.client_from_settings(), on_call=self.log_call)
 
     def log_call(self, outcome: prolific.CallOutcome) -> None:
-        call_record(channel=self.slug, operation=outcome.operation, status=outcome.status, error=outcome.error,
-                    seconds=outcome.seconds, request=request_summary(outcome.method, outcome.path,
-                                                                     params=outcome.params, body=outcome.body))
+        call_record(
+            channel=self.slug,
+            operation=outcome.operation,
+            status=outcome.status,
+            error=outcome.error,
+            seconds=outcome.seconds,
+            request=request_summary(outcome.method, outcome.path, params=outcome.params, body=outcome.body),
+        )
 
     def settings_for(self, batch: "Batch") -> StudySettings:
         return study_settings_for(batch)
@@ -126,12 +146,21 @@ class ProlificChannel(Channel):
         ss = self.settings_for(batch)
         codes = completion_codes(batch)
         return prolific.StudyDraft(
-            name=ss.name, description=ss.description, external_study_url=entry_url(base_url),
-            total_available_places=places, reward=ss.reward_minor, estimated_completion_time=ss.estimated_minutes,
-            completion_codes=tuple(prolific.standard_codes(codes[prolific.COMPLETED],
-                                                           codes[prolific.FAILED_ATTENTION_CHECK])),
-            internal_name=internal_name(batch), filters=ss.filters(), device_compatibility=ss.devices,
-            maximum_allowed_time=ss.maximum_minutes, metadata=f"batch {batch.pk}")
+            name=ss.name,
+            description=ss.description,
+            external_study_url=entry_url(base_url),
+            total_available_places=places,
+            reward=ss.reward_minor,
+            estimated_completion_time=ss.estimated_minutes,
+            completion_codes=tuple(
+                prolific.standard_codes(codes[prolific.COMPLETED], codes[prolific.FAILED_ATTENTION_CHECK])
+            ),
+            internal_name=internal_name(batch),
+            filters=ss.filters(),
+            device_compatibility=ss.devices,
+            maximum_allowed_time=ss.maximum_minutes,
+            metadata=f"batch {batch.pk}",
+        )
 
     # --- publishing ---------------------------------------------------------------------------
     def publish(self, batch: "Batch", *, base_url: str, on_unit: UnitCallback | None = None) -> PublishResult:
@@ -147,8 +176,9 @@ class ProlificChannel(Channel):
         for unit in units:
             if on_unit is not None:
                 on_unit(unit, study.id, None)
-        return PublishResult(published=len(units), failed={}, links=[STUDY_URL.format(study.id)],
-                             refs={u.pk: study.id for u in units})
+        return PublishResult(
+            published=len(units), failed={}, links=[STUDY_URL.format(study.id)], refs={u.pk: study.id for u in units}
+        )
 
     def _record(self, batch: "Batch", units: list, study: prolific.Study) -> None:
         from annotation.models import Posting, Unit
@@ -156,9 +186,16 @@ class ProlificChannel(Channel):
         if not units:
             return
         with transaction.atomic():
-            Posting.objects.update_or_create(ref=study.id, defaults=dict(
-                unit=units[0], round=1, group_ref=internal_name(batch), status=study.status,
-                places=study.total_available_places))
+            Posting.objects.update_or_create(
+                ref=study.id,
+                defaults=dict(
+                    unit=units[0],
+                    round=1,
+                    group_ref=internal_name(batch),
+                    status=study.status,
+                    places=study.total_available_places,
+                ),
+            )
             Unit.objects.filter(pk__in=[u.pk for u in units]).update(channel_ref=study.id)
         for unit in units:
             unit.channel_ref = study.id
@@ -178,12 +215,15 @@ class ProlificChannel(Channel):
             workspaces = prolific.list_workspaces(client)
             if not workspaces:
                 raise ChannelError("the Prolific account has no workspace")
-            return (Decimal(prolific.get_balance(client, workspaces[0].id).available_balance) / 100).quantize(Decimal("0.01"))
+            return (Decimal(prolific.get_balance(client, workspaces[0].id).available_balance) / 100).quantize(
+                Decimal("0.01")
+            )
 
     # --- the study --------------------------------------------------------------------------
     def _state(self, study: prolific.Study) -> UnitState:
-        return UnitState(ref=study.id, status=study.status, expiration=None,
-                         max_assignments=study.total_available_places)
+        return UnitState(
+            ref=study.id, status=study.status, expiration=None, max_assignments=study.total_available_places
+        )
 
     def close_unit(self, unit_ref: str) -> UnitState:
         with translated():
@@ -231,8 +271,11 @@ class ProlificChannel(Channel):
             prolific.approve_submission(self.client(), assignment.channel_assignment_id)
 
     def reject(self, assignment: "Assignment", *, feedback: str) -> None:
-        self.reject_ref(assignment.channel_assignment_id, feedback=feedback,
-                        category=self.settings_for(assignment.unit.batch).rejection_category)
+        self.reject_ref(
+            assignment.channel_assignment_id,
+            feedback=feedback,
+            category=self.settings_for(assignment.unit.batch).rejection_category,
+        )
 
     def reject_ref(self, ref: str, *, feedback: str, category: str = "FAILED_INSTRUCTIONS") -> None:
         """Reject a submission by its id with a category and the message (100+ characters)."""
@@ -262,9 +305,14 @@ def study_of(batch: "Batch") -> str:
 
 def to_submission(found: prolific.Submission, study_id: str, our_code: str | None) -> SubmissionInfo:
     return SubmissionInfo(
-        ref=found.id, annotator_ref=found.participant_id, unit_ref=found.study_id or study_id,
-        status=STATUSES.get(found.status, ""), channel_status=found.status,
-        token_ok=bool(our_code) and found.code == our_code, submitted_at=_when(found.completed_at))
+        ref=found.id,
+        annotator_ref=found.participant_id,
+        unit_ref=found.study_id or study_id,
+        status=STATUSES.get(found.status, ""),
+        channel_status=found.status,
+        token_ok=bool(our_code) and found.code == our_code,
+        submitted_at=_when(found.completed_at),
+    )
 
 
 def _when(value: str | None) -> datetime | None:

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from django import forms
 from django.forms import renderers
+from django.utils.functional import Promise
 
 from .presets import ChannelPreset
 from .results import AGREEMENT_SETTINGS, KindPlot, LabelField
@@ -55,7 +56,7 @@ class Page:
     """
 
     slug: str
-    title: str
+    title: str | Promise  # a lazy translation: the annotator's language is chosen per request
     template: str
     form_class: type["PageForm"]
     locks: bool = False
@@ -133,7 +134,7 @@ class Column:
 class TaskKind(ABC):
     slug: ClassVar[str]
     title: ClassVar[str]
-    default_instructions: ClassVar[str] = ""
+    default_instructions: ClassVar[str | Promise] = ""
     #: what import accepts, in words for the researcher
     file_format: ClassVar[str] = ""
     #: project settings with the papers' values as defaults

@@ -13,7 +13,7 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -78,8 +78,8 @@ def value_problem(value: Any) -> tuple[str, str | None] | None:
             return f"nested more than {MAX_DEPTH} levels deep", field_path(path[:1])  # as _deep_field
         if type(node) is dict:
             if _text_problem("".join(node)):
-                key = next(key for key in node if _text_problem(key))
-                return "the key: " + _text_problem(key), field_path((*path, key))
+                key, problem = next((key, problem) for key in node if (problem := _text_problem(key)))
+                return "the key: " + problem, field_path((*path, key))
             pairs: Any = node.items()
         else:
             pairs = enumerate(node)
@@ -115,7 +115,7 @@ def _text_problem(text: str) -> str | None:
     return None
 
 
-def _deep_field(line: str) -> str | None | bool:
+def _deep_field(line: str) -> str | None | Literal[False]:
     """The top-level field under which `line` nests deeper than MAX_DEPTH (None: the record
     itself), or False when it does not; measured without parsing, so any depth is safe."""
     depth, key, last = 0, None, ""

@@ -6,7 +6,7 @@ Pages follow the paper's annotation script (Appendix A); quality follows Appendi
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
@@ -44,7 +44,7 @@ class ChoiceForm(PageForm):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.fields["choice"].choices = _option_choices(self.payload)
+        cast(forms.ChoiceField, self.fields["choice"]).choices = _option_choices(self.payload)
 
 
 class SecondChoiceForm(PageForm):
@@ -52,7 +52,10 @@ class SecondChoiceForm(PageForm):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.fields["choice"].choices = [*_option_choices(self.payload), (NO_OTHER_ANSWER, NO_OTHER_ANSWER_LABEL)]
+        cast(forms.ChoiceField, self.fields["choice"]).choices = [
+            *_option_choices(self.payload),
+            (NO_OTHER_ANSWER, NO_OTHER_ANSWER_LABEL),
+        ]
 
     def clean_choice(self) -> str:
         choice = self.cleaned_data["choice"]
@@ -79,7 +82,8 @@ class SpanForm(PageForm):
     none_found = forms.BooleanField(required=False, label=_("I cannot find such a span in the passage"))
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         text, none_found = data.get("text", ""), data.get("none_found")
         if not text and not none_found:
             raise forms.ValidationError(

@@ -89,6 +89,14 @@ class SqliteStore:
         with self.transaction() as db:
             return db.execute(sql, params).fetchone()
 
+    def one(self, sql: str, params: tuple = ()) -> sqlite3.Row:
+        """The row a query always finds (an aggregate, or a row this request has just written);
+        none found is a bug in the endpoint, not a caller's mistake."""
+        found = self.row(sql, params)
+        if found is None:
+            raise LookupError(f"no row for {sql!r} {params!r}")
+        return found
+
     def execute(self, sql: str, params: tuple = ()) -> None:
         with self.transaction() as db:
             db.execute(sql, params)

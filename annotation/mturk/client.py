@@ -4,11 +4,12 @@ One switch, ``MTURK_ENDPOINT``, picks ``local`` (the MTurk-compatible server in
 ``annotation.mturk.local``), ``sandbox`` or ``production``; the code path is the same for all
 three, only the URL and the credentials change. Region is always us-east-1.
 """
+
 from __future__ import annotations
 
 import functools
 import hashlib
-from typing import Any
+from typing import Any, TypeAlias
 from urllib.parse import urlencode
 
 import boto3
@@ -35,7 +36,7 @@ DEFAULT_LOCAL_URL = "http://127.0.0.1:8765"
 # Credentials sent to the local endpoint when none are given (it does not check signatures).
 LOCAL_CREDENTIALS = ("LOCALMTURKKEY", "local-mturk-secret")
 
-MTurkClient = BaseClient  # boto3's generated client class has no importable name
+MTurkClient: TypeAlias = BaseClient  # boto3's generated client class has no importable name
 
 
 def check_endpoint(endpoint: str) -> str:
@@ -125,8 +126,12 @@ def client_from_settings() -> MTurkClient:
 @functools.lru_cache(maxsize=8)
 def _cached_client(endpoint, local_url, key_id, secret, retry_mode, max_attempts) -> MTurkClient:
     return make_client(
-        endpoint, local_url=local_url, aws_access_key_id=key_id,
-        aws_secret_access_key=secret, retry_mode=retry_mode, max_attempts=max_attempts,
+        endpoint,
+        local_url=local_url,
+        aws_access_key_id=key_id,
+        aws_secret_access_key=secret,
+        retry_mode=retry_mode,
+        max_attempts=max_attempts,
     )
 
 

@@ -8,6 +8,7 @@
 botocore's ``ClientError`` never escapes the wrapper's functions; ``ParamValidationError``
 (a programming error caught before anything is sent) does.
 """
+
 from __future__ import annotations
 
 from botocore.exceptions import ClientError, HTTPClientError
@@ -22,11 +23,20 @@ DUPLICATE_REQUEST = "AWS.MechanicalTurk.DuplicateRequest"
 INVALID_ASSIGNMENT_STATE = "AWS.MechanicalTurk.InvalidAssignmentState"
 
 # Error codes (the part of ``__type`` after '#') that mean "try again later".
-TRANSIENT_CODES = frozenset({
-    "ServiceFault", "ServiceUnavailable", "InternalFailure", "InternalServerError",
-    "Throttling", "ThrottlingException", "TooManyRequestsException", "RequestLimitExceeded",
-    "RequestTimeout", "RequestTimeoutException",
-})
+TRANSIENT_CODES = frozenset(
+    {
+        "ServiceFault",
+        "ServiceUnavailable",
+        "InternalFailure",
+        "InternalServerError",
+        "Throttling",
+        "ThrottlingException",
+        "TooManyRequestsException",
+        "RequestLimitExceeded",
+        "RequestTimeout",
+        "RequestTimeoutException",
+    }
+)
 
 
 class MTurkError(Exception):
@@ -34,8 +44,9 @@ class MTurkError(Exception):
     ``ThrottlingException``...), ``turk_error_code`` MTurk's own code when it sent one
     (``AWS.MechanicalTurk.HitAlreadyExists``), ``attempts`` how many requests were sent."""
 
-    def __init__(self, message: str, *, operation: str, code: str = "",
-                 turk_error_code: str = "", attempts: int = 1) -> None:
+    def __init__(
+        self, message: str, *, operation: str, code: str = "", turk_error_code: str = "", attempts: int = 1
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.operation = operation
@@ -64,16 +75,16 @@ def translate(exc: Exception, operation: str) -> MTurkError:
         code = error.get("Code", "") or ""
         meta = exc.response.get("ResponseMetadata", {})
         status = int(meta.get("HTTPStatusCode") or 0)
-        kwargs = dict(
+        message = error.get("Message", "") or str(exc)
+        transient = code in TRANSIENT_CODES or status >= 500
+        kind = MTurkServiceError if transient else MTurkRequestError
+        return kind(
+            message,
             operation=operation,
             code=code,
             turk_error_code=exc.response.get("TurkErrorCode", "") or "",
             attempts=int(meta.get("RetryAttempts") or 0) + 1,
         )
-        message = error.get("Message", "") or str(exc)
-        if code in TRANSIENT_CODES or status >= 500:
-            return MTurkServiceError(message, **kwargs)
-        return MTurkRequestError(message, **kwargs)
     if isinstance(exc, (BotoConnectionError, HTTPClientError)):
         return MTurkServiceError(str(exc), operation=operation, code=type(exc).__name__)
     raise TypeError(f"not a botocore failure: {exc!r}")

@@ -4,9 +4,11 @@ MTurk with the assignment, and the capability that opens one assignment's pages 
 MTurk's frame makes our cookies third-party (Safari drops them), so the work page is keyed by
 a signed token in its URL instead of a session; sync checks the completion token before paying.
 """
+
 from __future__ import annotations
 
 from django.core import signing
+from django.utils.crypto import constant_time_compare
 
 COMPLETION_SALT = "annotation.mturk.completion"
 WORK_SALT = "annotation.mturk.work"
@@ -20,7 +22,7 @@ def completion_token(assignment_id: str) -> str:
 
 
 def completion_token_valid(assignment_id: str, token: str | None) -> bool:
-    return bool(token) and signing.constant_time_compare(completion_token(assignment_id), token)
+    return token is not None and constant_time_compare(completion_token(assignment_id), token)
 
 
 def work_token(assignment_pk: int, submit_to: str) -> str:

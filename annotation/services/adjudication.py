@@ -10,6 +10,7 @@ person, whose decision gives their final labels:
 Everything here is idempotent and safe to repeat: a task per (item, batch) and a final label per
 (item, batch, field) are unique, and a decision is a compare-and-set on the task's status.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -56,7 +57,9 @@ def adjudicator_for_user(*, batch: Batch, user: Any) -> Annotator:
     if not AdjudicationSetup.objects.filter(batch=batch, enabled=True, users=user).exists():
         raise AdjudicationRefused(_("You are not an adjudicator of this batch."))
     annotator, _created = Annotator.objects.get_or_create(
-        project_id=batch.project_id, channel="login", external_id=f"user-{user.pk}-batch-{batch.pk}",
+        project_id=batch.project_id,
+        channel="login",
+        external_id=f"user-{user.pk}-batch-{batch.pk}",
         defaults={"user": user, "batch": batch, "role": Role.ADJUDICATOR},
     )
     return annotator
@@ -77,9 +80,11 @@ def adjudication_queue(*, response: Response) -> None:
 def first_two(item: Item, batch: Batch) -> list[Response]:
     """The item's first two completed annotations in the batch, in order of completion."""
     return list(
-        Response.objects.filter(item=item, assignment__unit__batch=batch, completed_at__isnull=False,
-                                assignment__status__in=COUNTED)
-        .select_related("assignment").order_by("completed_at", "id")[:2]
+        Response.objects.filter(
+            item=item, assignment__unit__batch=batch, completed_at__isnull=False, assignment__status__in=COUNTED
+        )
+        .select_related("assignment")
+        .order_by("completed_at", "id")[:2]
     )
 
 
@@ -103,12 +108,20 @@ def adjudication_open_for_item(*, item: Item, batch: Batch) -> AdjudicationTask 
         if disputed:
             try:
                 with transaction.atomic():
-                    task = AdjudicationTask.objects.create(item=item, batch=batch, first_response=pair[0],
-                                                           second_response=pair[1], fields_in_dispute=disputed)
+                    task = AdjudicationTask.objects.create(
+                        item=item,
+                        batch=batch,
+                        first_response=pair[0],
+                        second_response=pair[1],
+                        fields_in_dispute=disputed,
+                    )
             except IntegrityError:  # another check of the same item got there first
                 return AdjudicationTask.objects.get(item=item, batch=batch)
-        agreed = [FinalLabel(item=item, batch=batch, field=f, value=first[f], how=FinalLabel.How.AGREED)
-                  for f in first if f not in disputed]
+        agreed = [
+            FinalLabel(item=item, batch=batch, field=f, value=first[f], how=FinalLabel.How.AGREED)
+            for f in first
+            if f not in disputed
+        ]
         FinalLabel.objects.bulk_create(agreed, ignore_conflicts=True)
     return task
 
@@ -131,20 +144,28 @@ def adjudication_task_next(*, adjudicator: Annotator) -> AdjudicationTask | None
     if mine is not None:  # back at it: the claim is fresh again
         AdjudicationTask.objects.filter(pk=mine.pk, adjudicator=adjudicator).update(claimed_at=timezone.now())
         return mine
+    if adjudicator.batch_id is None:  # not (yet) given a batch: nothing to claim
+        return None
     skipped: list[int] = []
     lost = 0
     while lost < MAX_CLAIMS:
-        candidate = (AdjudicationTask.objects.filter(batch_id=adjudicator.batch_id, adjudicator__isnull=True,
-                                                     status=AdjudicationTask.Status.OPEN)
-                     .exclude(pk__in=skipped).order_by("id").first())
+        candidate = (
+            AdjudicationTask.objects.filter(
+                batch_id=adjudicator.batch_id, adjudicator__isnull=True, status=AdjudicationTask.Status.OPEN
+            )
+            .exclude(pk__in=skipped)
+            .order_by("id")
+            .first()
+        )
         if candidate is None:
             return None
         if adjudicator_refusal(candidate, adjudicator) is not None:
             skipped.append(candidate.pk)
             continue
         now = timezone.now()
-        if AdjudicationTask.objects.filter(pk=candidate.pk, adjudicator__isnull=True).update(adjudicator=adjudicator,
-                                                                                              claimed_at=now):
+        if AdjudicationTask.objects.filter(pk=candidate.pk, adjudicator__isnull=True).update(
+            adjudicator=adjudicator, claimed_at=now
+        ):
             candidate.adjudicator, candidate.claimed_at = adjudicator, now
             return candidate
         lost += 1  # another adjudicator claimed it between the read and the write
@@ -160,7 +181,9 @@ def adjudication_tasks_release_idle(*, batch: Batch | None = None, now: datetime
     return sum(
         AdjudicationTask.objects.filter(
             Q(claimed_at__lt=now - timedelta(minutes=b.release_after_minutes)) | Q(claimed_at__isnull=True),
-            batch=b, status=AdjudicationTask.Status.OPEN, adjudicator__isnull=False,
+            batch=b,
+            status=AdjudicationTask.Status.OPEN,
+            adjudicator__isnull=False,
         ).update(adjudicator=None, claimed_at=None)
         for b in batches
     )
@@ -179,9 +202,12 @@ def adjudication_decide(*, task: AdjudicationTask, adjudicator: Annotator, value
     values = dict(values)
     with transaction.atomic():
         written = AdjudicationTask.objects.filter(
-            Q(adjudicator__isnull=True) | Q(adjudicator=adjudicator), pk=task.pk, status=AdjudicationTask.Status.OPEN,
-        ).update(status=AdjudicationTask.Status.DECIDED, answers=values, adjudicator=adjudicator,
-                 decided_at=timezone.now())
+            Q(adjudicator__isnull=True) | Q(adjudicator=adjudicator),
+            pk=task.pk,
+            status=AdjudicationTask.Status.OPEN,
+        ).update(
+            status=AdjudicationTask.Status.DECIDED, answers=values, adjudicator=adjudicator, decided_at=timezone.now()
+        )
         if not written:
             task.refresh_from_db()
             if task.adjudicator_id == adjudicator.pk and task.answers == values:
@@ -196,8 +222,9 @@ def final_labels(task: AdjudicationTask, adjudicator: Annotator, values: Mapping
     two annotations, else unresolved with the reason."""
     item = task.item
     kind: TaskKind = get_kind(item.project.kind)
-    first, second = (kind.adjudication_fields(item.payload, r.answers) for r in (task.first_response,
-                                                                               task.second_response))
+    first, second = (
+        kind.adjudication_fields(item.payload, r.answers) for r in (task.first_response, task.second_response)
+    )
     labels = []
     for field in task.fields_in_dispute:
         value = values[field]
@@ -205,7 +232,9 @@ def final_labels(task: AdjudicationTask, adjudicator: Annotator, values: Mapping
         if kind.same(field, value, first.get(field)) or kind.same(field, value, second.get(field)):
             labels.append(FinalLabel(**common, value=value, how=FinalLabel.How.ADJUDICATED))
         else:
-            reason = (f"the adjudicator's label {value!r} matches neither annotation ({first.get(field)!r}, "
-                      f"{second.get(field)!r}): no label has two supports")
+            reason = (
+                f"the adjudicator's label {value!r} matches neither annotation ({first.get(field)!r}, "
+                f"{second.get(field)!r}): no label has two supports"
+            )
             labels.append(FinalLabel(**common, value=None, how=FinalLabel.How.UNRESOLVED, reason=reason))
     return labels

@@ -1,18 +1,30 @@
 """What an import refuses beyond a kind's own parsing, the same on every database: values no
 database stores alike, ids too long for the table, and a record whose id is already taken by
 different content (in the project, or earlier in the same file)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import models
+
 from annotation.kinds import ImportProblem, ParsedItem
 from annotation.kinds.formats import UNSTORABLE, value_problem
 from annotation.models import Item
 
-ID_MAX = Item._meta.get_field("external_id").max_length
-GROUP_MAX = Item._meta.get_field("group_key").max_length
+
+def _max_length(name: str) -> int:
+    """The length limit of one of Item's text columns (Django's Model _meta API)."""
+    field = Item._meta.get_field(name)
+    if not isinstance(field, models.CharField) or field.max_length is None:
+        raise TypeError(f"Item.{name} is not a CharField with a max_length")
+    return field.max_length
+
+
+ID_MAX = _max_length("external_id")
+GROUP_MAX = _max_length("group_key")
 
 
 @dataclass
@@ -32,7 +44,11 @@ def differing_fields(new: Any, old: Any) -> list[str]:
         if a == b and (key in new) == (key in old):
             continue
         if isinstance(a, dict) and isinstance(b, dict):
-            fields += [f"{key}.{sub}" for sub in sorted(set(a) | set(b)) if a.get(sub) != b.get(sub) or (sub in a) != (sub in b)]
+            fields += [
+                f"{key}.{sub}"
+                for sub in sorted(set(a) | set(b))
+                if a.get(sub) != b.get(sub) or (sub in a) != (sub in b)
+            ]
         else:
             fields.append(key)
     return fields
@@ -50,8 +66,11 @@ def check_item(item: ParsedItem) -> None:
     if problem:
         raise ImportProblem(problem[0], line=item.line, field=problem[1])
     if len(item.external_id) > ID_MAX:
-        raise ImportProblem(f"the item's id is {len(item.external_id):,} characters long; at most {ID_MAX} fit",
-                            line=item.line, field="id")
+        raise ImportProblem(
+            f"the item's id is {len(item.external_id):,} characters long; at most {ID_MAX} fit",
+            line=item.line,
+            field="id",
+        )
     if len(item.group_key) > GROUP_MAX:
         raise ImportProblem(f"the item's group key is longer than {GROUP_MAX} characters", line=item.line)
     problem = value_problem([item.external_id, item.group_key])
@@ -59,8 +78,9 @@ def check_item(item: ParsedItem) -> None:
         raise ImportProblem(problem[0], line=item.line, field="id")
 
 
-def new_items(items: Iterable[ParsedItem], existing: Mapping[str, Any], tally: Tally, *,
-              skip_conflicts: bool) -> Iterator[ParsedItem]:
+def new_items(
+    items: Iterable[ParsedItem], existing: Mapping[str, Any], tally: Tally, *, skip_conflicts: bool
+) -> Iterator[ParsedItem]:
     """The items to create: checked, neither in the project (`existing`: id -> payload) nor earlier
     in the file. An identical duplicate is skipped; one with different content raises
     ImportProblem naming its line, id and fields, or with `skip_conflicts` is counted and skipped."""
@@ -90,5 +110,6 @@ def _compare(item: ParsedItem, other: Any, where: str, tally: Tally, skip_confli
     raise ImportProblem(
         f"id {item.external_id!r} is already used in {where} by a record with different content "
         f"({', '.join(fields)} differ); change the id, or import with the option to skip such records",
-        line=item.line, field=", ".join(fields),
+        line=item.line,
+        field=", ".join(fields),
     )

@@ -6,6 +6,7 @@ being parsed: on SQLite, multi-row INSERTs from rows a parser thread prepares (s
 of the GIL while SQLite writes pages, so parsing runs on the other core); on PostgreSQL,
 binary COPY FROM STDIN pulling the parsed rows; other databases use bulk_create.
 """
+
 from __future__ import annotations
 
 import queue
@@ -19,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db import connections, router, transaction
+from django.db import connections, models, router, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.utils import timezone, translation
 
@@ -65,7 +66,9 @@ def decode_upload(data: bytes, *, max_bytes: int | None = None) -> str:
     """Bytes to text, refusing what cannot be imported faithfully; names the line at fault."""
     limit = settings.IMPORT_MAX_BYTES if max_bytes is None else max_bytes
     if len(data) > limit:
-        raise ImportProblem(f"the file is {len(data):,} bytes, over the import limit of {limit:,} bytes (IMPORT_MAX_BYTES)")
+        raise ImportProblem(
+            f"the file is {len(data):,} bytes, over the import limit of {limit:,} bytes (IMPORT_MAX_BYTES)"
+        )
     if not data or data.isspace():  # not data.strip(): that copies the whole file
         raise ImportProblem("the file is empty")
     if data.startswith(b"\xef\xbb\xbf"):
@@ -77,8 +80,9 @@ def decode_upload(data: bytes, *, max_bytes: int | None = None) -> str:
         raise ImportProblem(f"not UTF-8 (byte 0x{data[exc.start]:02x} at byte offset {exc.start})", line=line) from None
 
 
-def items_import(*, project: Project, data: bytes, filename: str = "", max_bytes: int | None = None,
-                 skip_conflicts: bool = False) -> ImportReport:
+def items_import(
+    *, project: Project, data: bytes, filename: str = "", max_bytes: int | None = None, skip_conflicts: bool = False
+) -> ImportReport:
     """Insert every new item of the file in one transaction; a bad record anywhere imports nothing.
 
     Preconditions: none; a bad record raises ImportProblem (naming its line and field) and the
@@ -98,16 +102,22 @@ def items_import(*, project: Project, data: bytes, filename: str = "", max_bytes
     with transaction.atomic(using=alias):
         # a project's first import (the usual case) needs no look-up of the ids it holds
         fresh = not Item.objects.using(alias).filter(project=project).exists()
-        if parsed is None and not fresh:
-            parsed = _parse_all(kind, text)  # the existing ids to skip depend on the file's ids
-        existing = {} if fresh else _existing_payloads(project, parsed, alias)
+        existing: dict[str, Any] = {}
+        if not fresh:
+            if parsed is None:
+                parsed = _parse_all(kind, text)  # the existing ids to skip depend on the file's ids
+            existing = _existing_payloads(project, parsed, alias)
         items = kind.iter_parse(text) if parsed is None else parsed
         fresh_items = new_items(items, existing, tally, skip_conflicts=skip_conflicts)
         insert(connection, project, fresh_items, source_label(filename), timezone.now())
         if not tally.total:
             raise ImportProblem("the file holds no records")
-    return ImportReport(created=tally.created, duplicates=tally.total - tally.created - tally.conflicts,
-                        total=tally.total, conflicts=tally.conflicts)
+    return ImportReport(
+        created=tally.created,
+        duplicates=tally.total - tally.created - tally.conflicts,
+        total=tally.total,
+        conflicts=tally.conflicts,
+    )
 
 
 def _parse_all(kind: TaskKind, text: str) -> list[ParsedItem]:
@@ -123,15 +133,19 @@ def _existing_payloads(project: Project, parsed: list[ParsedItem], alias: str) -
     items = Item.objects.using(alias).filter(project=project)
     if len(ids) < 20000:  # beyond that, reading all the project's items beats a huge IN list
         items = items.filter(external_id__in=ids)
-    return {external_id: payload for external_id, payload in items.values_list("external_id", "payload")
-            if external_id in ids}
+    return {
+        external_id: payload
+        for external_id, payload in items.values_list("external_id", "payload")
+        if external_id in ids
+    }
 
 
 def _inserter(connection: BaseDatabaseWrapper) -> tuple[Inserter, bool]:
     """How items reach the table, and whether it can take them while the file is being parsed."""
     if connection.vendor == "sqlite":
         return _insert_sqlite, True
-    if connection.vendor == "postgresql" and connection.Database.__name__ == "psycopg2":
+    # every backend's wrapper has `Database` (its DB-API module); django-stubs leave it out
+    if connection.vendor == "postgresql" and connection.Database.__name__ == "psycopg2":  # type: ignore[attr-defined]
         return _insert_copy, True
     return _insert_orm, False
 
@@ -141,11 +155,20 @@ def _source(label: str, line: int) -> str:
 
 
 def _columns(connection: BaseDatabaseWrapper) -> str:
-    return ", ".join(connection.ops.quote_name(Item._meta.get_field(name).column) for name in ITEM_FIELDS)
+    return ", ".join(connection.ops.quote_name(_column(name)) for name in ITEM_FIELDS)
 
 
-def _insert_sqlite(connection: BaseDatabaseWrapper, project: Project, items: Iterable[ParsedItem],
-                   label: str, now: datetime) -> None:
+def _column(name: str) -> str:
+    """The table column of one of Item's concrete fields (Django's Model _meta API)."""
+    field = Item._meta.get_field(name)
+    if not isinstance(field, models.Field) or not field.column:
+        raise TypeError(f"Item.{name} has no column of its own")
+    return field.column
+
+
+def _insert_sqlite(
+    connection: BaseDatabaseWrapper, project: Project, items: Iterable[ParsedItem], label: str, now: datetime
+) -> None:
     """SQLite: multi-row INSERTs of the values Django would write, prepared by a parser thread.
 
     `items` (the parsing) is consumed in that thread; its exception (a bad line) is raised here,
@@ -172,14 +195,21 @@ def _values_sql(head: str, rows: int) -> str:
     return head + ", ".join(("(%s, %s, %s, %s, %s, %s)",) * rows)
 
 
-def _sqlite_batches(project: Project, items: Iterable[ParsedItem], label: str, created_at: Any,
-                    batch_rows: int) -> Iterator[tuple[int, list[Any]]]:
+def _sqlite_batches(
+    project: Project, items: Iterable[ParsedItem], label: str, created_at: Any, batch_rows: int
+) -> Iterator[tuple[int, list[Any]]]:
     """(rows, their values in one flat list) per `batch_rows` items, in ITEM_FIELDS order."""
     params: list[Any] = []
     rows = 0
     for item in items:
-        params += (project.pk, item.external_id, payload_json(item.payload).decode("utf-8"), item.group_key,
-                   _source(label, item.line), created_at)
+        params += (
+            project.pk,
+            item.external_id,
+            payload_json(item.payload).decode("utf-8"),
+            item.group_key,
+            _source(label, item.line),
+            created_at,
+        )
         rows += 1
         if rows == batch_rows:
             yield rows, params
@@ -213,8 +243,9 @@ def _read_ahead(source: Iterator[T], depth: int) -> Iterator[Iterator[T]]:
         thread.join()
 
 
-def _produce(source: Iterator[T], ahead: "queue.Queue[tuple[bool, Any]]", stop: threading.Event,
-             language: str | None) -> None:
+def _produce(
+    source: Iterator[T], ahead: "queue.Queue[tuple[bool, Any]]", stop: threading.Event, language: str | None
+) -> None:
     """The read-ahead thread: (True, value) per value, then (False, None) or (False, exception)."""
     try:
         with translation.override(language):
@@ -239,8 +270,9 @@ def _consume(ahead: "queue.Queue[tuple[bool, Any]]") -> Iterator[Any]:
             raise value
 
 
-def _insert_copy(connection: BaseDatabaseWrapper, project: Project, items: Iterable[ParsedItem],
-                 label: str, now: datetime) -> None:
+def _insert_copy(
+    connection: BaseDatabaseWrapper, project: Project, items: Iterable[ParsedItem], label: str, now: datetime
+) -> None:
     """PostgreSQL: binary COPY FROM STDIN, reading `items` as PostgreSQL asks for more rows.
 
     An exception while reading (a bad line) makes psycopg2 abort the COPY and raise its own
@@ -257,13 +289,19 @@ def _insert_copy(connection: BaseDatabaseWrapper, project: Project, items: Itera
             raise stream.error from None
 
 
-def _insert_orm(connection: BaseDatabaseWrapper, project: Project, items: Iterable[ParsedItem],
-                label: str, now: datetime) -> None:
+def _insert_orm(
+    connection: BaseDatabaseWrapper, project: Project, items: Iterable[ParsedItem], label: str, now: datetime
+) -> None:
     """Other databases: bulk_create (created_at is then set by the field itself)."""
     Item.objects.using(connection.alias).bulk_create(
         (
-            Item(project=project, external_id=item.external_id, payload=item.payload,
-                 group_key=item.group_key, source=_source(label, item.line))
+            Item(
+                project=project,
+                external_id=item.external_id,
+                payload=item.payload,
+                group_key=item.group_key,
+                source=_source(label, item.line),
+            )
             for item in items
         ),
         batch_size=BULK_SIZE,
@@ -273,7 +311,9 @@ def _insert_orm(connection: BaseDatabaseWrapper, project: Project, items: Iterab
 def _copy_row_head(connection: BaseDatabaseWrapper, project: Project) -> bytes:
     """A binary COPY row's start: the field count and the project's id as its column stores it."""
     column_type = Item._meta.get_field("project").db_type(connection)
-    packing = {"bigint": "!iq", "integer": "!ii"}[column_type]
+    packing = {"bigint": "!iq", "integer": "!ii"}.get(column_type or "")
+    if packing is None:
+        raise ValueError(f"no binary COPY layout for a project id column of type {column_type!r}")
     return struct.pack("!h", len(ITEM_FIELDS)) + struct.pack(packing, struct.calcsize(packing) - 4, project.pk)
 
 
@@ -297,10 +337,18 @@ def _copy_chunks(head: bytes, items: Iterable[ParsedItem], label: str, now: date
     size = len(_COPY_HEADER)
     for item in items:
         payload = payload_json(item.payload)  # jsonb: its length counts the version byte
-        row = b"".join((head, _copy_field(item.external_id.encode("utf-8")),
-                        struct.pack("!i", len(payload) + 1), _JSONB_VERSION, payload,
-                        _copy_field(item.group_key.encode("utf-8")),
-                        _copy_field(_source(label, item.line).encode("utf-8")), tail))
+        row = b"".join(
+            (
+                head,
+                _copy_field(item.external_id.encode("utf-8")),
+                struct.pack("!i", len(payload) + 1),
+                _JSONB_VERSION,
+                payload,
+                _copy_field(item.group_key.encode("utf-8")),
+                _copy_field(_source(label, item.line).encode("utf-8")),
+                tail,
+            )
+        )
         rows.append(row)
         size += len(row)
         if size >= COPY_CHUNK_BYTES:

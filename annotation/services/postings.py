@@ -1,5 +1,6 @@
 """Changing a batch's postings on its channel: close them, extend them, add places
 (re-annotating a block)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -21,7 +22,7 @@ class PostingsReport:
     failed: dict[int, str] = field(default_factory=dict)  # unit position -> reason
 
     def summary(self, verb: str) -> str:
-        text = f"{verb} {self.changed} HIT(s)"
+        text = f"{verb} {self.changed} posting(s)"
         if self.failed:
             text += "; failed: " + "; ".join(f"unit #{p}: {r}" for p, r in sorted(self.failed.items()))
         return text
@@ -38,8 +39,7 @@ def _published(batch: Batch, positions: Iterable[int] | None) -> list[Unit]:
     return list(units)
 
 
-def _each(batch: Batch, positions: Iterable[int] | None,
-          change: Callable[[Unit], UnitState]) -> PostingsReport:
+def _each(batch: Batch, positions: Iterable[int] | None, change: Callable[[Unit], UnitState]) -> PostingsReport:
     check_publishable(batch)
     report = PostingsReport()
     asked: set[str] = set()  # units sharing one posting (a Prolific study) change it once
@@ -53,7 +53,9 @@ def _each(batch: Batch, positions: Iterable[int] | None,
             report.failed[unit.position] = str(exc)
             continue
         Posting.objects.filter(ref=state.ref).update(
-            status=state.status, expiration=state.expiration, places=state.max_assignments,
+            status=state.status,
+            expiration=state.expiration,
+            places=state.max_assignments,
             updated_at=timezone.now(),
         )
         report.changed += 1
@@ -97,8 +99,7 @@ def postings_extend(*, batch: Batch, hours: int, positions: Iterable[int] | None
 
 
 @records_calls
-def places_add(*, batch: Batch, number: int, label: str,
-                          positions: Iterable[int] | None = None) -> PostingsReport:
+def places_add(*, batch: Batch, number: int, label: str, positions: Iterable[int] | None = None) -> PostingsReport:
     """``number`` more assignments on each chosen HIT (re-annotating a bad block).
 
     ``label`` names this request: the same label again (a second click, a retry) adds nothing
@@ -113,9 +114,15 @@ def places_add(*, batch: Batch, number: int, label: str,
     check_publishable(batch)
     units = _published(batch, positions)
     top = max((h.places for u in units for h in u.postings.all()), default=batch.assignments_per_unit)
-    check_balance(cost_estimate(batch=batch, units=len(units), assignments_per_unit=number,
-                                max_assignments=top + number))
+    check_balance(
+        cost_estimate(batch=batch, units=len(units), assignments_per_unit=number, max_assignments=top + number)
+    )
     channel = get_channel(batch.channel)
     chosen = [u.position for u in units]
-    return _each(batch, chosen, lambda unit: channel.add_assignments(
-        unit.channel_ref, number=number, request_token=request_token("add", unit.channel_ref, label, number)))
+    return _each(
+        batch,
+        chosen,
+        lambda unit: channel.add_assignments(
+            unit.channel_ref, number=number, request_token=request_token("add", unit.channel_ref, label, number)
+        ),
+    )

@@ -1,10 +1,11 @@
 """Creating projects: the one place that checks a project's task kind exists."""
+
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from annotation.kinds import get_kind
 from annotation.models import Item, Project, Team
@@ -18,7 +19,7 @@ def project_create(
     language: str = "en",
     instructions: str = "",
     settings: dict[str, Any] | None = None,
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
 ) -> Project:
     """Create a project of a registered kind.
 
@@ -47,7 +48,9 @@ def consistency_set_choose(*, project: Project, size: int = 20, seed: int | None
     them in a unit everyone does first. Raises ValueError when the project has fewer groups.
     """
     firsts: dict[str, str] = {}
-    for external_id, group_key in Item.objects.filter(project=project).order_by("id").values_list("external_id", "group_key"):
+    for external_id, group_key in (
+        Item.objects.filter(project=project).order_by("id").values_list("external_id", "group_key")
+    ):
         firsts.setdefault(group_key or external_id, external_id)
     if size < 1 or size > len(firsts):
         raise ValueError(f"a consistency set of {size} needs between 1 and {len(firsts)} groups of items")

@@ -1,7 +1,8 @@
-"""Publishing a batch on its recruiting channel (MTurk, later Prolific): the cost estimate, the
+"""Publishing a batch on its recruiting site: the cost estimate, the
 balance check, the publish job that makes one posting per unit with progress n of N (run by the
 ``publish_batch`` task), and the watchdog that resends a job stuck after its worker died. Every
 step speaks the channel interface (`get_channel(batch.channel)`)."""
+
 from __future__ import annotations
 
 import functools
@@ -33,7 +34,7 @@ class CostEstimate:
     assignments_per_unit: int
     reward: Decimal  # per assignment
     fee: Decimal  # per assignment
-    #: who may take the work, in the channel's words (MTurk: "Masters"); empty: anybody
+    #: who may take the work, in the channel's words (e.g. "Masters"); empty: anybody
     audience: str
     balance: Decimal | None = None
     lead_items: int = 0  # consistency items each worker's first HIT also holds
@@ -82,8 +83,14 @@ def check_publishable(batch: Batch) -> Channel:
 
 
 @records_calls
-def cost_estimate(*, batch: Batch, with_balance: bool = True, units: int | None = None,
-                  assignments_per_unit: int | None = None, max_assignments: int | None = None) -> CostEstimate:
+def cost_estimate(
+    *,
+    batch: Batch,
+    with_balance: bool = True,
+    units: int | None = None,
+    assignments_per_unit: int | None = None,
+    max_assignments: int | None = None,
+) -> CostEstimate:
     """Reward + the channel's fee per assignment × assignments per unit × units not published yet.
 
     ``units``/``assignments_per_unit`` override the counts (adding assignments); the fee rate
@@ -95,9 +102,16 @@ def cost_estimate(*, batch: Batch, with_balance: bool = True, units: int | None 
     if cost is None:
         raise PublishRefused(f"{channel.title} does not say what the work costs")
     count = units if units is not None else publishable_units(batch).filter(channel_ref="").count()
-    return CostEstimate(units=count, assignments_per_unit=per_unit, reward=cost.reward, fee=cost.fee,
-                        audience=channel.audience(batch), balance=channel.balance() if with_balance else None,
-                        lead_items=consistency_lead_count(batch), currency=channel.currency_code())
+    return CostEstimate(
+        units=count,
+        assignments_per_unit=per_unit,
+        reward=cost.reward,
+        fee=cost.fee,
+        audience=channel.audience(batch),
+        balance=channel.balance() if with_balance else None,
+        lead_items=consistency_lead_count(batch),
+        currency=channel.currency_code(),
+    )
 
 
 def consistency_lead_count(batch: Batch) -> int:
@@ -124,10 +138,10 @@ def check_balance(estimate: CostEstimate) -> None:
 def batch_publish_request(*, batch: Batch, base_url: str, by=None) -> PublishJob:
     """Record a publish job and hand it to the ``publish_batch`` task once committed.
 
-    Preconditions: an MTurk batch with valid HIT settings, and a balance that covers the cost
-    estimate (else ``PublishRefused``). While a job of the batch is pending or running, that job
-    is returned instead of a new one (a second click); a job after a finished one publishes only
-    the units still without a HIT.
+    Preconditions: a batch on a recruiting site with settings its channel accepts, and a balance
+    that covers the cost estimate (else ``PublishRefused``). While a job of the batch is pending or
+    running, that job is returned instead of a new one (a second click); a job after a finished one
+    publishes only the units still without a posting.
     """
     from annotation import tasks  # tasks call services; imported here to keep the cycle out of module load
 
@@ -145,8 +159,12 @@ def batch_publish_request(*, batch: Batch, base_url: str, by=None) -> PublishJob
             _save(job, celery_task_id=task_id)
         else:
             job = PublishJob.objects.create(
-                batch=batch, base_url=base_url.rstrip("/"), total=publishable_units(batch).count(),
-                done=publishable_units(batch).exclude(channel_ref="").count(), created_by=by, celery_task_id=task_id,
+                batch=batch,
+                base_url=base_url.rstrip("/"),
+                total=publishable_units(batch).count(),
+                done=publishable_units(batch).exclude(channel_ref="").count(),
+                created_by=by,
+                celery_task_id=task_id,
             )
     transaction.on_commit(lambda: tasks.publish_batch.apply_async(args=[job.pk], task_id=task_id), robust=True)
     return job
@@ -170,8 +188,13 @@ def publish_job_run(*, job: PublishJob) -> PublishJob:
 
 
 def _job_run(job: PublishJob, batch: Batch) -> PublishJob:
-    _save(job, status=PublishJob.Status.RUNNING, started_at=job.started_at or timezone.now(),
-          total=publishable_units(batch).count(), error="")
+    _save(
+        job,
+        status=PublishJob.Status.RUNNING,
+        started_at=job.started_at or timezone.now(),
+        total=publishable_units(batch).count(),
+        error="",
+    )
     try:
         check_balance(cost_estimate(batch=batch))
     except ChannelUnavailable as exc:
@@ -183,8 +206,7 @@ def _job_run(job: PublishJob, batch: Batch) -> PublishJob:
 
     def progress(unit: Unit, ref: str | None, reason: str | None) -> None:
         if reason is not None:
-            failures.append({"unit": unit.pk, "position": unit.position, "reason": reason,
-                             "transient": False})
+            failures.append({"unit": unit.pk, "position": unit.position, "reason": reason, "transient": False})
         _save(job, done=publishable_units(batch).exclude(channel_ref="").count(), failures=failures)
 
     try:
@@ -212,7 +234,7 @@ def job_stale_minutes(job: PublishJob, now: datetime | None = None) -> int | Non
 
 
 def _stale_after() -> timedelta:
-    return timedelta(minutes=settings.MTURK_PUBLISH_STALE_MINUTES)
+    return timedelta(minutes=settings.PUBLISH_STALE_MINUTES)
 
 
 @dataclass
@@ -225,21 +247,20 @@ class WatchdogReport:
 
 
 def publish_watchdog(*, now: datetime | None = None, queue: str | None = None) -> WatchdogReport:
-    """Resend publish jobs that made no progress for MTURK_PUBLISH_STALE_MINUTES.
+    """Resend publish jobs that made no progress for PUBLISH_STALE_MINUTES.
 
     A job stays pending or running when its worker died and the broker did not redeliver the
     message (or redelivers it only after its visibility timeout, an hour on Redis), or when its
-    message was lost. Resending is safe: every HIT's request token is fixed, so a second runner
-    finds the HITs already made. After MTURK_PUBLISH_MAX_DISPATCHES sends in all the job is
+    message was lost. Resending is safe: every posting's request token is fixed, so a second runner
+    finds the postings already made. After PUBLISH_MAX_DISPATCHES sends in all the job is
     marked failed with what to check; publishing the batch again resumes it.
     """
     from annotation import tasks
 
     now = now or timezone.now()
-    cutoff, limit = now - _stale_after(), settings.MTURK_PUBLISH_MAX_DISPATCHES
+    cutoff, limit = now - _stale_after(), settings.PUBLISH_MAX_DISPATCHES
     report = WatchdogReport()
-    open_jobs = PublishJob.objects.filter(status__in=[PublishJob.Status.PENDING,
-                                                          PublishJob.Status.RUNNING])
+    open_jobs = PublishJob.objects.filter(status__in=[PublishJob.Status.PENDING, PublishJob.Status.RUNNING])
     stuck = open_jobs.filter(Q(progress_at__lt=cutoff) | Q(progress_at__isnull=True, created_at__lt=cutoff))
     for pk in stuck.values_list("pk", flat=True):
         with transaction.atomic():
@@ -248,19 +269,30 @@ def publish_watchdog(*, now: datetime | None = None, queue: str | None = None) -
                 continue
             minutes = job_stale_minutes(job, now)
             if job.dispatches >= limit:
-                _finish(job, status=PublishJob.Status.FAILED, error=(
-                    f"No progress for {minutes} minutes after {job.dispatches} sends to the Celery workers: is a "
-                    "worker running (celery -A config worker) and reaching the broker? Publishing the batch again "
-                    "resumes with the units still without a posting."))
+                _finish(
+                    job,
+                    status=PublishJob.Status.FAILED,
+                    error=(
+                        f"No progress for {minutes} minutes after {job.dispatches} sends to the Celery workers: is a "
+                        "worker running (celery -A config worker) and reaching the broker? Publishing the batch again "
+                        "resumes with the units still without a posting."
+                    ),
+                )
                 report.failed.append(job.pk)
                 continue
             task_id = str(uuid.uuid4())
-            _save(job, celery_task_id=task_id, dispatches=job.dispatches + 1, error=(
-                f"No progress for {minutes} minutes (its worker may have died): sent to the workers again "
-                f"({job.dispatches + 1} of {limit} sends)."))
+            _save(
+                job,
+                celery_task_id=task_id,
+                dispatches=job.dispatches + 1,
+                error=(
+                    f"No progress for {minutes} minutes (its worker may have died): sent to the workers again "
+                    f"({job.dispatches + 1} of {limit} sends)."
+                ),
+            )
             options = {"task_id": task_id, **({"queue": queue} if queue else {})}
-            transaction.on_commit(lambda job_pk=job.pk, options=options: tasks.publish_batch.apply_async(
-                args=[job_pk], **options), robust=True)
+            send = functools.partial(tasks.publish_batch.apply_async, args=[job.pk], **options)
+            transaction.on_commit(send, robust=True)
             report.resent.append(job.pk)
     return report
 

@@ -6,6 +6,7 @@ a decision source registers itself here (``register_decision_source``), and the 
 through ``decisions_for``. Only verified submissions (see ``services.sync``) are approved,
 rejected or paid; every review syncs first so verification is fresh.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -75,8 +76,9 @@ class ReviewReport:
 
 
 @records_calls
-def decisions_apply(*, batch: Batch, decisions: Decisions, reject_feedback: str, approve_feedback: str = "",
-                       sync: bool = True) -> ReviewReport:
+def decisions_apply(
+    *, batch: Batch, decisions: Decisions, reject_feedback: str, approve_feedback: str = "", sync: bool = True
+) -> ReviewReport:
     """Approve the verified, still Submitted work of kept annotators; reject the others' with
     ``reject_feedback`` (the participant is told why). Unverified work is never approved: it is listed in
     ``skipped`` with its problem. Safe to repeat: reviewed work is left alone.
@@ -98,8 +100,12 @@ def decisions_apply(*, batch: Batch, decisions: Decisions, reject_feedback: str,
         except ChannelError as exc:
             report.failed[sub.ref] = str(exc)
             continue
-        _reviewed(sub, approved=bool(keep), feedback=approve_feedback if keep else reject_feedback,
-                  word=channel.reviewed_status(approved=bool(keep)))
+        _reviewed(
+            sub,
+            approved=bool(keep),
+            feedback=approve_feedback if keep else reject_feedback,
+            word=channel.reviewed_status(approved=bool(keep)),
+        )
         if keep:
             report.approved += 1
         else:
@@ -156,13 +162,16 @@ def _not_reviewable(sub: Submission, keep: bool | None, waiting: str) -> str:
 
 def _reviewed(sub: Submission, *, approved: bool, feedback: str, word: str) -> None:
     review, status = (
-        (Submission.Review.APPROVED, Assignment.Status.APPROVED) if approved
+        (Submission.Review.APPROVED, Assignment.Status.APPROVED)
+        if approved
         else (Submission.Review.REJECTED, Assignment.Status.REJECTED)
     )
     with transaction.atomic():
         Submission.objects.filter(pk=sub.pk).update(
-            review=review, feedback=feedback, reviewed_at=timezone.now(), channel_status=word)
-        assignments_set_status(assignments=Assignment.objects.filter(pk=sub.assignment_id), status=status)
+            review=review, feedback=feedback, reviewed_at=timezone.now(), channel_status=word
+        )
+        if sub.assignment_id is not None:
+            assignments_set_status(assignments=Assignment.objects.filter(pk=sub.assignment_id), status=status)
 
 
 @records_calls
@@ -179,6 +188,8 @@ def submissions_chosen(*, batch: Batch, who: str, decisions: Decisions | None, s
     latest: dict[str, Submission] = {}
     verified = Submission.objects.filter(batch=batch, verified=True, assignment__isnull=False)
     for sub in verified.select_related("assignment__annotator").order_by("submitted_at", "id"):
+        if sub.assignment is None:  # excluded by the filter; says so to the type checker
+            continue
         decision = keep.get(sub.assignment.annotator_id)
         if who == "all" or (decision is not None and decision == (who == "kept")):
             latest[sub.participant_ref] = sub
@@ -192,8 +203,15 @@ def _worker_ids(batch: Batch, who: str, decisions: Decisions | None, worker_ids:
 
 
 @records_calls
-def participants_message(*, batch: Batch, subject: str, text: str, who: str = "all", decisions: Decisions | None = None,
-                  worker_ids: list[str] | None = None) -> MessageResult:
+def participants_message(
+    *,
+    batch: Batch,
+    subject: str,
+    text: str,
+    who: str = "all",
+    decisions: Decisions | None = None,
+    worker_ids: list[str] | None = None,
+) -> MessageResult:
     """Message the workers ``who`` names (or exactly ``worker_ids``); the channel splits the
     list into calls it accepts (MTurk: at most 100 workers per call)."""
     ids = _worker_ids(batch, who, decisions, worker_ids)
@@ -206,8 +224,14 @@ def participants_message(*, batch: Batch, subject: str, text: str, who: str = "a
 
 
 @records_calls
-def participants_block(*, batch: Batch, reason: str, who: str = "dropped", decisions: Decisions | None = None,
-                worker_ids: list[str] | None = None) -> tuple[int, dict[str, str]]:
+def participants_block(
+    *,
+    batch: Batch,
+    reason: str,
+    who: str = "dropped",
+    decisions: Decisions | None = None,
+    worker_ids: list[str] | None = None,
+) -> tuple[int, dict[str, str]]:
     """Block the workers ``who`` names from our HITs; (how many, worker id -> why one failed)."""
     if not reason.strip():
         raise ReviewError("a block needs a reason")
@@ -224,11 +248,13 @@ def participants_block(*, batch: Batch, reason: str, who: str = "dropped", decis
 
 
 @records_calls
-def qualification_grant(*, batch: Batch, who: str = "kept", decisions: Decisions | None = None,
-                              worker_ids: list[str] | None = None) -> tuple[str, int]:
+def qualification_grant(
+    *, batch: Batch, who: str = "kept", decisions: Decisions | None = None, worker_ids: list[str] | None = None
+) -> tuple[str, int]:
     """Grant the batch's private qualification (HIT setting ``private_qualification``) to the
     workers ``who`` names; (its id on the channel, how many workers)."""
     ids = _worker_ids(batch, who, decisions, worker_ids)
     type_id = get_channel(batch.channel).grant_batch_qualification(
-        ids, batch=batch, description=f"Trusted annotators of {batch.project.name}, granted by the researcher.")
+        ids, batch=batch, description=f"Trusted annotators of {batch.project.name}, granted by the researcher."
+    )
     return type_id, len(ids)

@@ -3,11 +3,13 @@
 chunks, and `export_open` names the file. Small exports are served at once from these chunks;
 large ones are written to a file by a background job (quality.services.exports). Both stream.
 """
+
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from django.utils import timezone
 from django.utils.text import slugify
@@ -18,8 +20,19 @@ from .datasets import DATASETS, EXACT, Dataset, ExportUnavailable, Options, proj
 from .writers import FORMATS, Format, encode
 
 __all__ = [
-    "DATASETS", "EXACT", "FORMATS", "Dataset", "Export", "ExportUnavailable", "Format", "Options", "UnknownExport",
-    "export_dataset", "export_filename", "export_open", "project_datasets",
+    "DATASETS",
+    "EXACT",
+    "FORMATS",
+    "Dataset",
+    "Export",
+    "ExportUnavailable",
+    "Format",
+    "Options",
+    "UnknownExport",
+    "export_dataset",
+    "export_filename",
+    "export_open",
+    "project_datasets",
 ]
 
 
@@ -36,8 +49,9 @@ class Export:
     cells: str
 
 
-def export_filename(project: Project, dataset: str, fmt: Format, *, options: Options = EXACT,
-                    day: date | None = None) -> str:
+def export_filename(
+    project: Project, dataset: str, fmt: Format, *, options: Options = EXACT, day: date | None = None
+) -> str:
     """`<project-slug>-<dataset>-<YYYY-MM-DD>[-spreadsheet-safe].<ext>`, safe for a
     Content-Disposition header; the suffix says the cells were changed for spreadsheets."""
     slug = slugify(project.name) or f"project-{project.pk}"
@@ -72,8 +86,11 @@ def export_open(*, project: Project, dataset: str, fmt: str, options: Options = 
     )
 
 
-def dataset_chunks(source: Dataset, fmt: Format, options: Options, rows: Iterator | None = None) -> Iterator[bytes]:
+def dataset_chunks(
+    source: Dataset, fmt: Format, options: Options, rows: Iterable[Mapping[str, Any]] | None = None
+) -> Iterator[bytes]:
     """The dataset's file, chunk by chunk; nothing is read before the first chunk is asked for.
     `rows`: the dataset's rows already opened (a job counts them as they pass)."""
-    yield from encode(source.columns(), source.rows() if rows is None else rows, fmt,
-                      spreadsheet_safe=options.spreadsheet_safe)
+    yield from encode(
+        source.columns(), source.rows() if rows is None else rows, fmt, spreadsheet_safe=options.spreadsheet_safe
+    )

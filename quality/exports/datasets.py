@@ -3,13 +3,14 @@
 Kind-specific columns always come from the task kind (its column declarations, export_item),
 so a new kind needs nothing here. Rows come from `.iterator()` querysets: memory stays flat.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import F, FilteredRelation, JSONField, Q, Value
+from django.db.models import F, FilteredRelation, JSONField, Q, QuerySet, Value
 
 from annotation.adjudication_selectors import (
     ADJUDICATION_COLUMNS,
@@ -124,8 +125,9 @@ def clean(project: Project, options: Options = EXACT) -> Dataset:
                 row.update({column: derived.get(column) for column in extra})
                 yield row
 
-    return Dataset("clean", lambda: annotation_columns(project, item_text=text) + extra, rows,
-                   _responses_total(project, kept))
+    return Dataset(
+        "clean", lambda: annotation_columns(project, item_text=text) + extra, rows, _responses_total(project, kept)
+    )
 
 
 def _chunks(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
@@ -145,12 +147,15 @@ def _item_dataset(project: Project, name: str, row_of: Callable[..., Any]) -> Da
     with the latest run's diagnostics (None without a run)."""
     run = latest_run(project)
     queryset = Item.objects.filter(project=project).order_by("id")
+    pairs: QuerySet[Item, tuple[Any, Any]]
     if run is None:
-        pairs = queryset.annotate(diagnostics=Value(None, output_field=JSONField()))
+        pairs = queryset.annotate(diagnostics=Value(None, output_field=JSONField())).values_list(
+            "payload", "diagnostics"
+        )
     else:
-        pairs = queryset.annotate(result=FilteredRelation("quality_results", condition=Q(quality_results__run=run)))
-        pairs = pairs.annotate(diagnostics=F("result__diagnostics"))
-    pairs = pairs.values_list("payload", "diagnostics")
+        result = FilteredRelation("quality_results", condition=Q(quality_results__run=run))
+        with_result = queryset.annotate(result=result).annotate(diagnostics=F("result__diagnostics"))
+        pairs = with_result.values_list("payload", "diagnostics")
 
     def rows() -> Iterator[dict[str, Any]]:
         for payload, diagnostics in pairs.iterator(CHUNK_SIZE):
@@ -213,8 +218,13 @@ def annotators(project: Project, options: Options = EXACT) -> Dataset:
     def rows() -> Iterator[dict[str, Any]]:
         fields = ("annotator_id", "annotator__external_id", "annotator__channel", "keep", "reasons", "metrics")
         for aid, ext, channel, keep, reasons, values in decisions.values_list(*fields).iterator(CHUNK_SIZE):
-            row = {"annotator_id": aid, "annotator": ext, "channel": channel, "keep": keep,
-                   "reasons": REASON_SEPARATOR.join(reasons)}
+            row = {
+                "annotator_id": aid,
+                "annotator": ext,
+                "channel": channel,
+                "keep": keep,
+                "reasons": REASON_SEPARATOR.join(reasons),
+            }
             for name in metrics:
                 row[name] = values.get(name)
             yield row
@@ -227,12 +237,25 @@ def decisions(project: Project, options: Options = EXACT) -> Dataset:
     queryset = response_decisions(_require_run(project, "decisions"))
 
     def rows() -> Iterator[dict[str, Any]]:
-        fields = ("response_id", "response__item_id", "response__item__external_id",
-                  "response__assignment__annotator_id", "response__assignment__annotator__external_id",
-                  "keep", "reasons")
+        fields = (
+            "response_id",
+            "response__item_id",
+            "response__item__external_id",
+            "response__assignment__annotator_id",
+            "response__assignment__annotator__external_id",
+            "keep",
+            "reasons",
+        )
         for rid, item_id, ext, aid, aext, keep, reasons in queryset.values_list(*fields).iterator(CHUNK_SIZE):
-            yield {"response_id": rid, "item_id": item_id, "external_id": ext, "annotator_id": aid,
-                   "annotator": aext, "keep": keep, "reasons": REASON_SEPARATOR.join(reasons)}
+            yield {
+                "response_id": rid,
+                "item_id": item_id,
+                "external_id": ext,
+                "annotator_id": aid,
+                "annotator": aext,
+                "keep": keep,
+                "reasons": REASON_SEPARATOR.join(reasons),
+            }
 
     return Dataset("decisions", lambda: list(DECISION_COLUMNS), rows, queryset.count)
 
@@ -256,15 +279,17 @@ def final_items(project: Project, options: Options = EXACT) -> Dataset:
             if row is not None:
                 yield row
 
-    return Dataset("final_items", lambda: _ordered_union(row.keys() for row in rows()), rows, queryset.count,
-                   sparse=True)
+    return Dataset(
+        "final_items", lambda: _ordered_union(row.keys() for row in rows()), rows, queryset.count, sparse=True
+    )
 
 
 def adjudications(project: Project, options: Options = EXACT) -> Dataset:
     """Every adjudication task with the adjudicator's decisions as given (the third annotation)."""
     queryset = AdjudicationTask.objects.filter(item__project=project)
-    return Dataset("adjudications", lambda: list(ADJUDICATION_COLUMNS), lambda: adjudication_rows(project),
-                   queryset.count)
+    return Dataset(
+        "adjudications", lambda: list(ADJUDICATION_COLUMNS), lambda: adjudication_rows(project), queryset.count
+    )
 
 
 Builder = Callable[[Project, Options], Dataset]
@@ -281,9 +306,14 @@ DATASETS: dict[str, tuple[Builder, str]] = {
 }
 
 
+def _item_builder(name: str, row_of: Callable[..., Any]) -> Builder:
+    """The builder of one of the kind's further released formats."""
+    return lambda project, options: _item_dataset(project, name, row_of)
+
+
 def project_datasets(project: Project) -> dict[str, tuple[Builder, str]]:
     """The standard datasets plus the further released formats of the project's kind."""
     found = dict(DATASETS)
     for name, spec in get_kind(project.kind).item_exports().items():
-        found[name] = (lambda p, o, name=name, row=spec.row: _item_dataset(p, name, row), spec.description)
+        found[name] = (_item_builder(name, spec.row), spec.description)
     return found

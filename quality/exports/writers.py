@@ -3,6 +3,7 @@
 Every export goes through `encode`: the admin's and the API's downloads, the background jobs'
 files and the `export` command. It holds one chunk in memory, never the whole file.
 """
+
 from __future__ import annotations
 
 import csv
@@ -25,18 +26,23 @@ class Format:
     name: str
     content_type: str
     extension: str
-    dialect: dict[str, str] | None = field(default=None)
+    dialect: type[csv.Dialect] | None = field(default=None)
 
     @property
     def delimited(self) -> bool:
         return self.dialect is not None
 
 
+class TabSeparated(csv.excel):
+    """Tab-separated with LF line ends, as the shared tasks' kits release their files."""
+
+    delimiter = "\t"
+    lineterminator = "\n"
+
+
 FORMATS: dict[str, Format] = {
-    "csv": Format("csv", "text/csv; charset=utf-8", "csv", {}),
-    # tab-separated with LF line ends, as CoSimLex and the SemEval kits release their files
-    "tsv": Format("tsv", "text/tab-separated-values; charset=utf-8", "tsv",
-                  {"delimiter": "\t", "lineterminator": "\n"}),
+    "csv": Format("csv", "text/csv; charset=utf-8", "csv", csv.excel),
+    "tsv": Format("tsv", "text/tab-separated-values; charset=utf-8", "tsv", TabSeparated),
     "jsonl": Format("jsonl", "application/x-ndjson; charset=utf-8", "jsonl"),
 }
 
@@ -56,11 +62,17 @@ def _chunks(rows: Iterable[Mapping[str, Any]], size: int) -> Iterator[list[Mappi
         yield chunk
 
 
-def _delimited(columns: list[str], rows: Iterable[Mapping[str, Any]], dialect: dict[str, str], *,
-               spreadsheet_safe: bool, rows_per_chunk: int) -> Iterator[bytes]:
+def _delimited(
+    columns: list[str],
+    rows: Iterable[Mapping[str, Any]],
+    dialect: type[csv.Dialect],
+    *,
+    spreadsheet_safe: bool,
+    rows_per_chunk: int,
+) -> Iterator[bytes]:
     """A header row, then one line per row (csv's minimal quoting; None is an empty cell)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, **dialect)
+    writer = csv.writer(buffer, dialect=dialect)
 
     def taken() -> bytes:
         text = buffer.getvalue()
@@ -87,8 +99,14 @@ def _jsonl(rows: Iterable[Mapping[str, Any]], *, rows_per_chunk: int) -> Iterato
         yield ("\n".join(map(encode, chunk)) + "\n").encode("utf-8")
 
 
-def encode(columns: list[str], rows: Iterable[Mapping[str, Any]], fmt: Format, *, spreadsheet_safe: bool = False,
-           rows_per_chunk: int = ROWS_PER_CHUNK) -> Iterator[bytes]:
+def encode(
+    columns: list[str],
+    rows: Iterable[Mapping[str, Any]],
+    fmt: Format,
+    *,
+    spreadsheet_safe: bool = False,
+    rows_per_chunk: int = ROWS_PER_CHUNK,
+) -> Iterator[bytes]:
     """The file's bytes, a chunk of `rows_per_chunk` rows at a time. CSV/TSV write `columns` in
     order (a key a row lacks is an empty cell); JSONL writes each row as it is, and ignores
     `spreadsheet_safe` (it is no spreadsheet format)."""

@@ -12,6 +12,7 @@ Call `field_agreement(frame, level=...)` with the long label frame (item, annota
 A coefficient that cannot be computed on these data (one annotator, no item with two labels, a
 single value) is NaN with its reason in the coefficient's own `reason`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -22,7 +23,7 @@ import pandas as pd
 
 from .aggregation import agreement_with_majority
 from .agreement_sets import masi_alpha
-from .alpha import Alpha, krippendorff_alpha
+from .alpha import Alpha, Bootstrap, krippendorff_alpha
 from .kappa import (
     CohenKappas,
     FleissKappa,
@@ -82,7 +83,7 @@ def field_agreement(
         "n_annotators": labels["annotator"].nunique(),
         "n_labels": len(labels),
     }
-    bootstrap = {"iterations": iterations, "seed": seed, "confidence": confidence}
+    bootstrap: Bootstrap = {"iterations": iterations, "seed": seed, "confidence": confidence}
     if level == "set":
         return FieldAgreement(
             level=level,

@@ -5,11 +5,13 @@ labels are handled as Krippendorff defines (items with fewer than two labels are
 drop out). The interval resamples items with replacement (seeded), recomputes alpha on each
 resample, and takes the 2.5th and 97.5th percentiles (for confidence=0.95).
 """
+
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import krippendorff
 import numpy as np
@@ -17,7 +19,21 @@ import pandas as pd
 
 from .labels import value_counts, value_domain
 
-LEVELS = ("nominal", "ordinal", "interval")
+#: a field's level of measurement -> the krippendorff package's name of its distance
+METRICS: dict[str, krippendorff.LevelOfMeasurement] = {
+    "nominal": "nominal",
+    "ordinal": "ordinal",
+    "interval": "interval",
+}
+LEVELS = tuple(METRICS)
+
+
+class Bootstrap(TypedDict):
+    """The bootstrap interval's settings, as every alpha function takes them."""
+
+    iterations: int
+    seed: int
+    confidence: float
 
 
 @dataclass(frozen=True)
@@ -44,20 +60,21 @@ def krippendorff_alpha(
     """Alpha at `level` ('nominal', 'ordinal' or 'interval'); ordinal values rank by `order` when
     given, else by their sort order; interval values must be numbers. `iterations=0` skips the
     bootstrap."""
-    if level not in LEVELS:
+    metric = METRICS.get(level)
+    if metric is None:
         raise ValueError(f"unknown level {level!r}; known: {', '.join(LEVELS)}")
     domain = value_domain(labels, order=order)
     _, counts = value_counts(labels, domain)
     metric_domain = np.asarray(domain, dtype=float) if level == "interval" else np.arange(len(domain))
     return alpha_from_counts(
-        counts, metric_domain, level, level_name=level, iterations=iterations, seed=seed, confidence=confidence
+        counts, metric_domain, metric, level_name=level, iterations=iterations, seed=seed, confidence=confidence
     )
 
 
 def alpha_from_counts(
     counts: np.ndarray,
     domain: np.ndarray,
-    metric: str | Callable,
+    metric: krippendorff.LevelOfMeasurement,
     *,
     level_name: str,
     iterations: int = 1000,
@@ -68,25 +85,29 @@ def alpha_from_counts(
     name or a distance callable as `krippendorff.alpha` takes it (the MASI distance for sets)."""
     pairable = counts[counts.sum(axis=1) >= 2]
     n_values = int(pairable.sum())
-    empty = {"low": math.nan, "high": math.nan, "level": level_name, "n_items": len(pairable), "n_values": n_values}
-    empty["iterations"] = 0
     if len(pairable) == 0:
-        return Alpha(math.nan, reason="no item has two labels", **empty)
+        return Alpha(math.nan, math.nan, math.nan, level_name, 0, n_values, 0, reason="no item has two labels")
     if np.count_nonzero(pairable.sum(axis=0)) < 2:
-        return Alpha(math.nan, reason="a single value was given: no variation, alpha is 0/0", **empty)
+        reason = "a single value was given: no variation, alpha is 0/0"
+        return Alpha(math.nan, math.nan, math.nan, level_name, len(pairable), n_values, 0, reason=reason)
     value = _alpha(pairable, domain, metric)
     low, high, done = _bootstrap(pairable, domain, metric, iterations, seed, confidence)
     return Alpha(value, low, high, level_name, len(pairable), n_values, done)
 
 
-def _alpha(counts: np.ndarray, domain: np.ndarray, metric: str | Callable) -> float:
+def _alpha(counts: np.ndarray, domain: np.ndarray, metric: krippendorff.LevelOfMeasurement) -> float:
     """One alpha; NaN (not a warning) when the counts hold a single value, so De is 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return float(krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=metric))
 
 
 def _bootstrap(
-    pairable: np.ndarray, domain: np.ndarray, metric: str | Callable, iterations: int, seed: int, confidence: float
+    pairable: np.ndarray,
+    domain: np.ndarray,
+    metric: krippendorff.LevelOfMeasurement,
+    iterations: int,
+    seed: int,
+    confidence: float,
 ) -> tuple[float, float, int]:
     """Percentile interval over `iterations` resamples of the pairable items (seeded). Resamples
     whose alpha is undefined (one value only) are left out; the count that remain is returned."""

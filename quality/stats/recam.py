@@ -4,8 +4,10 @@ Input: one row per response with columns response_id, annotator_id, item_id, com
 pre_correct, post_correct (True/False/None when the item has no label), support_span,
 summary_span, second_choice, difficulty, post_choice.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,11 +90,16 @@ def _rule_masks(
     return masks
 
 
+def _always(text: str) -> Callable[[Any], str]:
+    """A reason that is the same whoever the annotator."""
+    return lambda aid: text
+
+
 def _reasons(frame: pd.DataFrame, annotators: pd.DataFrame, masks: dict[str, pd.Series]) -> list[list[str]]:
-    texts = {
+    texts: dict[str, Callable[[Any], str]] = {
         "incomplete": lambda aid: REASON_INCOMPLETE,
         "low_accuracy_annotator": lambda aid: "annotator dropped: " + annotators.at[aid, "reasons"][0],
-        **{column: (lambda aid, text=text: text) for column, text in SPAN_RULES},
+        **{column: _always(text) for column, text in SPAN_RULES},
         "easy_wrong": lambda aid: REASON_EASY_WRONG,
     }
     reasons: list[list[str]] = [[] for _ in range(len(frame))]

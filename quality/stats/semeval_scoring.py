@@ -62,14 +62,13 @@ def read_kit_table(source: str | bytes | IO, required_columns: Sequence[str]) ->
 
 
 def _text(source: str | bytes | IO) -> str:
-    if hasattr(source, "read"):
-        source = source.read()
-    if isinstance(source, bytes):
+    raw = source if isinstance(source, str | bytes) else source.read()
+    if isinstance(raw, bytes):
         try:
-            source = source.decode("utf-8")
+            raw = raw.decode("utf-8")
         except UnicodeDecodeError as error:
             raise KitFormatError(f"the file is not UTF-8 text ({error})") from None
-    return source.removeprefix("\ufeff")
+    return raw.removeprefix("\ufeff")
 
 
 def _number(value: str, line: int, column: str) -> float:

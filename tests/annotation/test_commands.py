@@ -1,4 +1,5 @@
 """Management commands and the periodic release task."""
+
 import json
 from datetime import timedelta
 from io import StringIO
@@ -83,8 +84,18 @@ def test_create_batch_prints_an_invite_url(settings):
     settings.PUBLIC_BASE_URL = "https://annotate.example.org/"
     project = ProjectFactory()
     ItemFactory.create_batch(5, project=project)
-    out = run("create_batch", project.pk, "--name", "r1", "--items-per-unit", "2", "--annotators-per-item", "3",
-              "--release-after-minutes", "15")
+    out = run(
+        "create_batch",
+        project.pk,
+        "--name",
+        "r1",
+        "--items-per-unit",
+        "2",
+        "--annotators-per-item",
+        "3",
+        "--release-after-minutes",
+        "15",
+    )
     batch = Batch.objects.get()
     assert (batch.units.count(), batch.assignments_per_unit, batch.release_after_minutes) == (3, 3, 15)
     assert f"https://annotate.example.org/i/{InviteLink.objects.get().token}/" in out
@@ -131,7 +142,9 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
     batch = Batch.objects.get(project=project, channel="invite")
     mturk = Batch.objects.get(project=project, channel="mturk")
     assert (mturk.units.count(), mturk.assignments_per_unit) == (2, 2)
-    assert all("label" in item.payload for item in Item.objects.filter(unit_items__unit__batch=mturk))  # gold for the quality rules before review
+    assert all(
+        "label" in item.payload for item in Item.objects.filter(unit_items__unit__batch=mturk)
+    )  # gold for the quality rules before review
     prolific = Batch.objects.get(project=project, channel="prolific")
     assert (prolific.units.count(), prolific.assignments_per_unit) == (2, 2)
     study_settings_for(prolific)  # valid: the publish page would refuse invalid settings
@@ -143,19 +156,27 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
     assert (gcrc.language, gcrc.items.count(), gcrc_batch.assignments_per_unit) == ("zh-hans", 40, 2)
     gcrc_invites = list(InviteLink.objects.filter(batch=gcrc_batch).order_by("id"))
     assert [(i.label, i.max_annotators, i.role) for i in gcrc_invites] == [
-        ("annotator 1", 1, "annotator"), ("annotator 2", 1, "annotator"), ("adjudicator", 1, "adjudicator")]
+        ("annotator 1", 1, "annotator"),
+        ("annotator 2", 1, "annotator"),
+        ("adjudicator", 1, "adjudicator"),
+    ]
     assert gcrc_batch.adjudication.enabled
-    publish_label = BatchAdmin.publish_to_mturk.short_description  # the admin's own label, as printed
+    publish_label = BatchAdmin.publish_postings.short_description  # the admin's own label, as printed
     for out in (first, second):
         assert "http://demo.test:8000/admin/" in out and "Username:    researcher" in out
         assert f"http://demo.test:8000/i/{invite.token}/" in out
         assert f"http://demo.test:8000/i/{cosimlex_invite.token}/" in out and "CoSimLex demo (Croatian)" in out
         assert f"http://demo.test:8000/i/{scde_invite.token}/" in out and "SCDE demo (made-up passages)" in out
-        assert "tick it at http://demo.test:8000/admin/annotation/batch/ and run “Publish on the recruiting site (shows the cost first)”" in out
+        assert (
+            "tick it at http://demo.test:8000/admin/annotation/batch/ and run “Publish on the recruiting site (shows the cost first)”"
+            in out
+        )
         assert "MTurk workers: http://127.0.0.1:8765/worker/ (the local MTurk endpoint)" in out
         assert "GCRC demo (Chinese) (40 items)" in out
-        assert ("Prolific batch: “Prolific demo batch” (2 units × 2 participants, one study): tick it at "
-                f"http://demo.test:8000/admin/annotation/batch/ and run “{publish_label}”") in out
+        assert (
+            "Prolific batch: “Prolific demo batch” (2 units × 2 participants, one study): tick it at "
+            f"http://demo.test:8000/admin/annotation/batch/ and run “{publish_label}”"
+        ) in out
         assert "Prolific participants: http://127.0.0.1:8766/participant/ (the local Prolific endpoint" in out
         for link in gcrc_invites:
             assert f"http://demo.test:8000/i/{link.token}/ ({link.label})" in out

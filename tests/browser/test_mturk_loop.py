@@ -6,6 +6,7 @@ HIT and does the ReCAM unit inside the frame, with real clicks and mouse selecti
 it to externalSubmit; the researcher syncs, runs quality and approves from the quality run; the
 endpoint then holds the assignment as Approved, and the worker's list says so.
 """
+
 from __future__ import annotations
 
 import re
@@ -52,8 +53,11 @@ def messages(page) -> str:
 
 def test_publish_accept_work_in_frame_submit_sync_quality_approve(live_server, browser, mturk):
     project = ProjectFactory(name="MTurk reading", kind="recam")
-    items_import(project=project, data=data_file("recam", "Task_1_dev.sample.jsonl").read_bytes(),
-                 filename="Task_1_dev.sample.jsonl")
+    items_import(
+        project=project,
+        data=data_file("recam", "Task_1_dev.sample.jsonl").read_bytes(),
+        filename="Task_1_dev.sample.jsonl",
+    )
     ids = list(project.items.order_by("id").values_list("external_id", flat=True)[:2])
 
     researcher = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -78,8 +82,8 @@ def test_publish_accept_work_in_frame_submit_sync_quality_approve(live_server, b
 
         # publish: the confirmation shows the cost and the balance, nothing is created before "Publish"
         run_action(admin, changelist, batch, "Publish on the recruiting site (shows the cost first)")
-        assert admin.inner_text("#mturk-total") == "$0.60"  # $0.50 reward + 20 % fee, one assignment
-        assert admin.inner_text("#mturk-balance") == "$50.00"
+        assert admin.inner_text("#publish-total") == "$0.60"  # $0.50 reward + 20 % fee, one assignment
+        assert admin.inner_text("#publish-balance") == "$50.00"
         assert mturk.store.rows("SELECT id FROM hits") == []
         with admin.expect_navigation():
             admin.click("input[type=submit][value^=Publish]")
@@ -133,7 +137,7 @@ def test_publish_accept_work_in_frame_submit_sync_quality_approve(live_server, b
         assert "finished" in messages(admin)
         assert AnnotatorDecision.objects.get(annotator=assignment.annotator).keep
 
-        run_action(admin, changelist, batch, "Review MTurk work from the quality run…")
+        run_action(admin, changelist, batch, "Review the recruiting site's work from the quality run…")
         admin.check("input[name=operation][value=review]")
         admin.fill("textarea[name=reject_feedback]", "Most answers were wrong or the copied spans were empty.")
         with admin.expect_navigation():

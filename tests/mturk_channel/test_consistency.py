@@ -1,6 +1,7 @@
 """A CoSimLex batch with a consistency set on MTurk: the every-annotator unit is not a HIT of its
 own; its items lead each worker's first HIT of the batch (so every worker rates them first, as
 with invite links), sync verifies them with the rest, and the cost page says so."""
+
 from urllib.parse import urlencode
 
 import pytest
@@ -30,8 +31,7 @@ def batch(mturk_settings):
     project = ProjectFactory(kind="cosimlex", language="fi")
     items_import(project=project, data=data_file("cosimlex", "cosimlex_fi.sample.csv").read_bytes())
     consistency_set_choose(project=project, size=3, seed=11)
-    return batch_create(project=project, name="fi on mturk", items_per_unit=3, assignments_per_unit=2,
-                        channel="mturk")
+    return batch_create(project=project, name="fi on mturk", items_per_unit=3, assignments_per_unit=2, channel="mturk")
 
 
 def consistency_ids(batch) -> list[str]:
@@ -41,7 +41,8 @@ def consistency_ids(batch) -> list[str]:
 def open_hit(server, unit, worker: str) -> Assignment:
     """Accept the unit's HIT on the endpoint and open it in the frame, as MTurk does."""
     mturk_id = admin(server, "POST", "/_local/accept", {"hit_id": unit.channel_ref, "worker_id": worker})[
-        "assignment_id"]
+        "assignment_id"
+    ]
     query = {"assignmentId": mturk_id, "hitId": unit.channel_ref, "workerId": worker, "turkSubmitTo": server.url}
     opened = Client().get(reverse("surveys:mturk") + "?" + urlencode(query))
     assert opened.status_code == 302, opened.content
@@ -75,12 +76,14 @@ def test_the_consistency_unit_is_no_hit_and_leads_each_workers_first_hit(batch, 
     own = list(first_unit.items.order_by("unit_items__position").values_list("external_id", flat=True))
     assert external_ids(first) == lead + own  # the consistency set first, then the HIT's own items
     again = open_hit(server, second_unit, "A1FIRSTWORKER")  # the same worker's second HIT: no repeat
-    assert external_ids(again) == list(second_unit.items.order_by("unit_items__position")
-                                       .values_list("external_id", flat=True))
+    assert external_ids(again) == list(
+        second_unit.items.order_by("unit_items__position").values_list("external_id", flat=True)
+    )
     other = open_hit(server, second_unit, "A1OTHERWORKER")  # another worker's first HIT
     assert external_ids(other)[:3] == lead and len(external_ids(other)) == 6
-    ratings = Response.objects.filter(item__external_id__in=lead).values_list("assignment__annotator__external_id",
-                                                                              flat=True)
+    ratings = Response.objects.filter(item__external_id__in=lead).values_list(
+        "assignment__annotator__external_id", flat=True
+    )
     assert sorted(ratings) == sorted(["A1FIRSTWORKER", "A1OTHERWORKER"] * 3)
 
 
@@ -94,11 +97,18 @@ def test_sync_verifies_the_consistency_answers_with_the_rest(batch, server):
     Response.objects.filter(assignment=done).update(completed_at=now)
     # the hasty worker answered the HIT's own items but not the consistency items before them
     Response.objects.filter(assignment=skipped).exclude(item__external_id__in=consistency_ids(batch)).update(
-        completed_at=now)
+        completed_at=now
+    )
     for assignment in (done, skipped):
-        admin(server, "POST", "/_local/submit", {
-            "assignment_id": assignment.channel_assignment_id,
-            "fields": {COMPLETION_FIELD: completion_token(assignment.channel_assignment_id)}})
+        admin(
+            server,
+            "POST",
+            "/_local/submit",
+            {
+                "assignment_id": assignment.channel_assignment_id,
+                "fields": {COMPLETION_FIELD: completion_token(assignment.channel_assignment_id)},
+            },
+        )
     report = batch_sync(batch=batch)
     assert (report.verified, report.flagged) == (1, 1)
     assert Submission.objects.get(assignment=done).verified
@@ -107,13 +117,15 @@ def test_sync_verifies_the_consistency_answers_with_the_rest(batch, server):
 
 
 def test_the_cost_page_says_the_first_hit_is_longer(admin_client, batch, server):
-    page = admin_client.post(reverse("admin:annotation_batch_changelist"),
-                             {"action": "publish_to_mturk", "_selected_action": [batch.pk]})
+    page = admin_client.post(
+        reverse("admin:annotation_batch_changelist"), {"action": "publish_postings", "_selected_action": [batch.pk]}
+    )
     html = " ".join(page.content.decode().split())
     assert "also holds its 3 consistency items, before the unit's own" in html
     assert "<td>6</td><td>2</td>" in html  # 6 HITs of 2 assignments, the consistency unit not among them
     assert Item.objects.filter(project=batch.project).count() == 24
-    change = " ".join(admin_client.get(reverse("admin:annotation_batch_change", args=[batch.pk])).content.decode()
-                      .split())
+    change = " ".join(
+        admin_client.get(reverse("admin:annotation_batch_change", args=[batch.pk])).content.decode().split()
+    )
     assert "0 of 6 units published as HITs." in change
-    assert "The 3 consistency items come first in each worker's first HIT." in change
+    assert "The 3 consistency items come first in each worker's first unit." in change

@@ -1,4 +1,5 @@
 """Expire, extend, and add assignments to published HITs."""
+
 import pytest
 
 from annotation.models import Posting, PublishJob
@@ -59,7 +60,7 @@ def test_crossing_ten_assignments_is_refused_per_unit(published, server):
     report = places_add(batch=published, number=7, label="big", positions=[0])
     assert report.changed == 0
     assert "InvalidMaximumAssignmentsIncrease" in report.failed[0]
-    assert report.summary("Added assignments to").startswith("Added assignments to 0 HIT(s); failed: unit #0:")
+    assert report.summary("Added assignments to").startswith("Added assignments to 0 posting(s); failed: unit #0:")
 
 
 def test_adding_needs_the_money_and_published_units(published, server):

@@ -1,5 +1,6 @@
 """Review from the quality run: approve kept / reject dropped (verified work only), bonuses,
 messages, blocks and the private qualification, all seen on the local endpoint."""
+
 import json
 from decimal import Decimal
 
@@ -40,8 +41,12 @@ def reviewed(mturk_settings, server):
     }
     run = QualityRun.objects.create(project=batch.project, status=QualityRun.Status.DONE)
     for name, keep in (("keep1", True), ("keep2", True), ("drop", False), ("guesser", True)):
-        AnnotatorDecision.objects.create(run=run, annotator=work[name].assignment.annotator, keep=keep,
-                                         reasons=[] if keep else ["accuracy 0.20 below 0.50"])
+        AnnotatorDecision.objects.create(
+            run=run,
+            annotator=work[name].assignment.annotator,
+            keep=keep,
+            reasons=[] if keep else ["accuracy 0.20 below 0.50"],
+        )
     return batch, work
 
 
@@ -54,16 +59,30 @@ def test_review_approves_kept_and_rejects_dropped_with_feedback(reviewed, server
         work["undecided"].mturk_id: "the quality run has no decision on this annotator",
         work["orphan"].mturk_id: "not verified: no saved answers on our side",
     }
-    states = {name: (local_assignment(server, w.mturk_id)["status"], local_assignment(server, w.mturk_id)[
-        "requester_feedback"]) for name, w in work.items()}
+    states = {
+        name: (
+            local_assignment(server, w.mturk_id)["status"],
+            local_assignment(server, w.mturk_id)["requester_feedback"],
+        )
+        for name, w in work.items()
+    }
     assert states == {
-        "keep1": ("Approved", "Thank you!"), "keep2": ("Approved", "Thank you!"), "drop": ("Rejected", FEEDBACK),
-        "guesser": ("Submitted", None), "undecided": ("Submitted", None), "orphan": ("Submitted", None),
+        "keep1": ("Approved", "Thank you!"),
+        "keep2": ("Approved", "Thank you!"),
+        "drop": ("Rejected", FEEDBACK),
+        "guesser": ("Submitted", None),
+        "undecided": ("Submitted", None),
+        "orphan": ("Submitted", None),
     }
     assert server.store.balance() == Decimal("100.00") - 2 * Decimal("0.60")  # reward 0.50 + fee 0.10, twice
     ours = {name: Assignment.objects.get(pk=w.assignment.pk).status for name, w in work.items() if w.assignment}
-    assert ours == {"keep1": "approved", "keep2": "approved", "drop": "rejected", "guesser": "submitted",
-                    "undecided": "submitted"}
+    assert ours == {
+        "keep1": "approved",
+        "keep2": "approved",
+        "drop": "rejected",
+        "guesser": "submitted",
+        "undecided": "submitted",
+    }
     dropped = Submission.objects.get(assignment=work["drop"].assignment)
     assert (dropped.review, dropped.feedback, dropped.channel_status) == ("rejected", FEEDBACK, "Rejected")
 
@@ -99,7 +118,9 @@ def test_bonus_pays_each_kept_verified_worker_once(reviewed, server):
     assert report.paid == 2 and report.failed == {}
     paid = [dict(r) for r in server.store.rows("SELECT * FROM bonuses ORDER BY id")]
     assert sorted((b["worker_id"], b["amount"], b["fee"]) for b in paid) == [
-        ("A1KEEP1", "0.50", "0.10"), ("A1KEEP2", "0.50", "0.10")]
+        ("A1KEEP1", "0.50", "0.10"),
+        ("A1KEEP2", "0.50", "0.10"),
+    ]
     assert before - server.store.balance() == Decimal("1.20")
     again = review_bonus(batch=batch, amount="0.50", reason="Careful work", label="round 1 bonus")
     assert again.paid == 0 and set(again.skipped) == {"A1KEEP1", "A1KEEP2"}
@@ -127,7 +148,10 @@ def test_messages_go_out_in_calls_of_at_most_100(reviewed, server):
     assert sizes == [100, 100, 50]
     assert len(result.failed) == 247  # never worked for us: MTurk refuses to message them
     assert sorted(r["worker_id"] for r in server.store.rows("SELECT worker_id FROM notifications")) == [
-        "A1DROP", "A1KEEP1", "A1KEEP2"]
+        "A1DROP",
+        "A1KEEP1",
+        "A1KEEP2",
+    ]
 
 
 def test_message_kept_workers_only(reviewed, server):
@@ -142,7 +166,8 @@ def test_block_dropped_workers(reviewed, server):
     blocked, failed = review_block(batch=batch, reason="Random answers on gold questions")
     assert (blocked, failed) == (1, {})
     assert [(r["worker_id"], r["reason"]) for r in server.store.rows("SELECT * FROM blocks")] == [
-        ("A1DROP", "Random answers on gold questions")]
+        ("A1DROP", "Random answers on gold questions")
+    ]
 
 
 def test_grant_private_qualification_to_kept_workers_and_require_it(reviewed, server):
@@ -160,10 +185,14 @@ def test_grant_private_qualification_to_kept_workers_and_require_it(reviewed, se
     follow_up = mturk_batch(units=1, project=batch.project, channel_settings={"require_private_qualification": True})
     publish_job_run(job=PublishJob.objects.create(batch=follow_up, base_url=BASE_URL, total=1))
     hit = hit_rows(server)[-1]
-    requirements = json.loads(server.store.row("SELECT qualification_requirements FROM hit_types WHERE id = ?",
-                                                (hit["hit_type_id"],))[0])
-    assert requirements[-1] == {"QualificationTypeId": type_id, "Comparator": "Exists",
-                                "ActionsGuarded": "DiscoverPreviewAndAccept"}
+    requirements = json.loads(
+        server.store.row("SELECT qualification_requirements FROM hit_types WHERE id = ?", (hit["hit_type_id"],))[0]
+    )
+    assert requirements[-1] == {
+        "QualificationTypeId": type_id,
+        "Comparator": "Exists",
+        "ActionsGuarded": "DiscoverPreviewAndAccept",
+    }
 
 
 def test_unverified_submissions_are_rejected_before_mturk_approves_them(reviewed, server, admin_client):
@@ -185,8 +214,12 @@ def test_unverified_submissions_are_rejected_before_mturk_approves_them(reviewed
     report = reject_unverified(batch=batch, feedback=told)
     assert (report.approved, report.rejected, report.failed) == (0, 2, {})
     assert {name: local_assignment(server, w.mturk_id)["status"] for name, w in work.items()} == {
-        "keep1": "Approved", "keep2": "Approved", "drop": "Rejected", "guesser": "Rejected",
-        "undecided": "Submitted", "orphan": "Rejected",  # the undecided is verified: left to the researcher
+        "keep1": "Approved",
+        "keep2": "Approved",
+        "drop": "Rejected",
+        "guesser": "Rejected",
+        "undecided": "Submitted",
+        "orphan": "Rejected",  # the undecided is verified: left to the researcher
     }
     assert local_assignment(server, work["orphan"].mturk_id)["requester_feedback"] == told
     assert Assignment.objects.get(pk=work["guesser"].assignment.pk).status == "rejected"
@@ -201,9 +234,17 @@ def test_reject_unverified_from_the_admin_and_the_shell(reviewed, server, admin_
     from django.urls import reverse
 
     batch, work = reviewed
-    response = admin_client.post(reverse("admin:annotation_batch_changelist"), {
-        "action": "review_mturk", "_selected_action": [batch.pk], "apply": "1",
-        "operation": "reject_unverified", "who": "all", "reject_feedback": "No work of yours was saved."})
+    response = admin_client.post(
+        reverse("admin:annotation_batch_changelist"),
+        {
+            "action": "review_submissions",
+            "_selected_action": [batch.pk],
+            "apply": "1",
+            "operation": "reject_unverified",
+            "who": "all",
+            "reject_feedback": "No work of yours was saved.",
+        },
+    )
     assert response.status_code == 302
     assert local_assignment(server, work["guesser"].mturk_id)["status"] == "Rejected"
     out = StringIO()

@@ -1,6 +1,7 @@
 """Stuck publish jobs: a job whose worker died (or whose message was lost) stays pending or
-running; the watchdog sends it again, at most MTURK_PUBLISH_MAX_DISPATCHES times, then marks it
+running; the watchdog sends it again, at most PUBLISH_MAX_DISPATCHES times, then marks it
 failed with what to check, and the batch page says so meanwhile."""
+
 import re
 from datetime import timedelta
 from io import StringIO
@@ -19,19 +20,22 @@ from .conftest import BASE_URL, hit_rows, mturk_batch
 pytestmark = pytest.mark.django_db
 
 
-def stuck_job(batch, *, minutes: int, status=PublishJob.Status.RUNNING, dispatches: int = 1,
-              progress: bool = True) -> PublishJob:
+def stuck_job(
+    batch, *, minutes: int, status=PublishJob.Status.RUNNING, dispatches: int = 1, progress: bool = True
+) -> PublishJob:
     """A job as a dead worker leaves it: open, its last sign of life ``minutes`` ago."""
-    job = PublishJob.objects.create(batch=batch, base_url=BASE_URL, total=batch.units.count(), status=status,
-                                         dispatches=dispatches)
+    job = PublishJob.objects.create(
+        batch=batch, base_url=BASE_URL, total=batch.units.count(), status=status, dispatches=dispatches
+    )
     then = timezone.now() - timedelta(minutes=minutes)
     PublishJob.objects.filter(pk=job.pk).update(created_at=then, progress_at=then if progress else None)
     job.refresh_from_db()
     return job
 
 
-def test_a_stuck_job_is_sent_again_and_publishes_each_unit_once(mturk_settings, server,
-                                                                django_capture_on_commit_callbacks):
+def test_a_stuck_job_is_sent_again_and_publishes_each_unit_once(
+    mturk_settings, server, django_capture_on_commit_callbacks
+):
     batch = mturk_batch(units=3)
     job = stuck_job(batch, minutes=20)
     assert job_stale_minutes(job) == 20
@@ -43,8 +47,9 @@ def test_a_stuck_job_is_sent_again_and_publishes_each_unit_once(mturk_settings, 
     assert len(hit_rows(server)) == 3 and Posting.objects.filter(unit__batch=batch).count() == 3
 
 
-def test_a_pending_job_no_worker_ever_took_counts_from_its_creation(mturk_settings, server,
-                                                                   django_capture_on_commit_callbacks):
+def test_a_pending_job_no_worker_ever_took_counts_from_its_creation(
+    mturk_settings, server, django_capture_on_commit_callbacks
+):
     job = stuck_job(mturk_batch(units=2), minutes=16, status=PublishJob.Status.PENDING, progress=False)
     with django_capture_on_commit_callbacks(execute=True):
         assert publish_watchdog().resent == [job.pk]
@@ -53,7 +58,7 @@ def test_a_pending_job_no_worker_ever_took_counts_from_its_creation(mturk_settin
 
 
 def test_jobs_with_recent_progress_or_finished_are_left_alone(mturk_settings, server, settings):
-    settings.MTURK_PUBLISH_STALE_MINUTES = 15
+    settings.PUBLISH_STALE_MINUTES = 15
     busy = stuck_job(mturk_batch(units=1), minutes=14)
     finished = stuck_job(mturk_batch(units=1), minutes=60, status=PublishJob.Status.DONE)
     given_up = stuck_job(mturk_batch(units=1), minutes=60, status=PublishJob.Status.FAILED)
@@ -66,8 +71,9 @@ def test_jobs_with_recent_progress_or_finished_are_left_alone(mturk_settings, se
 
 
 def test_after_the_last_send_the_job_fails_with_what_to_check_and_publishing_again_resumes(
-        mturk_settings, server, settings, django_capture_on_commit_callbacks):
-    settings.MTURK_PUBLISH_MAX_DISPATCHES = 3
+    mturk_settings, server, settings, django_capture_on_commit_callbacks
+):
+    settings.PUBLISH_MAX_DISPATCHES = 3
     batch = mturk_batch(units=2)
     job = stuck_job(batch, minutes=30, dispatches=3)
     report = publish_watchdog()
@@ -85,13 +91,16 @@ def test_after_the_last_send_the_job_fails_with_what_to_check_and_publishing_aga
 
 
 def test_the_batch_page_says_a_job_is_stuck(admin_client, mturk_settings, server, settings):
-    settings.MTURK_PUBLISH_MAX_DISPATCHES = 3
+    settings.PUBLISH_MAX_DISPATCHES = 3
     batch = mturk_batch(units=2)
     stuck_job(batch, minutes=42, dispatches=2)
-    html = re.sub(r"\s+", " ", admin_client.get(reverse("admin:annotation_batch_change", args=[batch.pk]))
-                  .content.decode())
-    assert ("No progress for 42 minutes: the watchdog sends the job to the workers again (sent 2 of 3 times), "
-            "then marks it failed.") in html
+    html = re.sub(
+        r"\s+", " ", admin_client.get(reverse("admin:annotation_batch_change", args=[batch.pk])).content.decode()
+    )
+    assert (
+        "No progress for 42 minutes: the watchdog sends the job to the workers again (sent 2 of 3 times), "
+        "then marks it failed."
+    ) in html
 
 
 def test_watchdog_command_and_beat_schedule(mturk_settings, server, settings, django_capture_on_commit_callbacks):

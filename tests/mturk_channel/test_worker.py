@@ -1,5 +1,6 @@
 """Publish and sync in a real Celery worker process; a worker killed in the middle of
 publishing, and the watchdog's re-run that ends with every unit published exactly once."""
+
 import os
 import time
 from datetime import timedelta
@@ -68,10 +69,10 @@ def test_killed_worker_then_rerun_publishes_every_unit_exactly_once(mturk_settin
     assert Posting.objects.filter(unit__batch=batch).count() < made  # a HIT exists that we never recorded
 
     # nobody redelivers the dead worker's message (on Redis not for an hour): the watchdog sees
-    # no progress for MTURK_PUBLISH_STALE_MINUTES and sends the job to a live worker again
+    # no progress for PUBLISH_STALE_MINUTES and sends the job to a live worker again
     server.faults.clear()
     assert publish_watchdog().resent == []  # not stale yet
-    later = timezone.now() + timedelta(minutes=settings.MTURK_PUBLISH_STALE_MINUTES + 1)
+    later = timezone.now() + timedelta(minutes=settings.PUBLISH_STALE_MINUTES + 1)
     with mturk_worker(server.url, tmp_path) as second:
         assert publish_watchdog(now=later, queue=second.queue).resent == [job.pk]
         wait_for(lambda: PublishJob.objects.get(pk=job.pk).status == "done", timeout=90)
@@ -82,8 +83,9 @@ def test_killed_worker_then_rerun_publishes_every_unit_exactly_once(mturk_settin
     units = list(batch.units.order_by("position"))
     assert len(hits) == 6  # exactly one HIT per unit
     assert sorted(h["id"] for h in hits) == sorted(u.channel_ref for u in units)
-    assert sorted(h["requester_annotation"] for h in hits) == sorted(f"batch {batch.pk} unit {u.pk} round 1"
-                                                                    for u in units)
+    assert sorted(h["requester_annotation"] for h in hits) == sorted(
+        f"batch {batch.pk} unit {u.pk} round 1" for u in units
+    )
     assert Posting.objects.filter(unit__batch=batch).count() == 6
     answered_again = [r for r in server.faults.requests("CreateHITWithHITType") if r["error"] == "RequestError"]
     assert len(answered_again) == 1  # the HIT made for the dead worker, found again by its token

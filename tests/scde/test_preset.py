@@ -1,6 +1,7 @@
 """SCDE's MTurk preset (paper §5.3): its values, picking it in the batch admin (add and change
 forms) and in `create_batch --preset`, the cost estimate of a batch made with it (reward,
 MTurk's fee with Masters, total), and a kind without presets offering none."""
+
 from __future__ import annotations
 
 import io
@@ -32,8 +33,17 @@ def project():
 
 
 def add_batch(admin_client, project, **extra):
-    data = {"project": project.pk, "name": "Round 1", "items_per_unit": "", "assignments_per_unit": 3,
-            "release_after_minutes": 60, "channel": "mturk", "channel_settings": "", "external_ids": "", **extra}
+    data = {
+        "project": project.pk,
+        "name": "Round 1",
+        "items_per_unit": "",
+        "assignments_per_unit": 3,
+        "release_after_minutes": 60,
+        "channel": "mturk",
+        "channel_settings": "",
+        "external_ids": "",
+        **extra,
+    }
     return admin_client.post(ADD, data)
 
 
@@ -42,8 +52,12 @@ def test_the_preset_holds_the_papers_setup():
     assert channel == "mturk" and preset_for_channel(get_kind("scde"), "mturk") is preset
     assert preset.items_per_unit == 1
     assert dict(preset.channel_settings) == {
-        "locales": ["US", "GB"], "masters": True, "min_approval_rate": 90, "min_hits_approved": None,
-        "reward": "1.50", "assignment_duration_seconds": 2700,
+        "locales": ["US", "GB"],
+        "masters": True,
+        "min_approval_rate": 90,
+        "min_hits_approved": None,
+        "reward": "1.50",
+        "assignment_duration_seconds": 2700,
     }
     assert "§5.3" in preset.description and "$1.50" in preset.description and "45 minutes" in preset.description
 
@@ -72,10 +86,17 @@ def test_the_change_form_fills_the_settings_without_overwriting(admin_client, pr
     add_batch(admin_client, project, items_per_unit=1)
     batch = Batch.objects.get()
     assert batch.channel_settings == {}
-    data = {"name": batch.name, "status": batch.status, "release_after_minutes": 60, "use_preset": "on",
-            "channel_settings": json.dumps({"reward": "1.80"}),
-            "invites-TOTAL_FORMS": 0, "invites-INITIAL_FORMS": 0,
-            "adjudication-TOTAL_FORMS": 0, "adjudication-INITIAL_FORMS": 0}
+    data = {
+        "name": batch.name,
+        "status": batch.status,
+        "release_after_minutes": 60,
+        "use_preset": "on",
+        "channel_settings": json.dumps({"reward": "1.80"}),
+        "invites-TOTAL_FORMS": 0,
+        "invites-INITIAL_FORMS": 0,
+        "adjudication-TOTAL_FORMS": 0,
+        "adjudication-INITIAL_FORMS": 0,
+    }
     response = admin_client.post(reverse("admin:annotation_batch_change", args=[batch.pk]), data)
     assert response.status_code == 302, response.context_data["adminform"].form.errors
     batch.refresh_from_db()
@@ -84,8 +105,17 @@ def test_the_change_form_fills_the_settings_without_overwriting(admin_client, pr
 
 def test_create_batch_preset(project):
     out = io.StringIO()
-    call_command("create_batch", str(project.pk), "--name", "paper", "--preset", "paper",
-                 "--channel-settings", '{"reward": "1.75"}', stdout=out)
+    call_command(
+        "create_batch",
+        str(project.pk),
+        "--name",
+        "paper",
+        "--preset",
+        "paper",
+        "--channel-settings",
+        '{"reward": "1.75"}',
+        stdout=out,
+    )
     batch = Batch.objects.get()
     assert batch.channel == "mturk" and batch.items_per_unit == 1 and batch.units.count() == 3
     assert batch.channel_settings["reward"] == "1.75" and batch.channel_settings["masters"] is True
@@ -96,8 +126,17 @@ def test_create_batch_refuses_unknown_presets_and_bad_settings(project):
     with pytest.raises(CommandError, match="no preset 'nope'; known: paper \\(mturk\\)"):
         call_command("create_batch", str(project.pk), "--name", "x", "--preset", "nope", stdout=io.StringIO())
     with pytest.raises(CommandError, match="reward"):
-        call_command("create_batch", str(project.pk), "--name", "x", "--preset", "paper",
-                     "--channel-settings", '{"reward": "0"}', stdout=io.StringIO())
+        call_command(
+            "create_batch",
+            str(project.pk),
+            "--name",
+            "x",
+            "--preset",
+            "paper",
+            "--channel-settings",
+            '{"reward": "0"}',
+            stdout=io.StringIO(),
+        )
     assert not Batch.objects.exists()
 
 
@@ -110,7 +149,7 @@ def test_the_cost_estimate_of_a_preset_batch(admin_client, project, mturk_settin
     assert estimate.fee == assignment_fee("1.50", max_assignments=3, masters=True)
     assert estimate.rewards_total == Decimal("13.50") and estimate.fees_total == Decimal("3.42")
     assert estimate.total == Decimal("16.92")
-    action = {"action": "publish_to_mturk", "_selected_action": [Batch.objects.get().pk]}
+    action = {"action": "publish_postings", "_selected_action": [Batch.objects.get().pk]}
     page = admin_client.post(CHANGELIST, action, follow=True).content.decode()
     assert "(Masters)" in page and "$0.38" in page and "$13.50" in page and "$16.92" in page
 

@@ -1,5 +1,6 @@
 """Spending on a recruiting site (publish, add paid assignments, resume a study, approve/reject and
 pay bonuses) needs `annotation.spend_on_channel` on top of changing batches."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,9 +13,15 @@ from tests.factories import BatchFactory, UserFactory
 from tests.security.conftest import staff_with
 
 pytestmark = pytest.mark.django_db
-SPENDING = {"publish_to_mturk", "add_mturk_assignments", "review_mturk", "resume_postings"}
-CHANGING = {"sync_open_batches", "expire_mturk_hits", "extend_mturk_hits", "pause_postings",
-            "create_invite_link", "release_abandoned"}
+SPENDING = {"publish_postings", "add_places", "review_submissions", "resume_postings"}
+CHANGING = {
+    "sync_open_batches",
+    "expire_postings",
+    "extend_postings",
+    "pause_postings",
+    "create_invite_link",
+    "release_abandoned",
+}
 
 
 def actions_for(user) -> set[str]:
@@ -45,5 +52,5 @@ def test_posting_a_spending_action_without_the_permission_does_nothing(client):
     batch = BatchFactory(channel="mturk")
     client.force_login(staff_with("view_batch", "change_batch", teams=[batch.project.team]))
     url = reverse("admin:annotation_batch_changelist")
-    response = client.post(url, {"action": "publish_to_mturk", "_selected_action": [batch.pk]})
+    response = client.post(url, {"action": "publish_postings", "_selected_action": [batch.pk]})
     assert response.status_code == 302 and not PublishJob.objects.exists()

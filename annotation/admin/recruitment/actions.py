@@ -4,6 +4,7 @@ parses a form (`forms.py`) and calls a service."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.contrib import admin, messages
@@ -20,7 +21,14 @@ from annotation.channels import (
     money,
 )
 from annotation.models import Batch
-from annotation.services.postings import places_add, postings_expire, postings_extend, postings_pause, postings_resume
+from annotation.services.postings import (
+    PostingsReport,
+    places_add,
+    postings_expire,
+    postings_extend,
+    postings_pause,
+    postings_resume,
+)
 from annotation.services.publish import (
     PublishRefused,
     batch_publish_request,
@@ -28,6 +36,7 @@ from annotation.services.publish import (
     cost_estimate,
 )
 from annotation.services.review import (
+    Decisions,
     ReviewError,
     decisions_for,
 )
@@ -36,22 +45,28 @@ from ..common import request_base_url
 from .forms import AddAssignmentsForm, BatchSettingsForm, ExtendForm, ReviewForm
 from .review import review_apply
 
-FORM_TEMPLATE = "admin/annotation/batch/mturk_form.html"
-CONFIRM_TEMPLATE = "admin/annotation/batch/mturk_publish_confirm.html"
+FORM_TEMPLATE = "admin/annotation/batch/recruiting_form.html"
+CONFIRM_TEMPLATE = "admin/annotation/batch/recruiting_publish_confirm.html"
 
 
-class RecruitmentActions:
-    """Mixed into BatchAdmin: the actions on the batch's recruiting site (the batch page's
-    recruiting field is `calls.RecruitingStatus`)."""
+def postings_on(batches: Iterable[Batch]) -> str:
+    """What the chosen batches' postings are, in their channels' words ("HITs on MTurk")."""
+    channels = {batch.channel: get_channel(batch.channel) for batch in batches}
+    return " / ".join(sorted(f"{c.posting_noun} on {c.short_title}" for c in channels.values())) or "postings"
+
+
+class RecruitmentActions(admin.ModelAdmin):
+    """Mixed into BatchAdmin: the actions on the batch's recruiting site, whichever it is (the
+    batch page's recruiting field is `calls.RecruitingStatus`)."""
 
     form = BatchSettingsForm
-    mturk_actions = [
-        "publish_to_mturk",
+    recruiting_actions = [
+        "publish_postings",
         "sync_open_batches",
-        "expire_mturk_hits",
-        "extend_mturk_hits",
-        "add_mturk_assignments",
-        "review_mturk",
+        "expire_postings",
+        "extend_postings",
+        "add_places",
+        "review_submissions",
         "pause_postings",
         "resume_postings",
     ]
@@ -64,7 +79,9 @@ class RecruitmentActions:
             [f"{opts.app_label}.change_{opts.model_name}", f"{opts.app_label}.spend_on_channel"]
         )
 
-    def _page(self, request: HttpRequest, queryset: QuerySet, action: str, title: str, **extra: Any):
+    def _page(
+        self, request: HttpRequest, queryset: QuerySet, action: str, title: str, **extra: Any
+    ) -> TemplateResponse:
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
@@ -76,8 +93,8 @@ class RecruitmentActions:
         }
         return TemplateResponse(request, extra.pop("template", FORM_TEMPLATE), context)
 
-    def _mturk_only(self, request: HttpRequest, queryset: QuerySet) -> list[Batch]:
-        """The chosen batches that recruit on a remote site (MTurk, Prolific); others are left alone."""
+    def _recruiting_only(self, request: HttpRequest, queryset: QuerySet) -> list[Batch]:
+        """The chosen batches that recruit on a remote site; others are left alone."""
         chosen = []
         for batch in queryset.select_related("project"):
             channel = get_channel(batch.channel)
@@ -89,8 +106,10 @@ class RecruitmentActions:
                 chosen.append(batch)
         return chosen
 
-    def _postings_change(self, request: HttpRequest, queryset: QuerySet, change, verb: str) -> None:
-        for batch in self._mturk_only(request, queryset):
+    def _postings_change(
+        self, request: HttpRequest, queryset: QuerySet, change: Callable[..., PostingsReport], verb: str
+    ) -> None:
+        for batch in self._recruiting_only(request, queryset):
             title = get_channel(batch.channel).title
             try:
                 report = change(batch=batch)
@@ -99,17 +118,18 @@ class RecruitmentActions:
             else:
                 messages.success(request, f"“{batch}” on {title}: {report.summary(verb)}.")
 
-    @admin.action(description="Pause recruiting (Prolific: pause the study)", permissions=["change"])
+    @admin.action(description="Pause recruiting (where the recruiting site can)", permissions=["change"])
     def pause_postings(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
         self._postings_change(request, queryset, postings_pause, "Paused")
 
-    @admin.action(description="Resume recruiting (Prolific: start the study again)", permissions=["spend"])
+    @admin.action(description="Resume recruiting (where the recruiting site can)", permissions=["spend"])
     def resume_postings(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
         self._postings_change(request, queryset, postings_resume, "Resumed")
 
     @admin.action(description="Publish on the recruiting site (shows the cost first)", permissions=["spend"])
-    def publish_to_mturk(self, request: HttpRequest, queryset: QuerySet[Batch]):
-        if not queryset.exists():  # ids of batches the researcher does not see select nothing
+    def publish_postings(self, request: HttpRequest, queryset: QuerySet[Batch]) -> TemplateResponse | None:
+        first = queryset.first()
+        if first is None:  # ids of batches the researcher does not see select nothing
             return None
         rows, problems = [], []
         for batch in queryset.select_related("project"):
@@ -118,10 +138,10 @@ class RecruitmentActions:
             except PublishRefused as exc:
                 problems.append(f"{batch}: {exc}")
         try:
-            balance = channel_balance(batch=queryset.first())
+            balance = channel_balance(batch=first)
         except ChannelError as exc:
             balance = None
-            problems.append(f"{get_channel(queryset.first().channel).title} did not tell the account balance: {exc}")
+            problems.append(f"{get_channel(first.channel).title} did not tell the account balance: {exc}")
         total = sum((e.total for _, e in rows), start=0)
         currencies = {e.currency for _, e in rows}
         if len(currencies) > 1:
@@ -143,11 +163,11 @@ class RecruitmentActions:
                     )
             return None
         channels = {get_channel(b.channel).slug: get_channel(b.channel) for b, _ in rows}
-        titles = sorted(c.title for c in channels.values()) or [get_channel(queryset.first().channel).title]
+        titles = sorted(c.title for c in channels.values()) or [get_channel(first.channel).title]
         return self._page(
             request,
             queryset,
-            "publish_to_mturk",
+            "publish_postings",
             f"Publish to {' / '.join(titles)}",
             template=CONFIRM_TEMPLATE,
             notes=[c.cost_note for c in channels.values()],
@@ -165,7 +185,7 @@ class RecruitmentActions:
         description="Sync submissions from the recruiting site now", permissions=["change"]
     )  # every recruiting site
     def sync_open_batches(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
-        for batch in self._mturk_only(request, queryset):
+        for batch in self._recruiting_only(request, queryset):
             result = tasks.sync_batch.delay(batch.pk)
             if result.ready() and result.successful():
                 r = result.result
@@ -179,29 +199,29 @@ class RecruitmentActions:
             else:
                 messages.info(request, f"“{batch}”: sync started; refresh the batch page in a moment.")
 
-    @admin.action(description="Expire MTurk HITs / stop the Prolific study", permissions=["change"])
-    def expire_mturk_hits(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
-        for batch in self._mturk_only(request, queryset):
+    @admin.action(description="Close the postings (expire HITs, stop studies)", permissions=["change"])
+    def expire_postings(self, request: HttpRequest, queryset: QuerySet[Batch]) -> None:
+        for batch in self._recruiting_only(request, queryset):
             report = postings_expire(batch=batch)
             messages.success(request, f"“{batch}” on {get_channel(batch.channel).title}: {report.summary('Closed')}.")
 
-    @admin.action(description="Extend MTurk HITs…", permissions=["change"])
-    def extend_mturk_hits(self, request: HttpRequest, queryset: QuerySet[Batch]):
+    @admin.action(description="Extend the postings (HITs, studies)…", permissions=["change"])
+    def extend_postings(self, request: HttpRequest, queryset: QuerySet[Batch]) -> TemplateResponse | None:
         form = ExtendForm(request.POST if "apply" in request.POST else None)
         if form.is_valid():
-            for batch in self._mturk_only(request, queryset):
+            for batch in self._recruiting_only(request, queryset):
                 report = postings_extend(batch=batch, hours=form.cleaned_data["hours"])
                 messages.success(request, f"“{batch}”: {report.summary('Extended')}.")
             return None
-        return self._page(request, queryset, "extend_mturk_hits", "Extend MTurk HITs", form=form)
+        return self._page(request, queryset, "extend_postings", f"Extend the {postings_on(queryset)}", form=form)
 
-    @admin.action(description="Add MTurk assignments (re-annotate a block)…", permissions=["spend"])
-    def add_mturk_assignments(self, request: HttpRequest, queryset: QuerySet[Batch]):
+    @admin.action(description="Add assignments to the postings (re-annotate a block)…", permissions=["spend"])
+    def add_places(self, request: HttpRequest, queryset: QuerySet[Batch]) -> TemplateResponse | None:
         initial = {"label": f"added {timezone.now():%Y-%m-%d %H:%M:%S}"}
         form = AddAssignmentsForm(request.POST if "apply" in request.POST else None, initial=initial)
         if form.is_valid():
             data = form.cleaned_data
-            for batch in self._mturk_only(request, queryset):
+            for batch in self._recruiting_only(request, queryset):
                 try:
                     report = places_add(
                         batch=batch, number=data["number"], label=data["label"], positions=data["positions"]
@@ -211,20 +231,22 @@ class RecruitmentActions:
                 else:
                     messages.success(request, f"“{batch}”: {report.summary('Added assignments to')}.")
             return None
+        notes = {get_channel(batch.channel).added_places_note for batch in queryset}
         return self._page(
             request,
             queryset,
-            "add_mturk_assignments",
-            "Add MTurk assignments",
+            "add_places",
+            f"Add assignments to the {postings_on(queryset)}",
             form=form,
-            note="Each assignment costs the reward plus MTurk's fee, charged on approval.",
+            note=" ".join(sorted(note for note in notes if note)),
         )
 
-    @admin.action(description="Review MTurk work from the quality run…", permissions=["spend"])
-    def review_mturk(self, request: HttpRequest, queryset: QuerySet[Batch]):
+    @admin.action(description="Review the recruiting site's work from the quality run…", permissions=["spend"])
+    def review_submissions(self, request: HttpRequest, queryset: QuerySet[Batch]) -> TemplateResponse | None:
         form = ReviewForm(request.POST if "apply" in request.POST else None)
-        batches = self._mturk_only(request, queryset)
-        found, sources = {}, []
+        batches = self._recruiting_only(request, queryset)
+        found: dict[int, Decisions] = {}
+        sources: list[str] = []
         for batch in batches:
             try:
                 found[batch.pk] = decisions_for(batch)
@@ -243,8 +265,8 @@ class RecruitmentActions:
         return self._page(
             request,
             queryset,
-            "review_mturk",
-            "Review MTurk work",
+            "review_submissions",
+            f"Review the work of the {postings_on(queryset)}",
             form=form,
             sources=sources,
             note="Only verified submissions are approved, rejected or paid; a sync runs first.",

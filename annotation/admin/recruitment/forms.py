@@ -1,36 +1,36 @@
-"""The forms of the batch admin's recruiting actions, and the batch change form that checks an
-MTurk batch's HIT settings before they are saved."""
+"""The forms of the batch admin's recruiting actions, and the batch change form whose channel
+checks the batch's settings before they are saved."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django import forms
 
-from annotation.channels import HitSettings, HitSettingsError, hit_settings_parse
-from annotation.channels.mturk_settings import default_texts
+from annotation.channels import ChannelSettingsError, get_channel
 from annotation.kinds import PresetError, get_kind, preset_fill, preset_for_channel
 from annotation.models import Batch
+from annotation.services.batches import channel_settings_check
 
 
 class BatchSettingsForm(forms.ModelForm):
-    """The batch change form: an MTurk batch's HIT settings are checked before they are saved."""
+    """The batch change form: the batch's channel checks its settings before they are saved."""
 
     class Meta:
         model = Batch
         fields = "__all__"  # noqa: DJ007 - the BatchAdmin's fieldsets choose what is shown
-        help_texts = {
-            "channel_settings": "MTurk batches: HIT settings as JSON; empty keys take the defaults "
-            f"{json.dumps(HitSettings().as_json())} (title and description default to the project's)."
-        }
 
     use_preset = forms.BooleanField(
         required=False,
         label="Use the kind's preset",
         help_text="Fill the channel settings from the project's kind's preset for this channel (e.g. a paper's "
-        "MTurk qualifications); keys already set here are kept. Items per unit are fixed once the batch exists.",
+        "worker qualifications); keys already set here are kept. Items per unit are fixed once the batch exists.",
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if "channel_settings" in self.fields and self.instance.channel:
+            self.fields["channel_settings"].help_text = get_channel(self.instance.channel).settings_help
 
     def clean_channel_settings(self) -> dict[str, Any]:
         value = self.cleaned_data.get("channel_settings") or {}
@@ -40,17 +40,19 @@ class BatchSettingsForm(forms.ModelForm):
             except PresetError as exc:
                 raise forms.ValidationError(str(exc)) from exc
             value, _ = preset_fill(preset, channel_settings=value, items_per_unit=None)
-        if self.instance.channel == "mturk":
-            try:
-                hit_settings_parse(value, defaults=default_texts(self.instance))
-            except HitSettingsError as exc:
-                raise forms.ValidationError(exc.problems) from exc
+        try:
+            channel_settings_check(project=self.instance.project, channel=self.instance.channel, channel_settings=value)
+        except ChannelSettingsError as exc:
+            raise forms.ValidationError(str(exc)) from exc
         return value
 
 
 class ExtendForm(forms.Form):
     hours = forms.IntegerField(
-        min_value=1, max_value=365 * 24, initial=24, help_text="Added to the later of now and each HIT's expiration."
+        min_value=1,
+        max_value=365 * 24,
+        initial=24,
+        help_text="Added to the later of now and each posting's expiration.",
     )
 
 
@@ -78,7 +80,7 @@ class ReviewForm(forms.Form):
         ("review", "Approve the kept annotators' work, reject the dropped annotators' work"),
         (
             "reject_unverified",
-            "Reject unverified submissions (forged, or not done on our pages) before MTurk approves them",
+            "Reject unverified submissions (forged, or not done on our pages) before the recruiting site approves them",
         ),
         ("bonus", "Pay a bonus"),
         ("message", "Send a message"),
@@ -95,11 +97,15 @@ class ReviewForm(forms.Form):
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
         max_length=1024,
-        help_text="Required to reject: MTurk shows it to the worker.",
+        help_text="Required to reject: the recruiting site shows it to the worker.",
     )
     approve_feedback = forms.CharField(required=False, max_length=1024)
     amount = forms.DecimalField(
-        required=False, min_value=0.01, decimal_places=2, max_digits=6, label="Bonus",
+        required=False,
+        min_value=0.01,
+        decimal_places=2,
+        max_digits=6,
+        label="Bonus",
         help_text="Per participant, in the recruiting site's currency (the one the publish page shows).",
     )
     text = forms.CharField(

@@ -5,10 +5,11 @@ the article, so a click on a sentence toggles it, with or without JavaScript), i
 skill, whether it is a wrong statement (pre-set from the question's polarity) and, exactly for a
 wrong statement, its error reason. Everything is checked again here, on the server.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.utils.translation import gettext as _
@@ -50,12 +51,16 @@ def error_choices() -> list[tuple[str, str]]:
 
 
 class AnswerForm(PageForm):
-    answer = forms.ChoiceField(widget=forms.RadioSelect, label="")
+    # Django's form metaclass moves a declared field into `base_fields`, so this does not
+    # shadow PageForm.answer(); the stubs do not model that (the stored key is "answer").
+    answer = forms.ChoiceField(widget=forms.RadioSelect, label="")  # type: ignore[assignment]
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         options = self.payload["options"]
-        self.fields["answer"].choices = [(letter, f"{letter}. {text}") for letter, text in zip(OPTION_LETTERS, options, strict=True)]
+        cast(forms.ChoiceField, self.fields["answer"]).choices = [
+            (letter, f"{letter}. {text}") for letter, text in zip(OPTION_LETTERS, options, strict=True)
+        ]
 
 
 class OptionForm(PageForm):
@@ -75,14 +80,17 @@ class OptionForm(PageForm):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         sentences = self.payload["sentences"]
-        self.fields["evidence"].choices = [(i, sentence["text"]) for i, sentence in enumerate(sentences)]
-        self.fields["skill"].choices = skill_choices()
-        self.fields["error"].choices = error_choices()
+        cast(forms.ChoiceField, self.fields["evidence"]).choices = [
+            (i, sentence["text"]) for i, sentence in enumerate(sentences)
+        ]
+        cast(forms.ChoiceField, self.fields["skill"]).choices = skill_choices()
+        cast(forms.ChoiceField, self.fields["error"]).choices = error_choices()
         preset = preset_wrong(self.payload, self.answers)
         self.fields["wrong"].initial = bool(preset and preset[self.index])
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         wrong, error = data.get("wrong"), data.get("error")
         if wrong and not error:
             self.add_error("error", _("Choose the error reason of this wrong statement."))

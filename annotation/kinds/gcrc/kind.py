@@ -56,7 +56,7 @@ DEFAULT_INSTRUCTIONS = _(
 
 def paragraphs(payload: Mapping[str, Any]) -> list[list[int]]:
     """The sentence indexes grouped by the passage's line breaks, to lay the article out as it is."""
-    passage, groups = payload["passage"], []
+    passage, groups = payload["passage"], list[list[int]]()
     previous_end = 0
     for index, sentence in enumerate(payload["sentences"]):
         gap = passage[previous_end : sentence["start"]]
@@ -139,7 +139,7 @@ class GCRC(TaskKind):
         """The item as released (its own labels too, when it had them), with the run's figures."""
         row = released_item(payload)
         for column in self.item_diagnostic_columns():
-            value = None if diagnostics is None else diagnostics.get(column)
+            value: Any = None if diagnostics is None else diagnostics.get(column)
             row[column] = value.item() if hasattr(value, "item") else value  # numpy scalars as plain
         return row
 

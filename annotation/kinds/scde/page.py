@@ -7,12 +7,14 @@ of work; one page gives one server time and one visible time per passage without
 The server refuses what the page's script prevents (a candidate used twice, a blank left
 empty) through `check_answers`, so a tampered or outdated page cannot store such an answer.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
 from django import forms
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from ..base import Page, PageForm
@@ -35,7 +37,7 @@ def blank_field(blank: int) -> str:
     return f"blank_{blank}"
 
 
-def candidate_choices(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
+def candidate_choices(payload: Mapping[str, Any]) -> list[tuple[str, str | Promise]]:
     """The options of every blank's <select>: none yet, then "A. sentence", "B. sentence", ..."""
     options = [(str(i), f"{candidate_label(i)}. {text}") for i, text in enumerate(payload["candidates"])]
     return [("", _("— choose a sentence —")), *options]
@@ -56,13 +58,17 @@ class PassageForm(PageForm):
         choices = candidate_choices(self.payload)
         for blank in self.payload["blanks"]:
             self.fields[blank_field(blank)] = forms.TypedChoiceField(
-                choices=choices, coerce=int, empty_value=None, required=False,
+                choices=choices,
+                coerce=int,
+                empty_value=None,
+                required=False,
                 label=_("Blank %(blank)s") % {"blank": blank},
                 widget=forms.Select(attrs={"data-blank": str(blank), "class": "blank-choice"}),
             )
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         names = {blank: blank_field(blank) for blank in self.payload["blanks"]}
         readable = {blank: data.get(name) for blank, name in names.items() if name not in self.errors}
         check = check_answers(self.payload, readable)

@@ -1,4 +1,5 @@
 """Requester operations on HIT types and HITs (the ``X-Amz-Target`` names)."""
+
 from __future__ import annotations
 
 import base64
@@ -37,13 +38,20 @@ def register_hit_type(store: Store, p: dict[str, Any]) -> str:
     reqs = p.get("QualificationRequirements") or []
     check_requirements(store, reqs)
     values = {
-        "title": p["Title"], "description": p["Description"], "reward": str(money(p["Reward"])),
-        "assignment_duration": _between("AssignmentDurationInSeconds",
-                                        p["AssignmentDurationInSeconds"], 30, MAX_LIFETIME),
-        "auto_approval_delay": _between("AutoApprovalDelayInSeconds",
-                                        p.get("AutoApprovalDelayInSeconds", DEFAULT_AUTO_APPROVAL),
-                                        0, DEFAULT_AUTO_APPROVAL),
-        "keywords": p.get("Keywords") or "", "qualification_requirements": dumps(reqs),
+        "title": p["Title"],
+        "description": p["Description"],
+        "reward": str(money(p["Reward"])),
+        "assignment_duration": _between(
+            "AssignmentDurationInSeconds", p["AssignmentDurationInSeconds"], 30, MAX_LIFETIME
+        ),
+        "auto_approval_delay": _between(
+            "AutoApprovalDelayInSeconds",
+            p.get("AutoApprovalDelayInSeconds", DEFAULT_AUTO_APPROVAL),
+            0,
+            DEFAULT_AUTO_APPROVAL,
+        ),
+        "keywords": p.get("Keywords") or "",
+        "qualification_requirements": dumps(reqs),
     }
     if not values["title"].strip() or not values["description"].strip():
         raise invalid("Title and Description cannot be empty")
@@ -53,10 +61,12 @@ def register_hit_type(store: Store, p: dict[str, Any]) -> str:
         if row:
             return row["id"]
         type_id = store.new_id()
-        db.execute("INSERT INTO hit_types VALUES (:id, :signature, :title, :description, :reward, "
-                   ":assignment_duration, :auto_approval_delay, :keywords, "
-                   ":qualification_requirements, :created)",
-                   {**values, "id": type_id, "signature": signature, "created": store.now()})
+        db.execute(
+            "INSERT INTO hit_types VALUES (:id, :signature, :title, :description, :reward, "
+            ":assignment_duration, :auto_approval_delay, :keywords, "
+            ":qualification_requirements, :created)",
+            {**values, "id": type_id, "signature": signature, "created": store.now()},
+        )
         return type_id
 
 
@@ -87,8 +97,8 @@ def create_hit(store: Store, type_id: str, p: dict[str, Any]) -> dict[str, Any]:
         if existing:
             raise request_error(
                 HIT_ALREADY_EXISTS,
-                f"There is already a HIT which exists with the same UniqueRequestToken. "
-                f"HIT id: {existing}")
+                f"There is already a HIT which exists with the same UniqueRequestToken. HIT id: {existing}",
+            )
         question = _check_question(store, p.get("Question"))
         lifetime = _between("LifetimeInSeconds", p["LifetimeInSeconds"], 30, MAX_LIFETIME)
         max_assignments = _between("MaxAssignments", p.get("MaxAssignments", 1), 1, 1_000_000)
@@ -96,8 +106,10 @@ def create_hit(store: Store, type_id: str, p: dict[str, Any]) -> dict[str, Any]:
         if len(annotation) > 255:
             raise invalid("RequesterAnnotation is longer than 255 characters")
         hit_id, now = store.new_id(), store.now()
-        db.execute("INSERT INTO hits VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
-                   (hit_id, type_id, question, now, now + lifetime, max_assignments, annotation))
+        db.execute(
+            "INSERT INTO hits VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
+            (hit_id, type_id, question, now, now + lifetime, max_assignments, annotation),
+        )
         store.remember_token("hit", token, hit_id)
         return {"HIT": records.hit_api(store, records.hit_row(store, hit_id))}
 
@@ -138,8 +150,7 @@ def UpdateExpirationForHIT(store: Store, p: dict[str, Any]) -> dict[str, Any]:
         hit = records.hit_row(store, p["HITId"])
         if hit["disposed"]:
             raise _state_error(hit["id"], "Disposed", "Assignable, Unassignable, Reviewable")
-        db.execute("UPDATE hits SET expiration = ? WHERE id = ?",
-                   (max(float(p["ExpireAt"]), store.now()), hit["id"]))
+        db.execute("UPDATE hits SET expiration = ? WHERE id = ?", (max(float(p["ExpireAt"]), store.now()), hit["id"]))
     return {}
 
 
@@ -147,7 +158,7 @@ def UpdateExpirationForHIT(store: Store, p: dict[str, Any]) -> dict[str, Any]:
 def CreateAdditionalAssignmentsForHIT(store: Store, p: dict[str, Any]) -> dict[str, Any]:
     token, number = p.get("UniqueRequestToken"), p["NumberOfAdditionalAssignments"]
     with store.transaction() as db:
-        if store.token_result("extend", token):
+        if token and store.token_result("extend", token):
             raise duplicate_token(token)
         hit = records.hit_row(store, p["HITId"])
         if hit["disposed"]:
@@ -158,7 +169,8 @@ def CreateAdditionalAssignmentsForHIT(store: Store, p: dict[str, Any]) -> dict[s
             raise request_error(
                 "AWS.MechanicalTurk.InvalidMaximumAssignmentsIncrease",
                 f"This HIT was created with {before} assignments; a HIT created with fewer "
-                f"than 10 assignments cannot be extended to 10 or more.")
+                f"than 10 assignments cannot be extended to 10 or more.",
+            )
         db.execute("UPDATE hits SET max_assignments = ? WHERE id = ?", (before + number, hit["id"]))
         store.remember_token("extend", token, hit["id"])
     return {}
@@ -177,14 +189,15 @@ def DeleteHIT(store: Store, p: dict[str, Any]) -> dict[str, Any]:
 
 
 def _state_error(hit_id: str, current: str, allowed: str):
-    return request_error("AWS.MechanicalTurk.InvalidHITState",
-                         f"This HIT ({hit_id}) is currently in the state '{current}'. "
-                         f"This operation can be called with a status of: {allowed}")
+    return request_error(
+        "AWS.MechanicalTurk.InvalidHITState",
+        f"This HIT ({hit_id}) is currently in the state '{current}'. "
+        f"This operation can be called with a status of: {allowed}",
+    )
 
 
 def duplicate_token(token: str):
-    return request_error(DUPLICATE_REQUEST,
-                         f'The idempotency token "{token}" has already been processed.')
+    return request_error(DUPLICATE_REQUEST, f'The idempotency token "{token}" has already been processed.')
 
 
 def paginate(rows: list, p: dict[str, Any], scope: str, default: int = 10) -> tuple[list, dict]:
@@ -196,10 +209,11 @@ def paginate(rows: list, p: dict[str, Any], scope: str, default: int = 10) -> tu
             assert data["s"] == scope
             offset = int(data["o"])
         except Exception:
-            raise request_error("AWS.MechanicalTurk.InvalidNextToken",
-                                "The NextToken is not valid for this request.") from None
+            raise request_error(
+                "AWS.MechanicalTurk.InvalidNextToken", "The NextToken is not valid for this request."
+            ) from None
     size = p.get("MaxResults") or default
-    page = rows[offset:offset + size]
+    page = rows[offset : offset + size]
     if offset + size >= len(rows):
         return page, {}
     token = base64.urlsafe_b64encode(dumps({"s": scope, "o": offset + size}).encode()).decode()

@@ -1,4 +1,5 @@
 """Requester operations on assignments, payments, workers, qualifications and the balance."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -20,28 +21,30 @@ def ListAssignmentsForHIT(store: Store, p: dict[str, Any]) -> dict[str, Any]:
     hit = records.hit_row(store, p["HITId"])
     statuses = p.get("AssignmentStatuses") or list(records.LISTED_STATUSES)
     marks = ",".join("?" * len(statuses))
-    rows = store.rows(f"SELECT * FROM assignments WHERE hit_id = ? AND status IN ({marks}) "
-                      "ORDER BY seq", (hit["id"], *statuses))
+    rows = store.rows(
+        f"SELECT * FROM assignments WHERE hit_id = ? AND status IN ({marks}) ORDER BY seq", (hit["id"], *statuses)
+    )
     page, token = paginate(rows, p, f"assignments:{hit['id']}")
-    return {"Assignments": [records.assignment_api(r) for r in page], "NumResults": len(page),
-            **token}
+    return {"Assignments": [records.assignment_api(r) for r in page], "NumResults": len(page), **token}
 
 
 @operation
 def GetAssignment(store: Store, p: dict[str, Any]) -> dict[str, Any]:
     row = records.assignment_row(store, p["AssignmentId"])
-    return {"Assignment": records.assignment_api(row),
-            "HIT": records.hit_api(store, records.hit_row(store, row["hit_id"]))}
+    return {
+        "Assignment": records.assignment_api(row),
+        "HIT": records.hit_api(store, records.hit_row(store, row["hit_id"])),
+    }
 
 
 def _wrong_state(row, allowed: str):
-    return request_error(INVALID_ASSIGNMENT_STATE,
-                         f"This operation can be called with a status of: {allowed} "
-                         f"(assignment {row['id']} is {row['status']})")
+    return request_error(
+        INVALID_ASSIGNMENT_STATE,
+        f"This operation can be called with a status of: {allowed} (assignment {row['id']} is {row['status']})",
+    )
 
 
-def approve(store: Store, assignment_id: str, *, feedback: str | None = None,
-            override_rejection: bool = False) -> None:
+def approve(store: Store, assignment_id: str, *, feedback: str | None = None, override_rejection: bool = False) -> None:
     """Approve and pay reward + fee (ApproveAssignment, and the simulated auto-approval)."""
     with store.transaction() as db:
         row = records.assignment_row(store, assignment_id)
@@ -51,19 +54,27 @@ def approve(store: Store, assignment_id: str, *, feedback: str | None = None,
         elif row["status"] != "Submitted":
             raise _wrong_state(row, "Submitted")
         hit = records.hit_row(store, row["hit_id"])
-        store.charge(assignment_cost(hit["reward"], max_assignments=hit["max_assignments"],
-                                     masters=records.is_masters(hit)))
-        db.execute("UPDATE assignments SET status = 'Approved', approval_time = ?, "
-                   "rejection_time = NULL, requester_feedback = COALESCE(?, requester_feedback) "
-                   "WHERE id = ?", (store.now(), feedback, row["id"]))
+        store.charge(
+            assignment_cost(hit["reward"], max_assignments=hit["max_assignments"], masters=records.is_masters(hit))
+        )
+        db.execute(
+            "UPDATE assignments SET status = 'Approved', approval_time = ?, "
+            "rejection_time = NULL, requester_feedback = COALESCE(?, requester_feedback) "
+            "WHERE id = ?",
+            (store.now(), feedback, row["id"]),
+        )
 
 
 @operation
 def ApproveAssignment(store: Store, p: dict[str, Any]) -> dict[str, Any]:
     if len(p.get("RequesterFeedback") or "") > 1024:
         raise invalid("RequesterFeedback is longer than 1024 characters")
-    approve(store, p["AssignmentId"], feedback=p.get("RequesterFeedback"),
-            override_rejection=bool(p.get("OverrideRejection")))
+    approve(
+        store,
+        p["AssignmentId"],
+        feedback=p.get("RequesterFeedback"),
+        override_rejection=bool(p.get("OverrideRejection")),
+    )
     return {}
 
 
@@ -76,8 +87,10 @@ def RejectAssignment(store: Store, p: dict[str, Any]) -> dict[str, Any]:
         row = records.assignment_row(store, p["AssignmentId"])
         if row["status"] != "Submitted":
             raise _wrong_state(row, "Submitted")
-        db.execute("UPDATE assignments SET status = 'Rejected', rejection_time = ?, "
-                   "requester_feedback = ? WHERE id = ?", (store.now(), feedback, row["id"]))
+        db.execute(
+            "UPDATE assignments SET status = 'Rejected', rejection_time = ?, requester_feedback = ? WHERE id = ?",
+            (store.now(), feedback, row["id"]),
+        )
     return {}
 
 
@@ -86,7 +99,7 @@ def SendBonus(store: Store, p: dict[str, Any]) -> dict[str, Any]:
     token = p.get("UniqueRequestToken")
     amount = money(p["BonusAmount"])
     with store.transaction() as db:
-        if store.token_result("bonus", token):
+        if token and store.token_result("bonus", token):
             raise duplicate_token(token)
         row = records.assignment_row(store, p["AssignmentId"])
         if row["worker_id"] != p["WorkerId"]:
@@ -94,9 +107,10 @@ def SendBonus(store: Store, p: dict[str, Any]) -> dict[str, Any]:
         if amount <= 0 or not p["Reason"].strip():
             raise invalid("A bonus needs an amount above 0.00 and a Reason")
         store.charge(bonus_cost(amount))
-        db.execute("INSERT INTO bonuses (worker_id, assignment_id, amount, fee, reason, grant_time)"
-                   " VALUES (?, ?, ?, ?, ?, ?)", (p["WorkerId"], row["id"], str(amount),
-                                                  str(bonus_fee(amount)), p["Reason"], store.now()))
+        db.execute(
+            "INSERT INTO bonuses (worker_id, assignment_id, amount, fee, reason, grant_time) VALUES (?, ?, ?, ?, ?, ?)",
+            (p["WorkerId"], row["id"], str(amount), str(bonus_fee(amount)), p["Reason"], store.now()),
+        )
         store.remember_token("bonus", token, row["id"])
     return {}
 
@@ -112,13 +126,19 @@ def NotifyWorkers(store: Store, p: dict[str, Any]) -> dict[str, Any]:
     with store.transaction() as db:
         for worker_id in ids:
             if store.row("SELECT 1 FROM assignments WHERE worker_id = ? LIMIT 1", (worker_id,)):
-                db.execute("INSERT INTO notifications (worker_id, subject, message, sent) "
-                           "VALUES (?, ?, ?, ?)", (worker_id, subject, text, store.now()))
+                db.execute(
+                    "INSERT INTO notifications (worker_id, subject, message, sent) VALUES (?, ?, ?, ?)",
+                    (worker_id, subject, text, store.now()),
+                )
             else:
-                failures.append({"NotifyWorkersFailureCode": "HardFailure", "WorkerId": worker_id,
-                                 "NotifyWorkersFailureMessage":
-                                     f"Cannot notify worker {worker_id}: the worker has not "
-                                     "worked for this requester."})
+                failures.append(
+                    {
+                        "NotifyWorkersFailureCode": "HardFailure",
+                        "WorkerId": worker_id,
+                        "NotifyWorkersFailureMessage": f"Cannot notify worker {worker_id}: the worker has not "
+                        "worked for this requester.",
+                    }
+                )
     return {"NotifyWorkersFailureStatuses": failures}
 
 
@@ -127,8 +147,7 @@ def CreateWorkerBlock(store: Store, p: dict[str, Any]) -> dict[str, Any]:
     if not p["Reason"].strip():
         raise invalid("Reason is required to block a worker")
     store.ensure_worker(p["WorkerId"])
-    store.execute("INSERT OR REPLACE INTO blocks VALUES (?, ?, ?)",
-                  (p["WorkerId"], p["Reason"], store.now()))
+    store.execute("INSERT OR REPLACE INTO blocks VALUES (?, ?, ?)", (p["WorkerId"], p["Reason"], store.now()))
     return {}
 
 
@@ -139,10 +158,16 @@ def DeleteWorkerBlock(store: Store, p: dict[str, Any]) -> dict[str, Any]:
 
 
 def _qualification_api(row) -> dict[str, Any]:
-    return {"QualificationTypeId": row["id"], "CreationTime": row["created"], "Name": row["name"],
-            "Description": row["description"], "Keywords": row["keywords"],
-            "QualificationTypeStatus": row["status"], "IsRequestable": False,
-            "AutoGranted": bool(row["auto_granted"])}
+    return {
+        "QualificationTypeId": row["id"],
+        "CreationTime": row["created"],
+        "Name": row["name"],
+        "Description": row["description"],
+        "Keywords": row["keywords"],
+        "QualificationTypeStatus": row["status"],
+        "IsRequestable": False,
+        "AutoGranted": bool(row["auto_granted"]),
+    }
 
 
 @operation
@@ -155,11 +180,21 @@ def CreateQualificationType(store: Store, p: dict[str, Any]) -> dict[str, Any]:
             raise request_error(
                 "AWS.MechanicalTurk.QualificationTypeAlreadyExists",
                 "You have already created a QualificationType with this name. A QualificationType's"
-                " name must be unique among all of the QualificationTypes created by the same user.")
+                " name must be unique among all of the QualificationTypes created by the same user.",
+            )
         type_id = store.new_id()
-        db.execute("INSERT INTO qualification_types VALUES (?, ?, ?, ?, ?, ?, ?)",
-                   (type_id, p["Name"], p["Description"], p.get("Keywords") or "",
-                    p["QualificationTypeStatus"], int(bool(p.get("AutoGranted"))), store.now()))
+        db.execute(
+            "INSERT INTO qualification_types VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                type_id,
+                p["Name"],
+                p["Description"],
+                p.get("Keywords") or "",
+                p["QualificationTypeStatus"],
+                int(bool(p.get("AutoGranted"))),
+                store.now(),
+            ),
+        )
         row = db.execute("SELECT * FROM qualification_types WHERE id = ?", (type_id,)).fetchone()
     return {"QualificationType": _qualification_api(row)}
 
@@ -175,13 +210,15 @@ def GetQualificationType(store: Store, p: dict[str, Any]) -> dict[str, Any]:
 @operation
 def ListQualificationTypes(store: Store, p: dict[str, Any]) -> dict[str, Any]:
     query = f"%{p.get('Query') or ''}%"
-    rows = store.rows("SELECT * FROM qualification_types WHERE name LIKE ? OR description LIKE ? "
-                      "OR keywords LIKE ? ORDER BY created, id", (query, query, query))
+    rows = store.rows(
+        "SELECT * FROM qualification_types WHERE name LIKE ? OR description LIKE ? "
+        "OR keywords LIKE ? ORDER BY created, id",
+        (query, query, query),
+    )
     if p.get("MustBeRequestable"):
         rows = []  # the local endpoint's types are never requestable (no qualification tests)
     page, token = paginate(rows, p, "qualification_types")
-    return {"QualificationTypes": [_qualification_api(r) for r in page],
-            "NumResults": len(page), **token}
+    return {"QualificationTypes": [_qualification_api(r) for r in page], "NumResults": len(page), **token}
 
 
 @operation

@@ -1,4 +1,5 @@
 """HITs and assignments as the API shows them: derived status, counts, JSON shapes."""
+
 from __future__ import annotations
 
 import json
@@ -35,14 +36,13 @@ def is_masters(hit: sqlite3.Row) -> bool:
 
 
 def counts(store: Store, hit: sqlite3.Row) -> dict[str, int]:
-    by_status = dict(store.rows("SELECT status, COUNT(*) FROM assignments WHERE hit_id = ? "
-                                "GROUP BY status", (hit["id"],)))
+    rows = store.rows("SELECT status, COUNT(*) FROM assignments WHERE hit_id = ? GROUP BY status", (hit["id"],))
+    by_status: dict[str, int] = {status: count for status, count in rows}
     pending = by_status.get("Accepted", 0)
     submitted = by_status.get("Submitted", 0)
     completed = by_status.get("Approved", 0) + by_status.get("Rejected", 0)
     available = max(0, hit["max_assignments"] - pending - submitted - completed)
-    return {"pending": pending, "submitted": submitted, "completed": completed,
-            "available": available}
+    return {"pending": pending, "submitted": submitted, "completed": completed, "available": available}
 
 
 def status(store: Store, hit: sqlite3.Row, tally: dict[str, int] | None = None) -> str:
@@ -59,13 +59,21 @@ def status(store: Store, hit: sqlite3.Row, tally: dict[str, int] | None = None) 
 def hit_api(store: Store, hit: sqlite3.Row) -> dict[str, Any]:
     tally = counts(store, hit)
     body = {
-        "HITId": hit["id"], "HITTypeId": hit["hit_type_id"], "HITGroupId": hit["hit_type_id"],
-        "CreationTime": hit["created"], "Title": hit["title"],
-        "Description": hit["description"], "Question": hit["question"],
-        "HITStatus": status(store, hit, tally), "MaxAssignments": hit["max_assignments"],
-        "Reward": hit["reward"], "AutoApprovalDelayInSeconds": hit["auto_approval_delay"],
-        "Expiration": hit["expiration"], "AssignmentDurationInSeconds": hit["assignment_duration"],
-        "QualificationRequirements": requirements(hit), "HITReviewStatus": "NotReviewed",
+        "HITId": hit["id"],
+        "HITTypeId": hit["hit_type_id"],
+        "HITGroupId": hit["hit_type_id"],
+        "CreationTime": hit["created"],
+        "Title": hit["title"],
+        "Description": hit["description"],
+        "Question": hit["question"],
+        "HITStatus": status(store, hit, tally),
+        "MaxAssignments": hit["max_assignments"],
+        "Reward": hit["reward"],
+        "AutoApprovalDelayInSeconds": hit["auto_approval_delay"],
+        "Expiration": hit["expiration"],
+        "AssignmentDurationInSeconds": hit["assignment_duration"],
+        "QualificationRequirements": requirements(hit),
+        "HITReviewStatus": "NotReviewed",
         "NumberOfAssignmentsPending": tally["pending"],
         "NumberOfAssignmentsAvailable": tally["available"],
         "NumberOfAssignmentsCompleted": tally["completed"],
@@ -87,13 +95,21 @@ def assignment_row(store: Store, assignment_id: str, *, listed_only: bool = True
 
 def assignment_api(row: sqlite3.Row) -> dict[str, Any]:
     body = {
-        "AssignmentId": row["id"], "WorkerId": row["worker_id"], "HITId": row["hit_id"],
-        "AssignmentStatus": row["status"], "AcceptTime": row["accept_time"],
-        "Deadline": row["deadline"], "Answer": row["answer"] or "",
+        "AssignmentId": row["id"],
+        "WorkerId": row["worker_id"],
+        "HITId": row["hit_id"],
+        "AssignmentStatus": row["status"],
+        "AcceptTime": row["accept_time"],
+        "Deadline": row["deadline"],
+        "Answer": row["answer"] or "",
     }
-    for key, column in (("SubmitTime", "submit_time"), ("AutoApprovalTime", "auto_approval_time"),
-                        ("ApprovalTime", "approval_time"), ("RejectionTime", "rejection_time"),
-                        ("RequesterFeedback", "requester_feedback")):
+    for key, column in (
+        ("SubmitTime", "submit_time"),
+        ("AutoApprovalTime", "auto_approval_time"),
+        ("ApprovalTime", "approval_time"),
+        ("RejectionTime", "rejection_time"),
+        ("RequesterFeedback", "requester_feedback"),
+    ):
         if row[column] is not None:
             body[key] = row[column]
     return body

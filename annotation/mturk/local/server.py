@@ -58,8 +58,8 @@ class LocalMTurk:
             status, body = exc.status, exc.body()
         except Exception:  # a bug here must look like MTurk's own fault, not kill the thread
             log.exception("local MTurk endpoint failed on %s", operation)
-            exc = ApiError("ServiceFault", "Internal error in the local MTurk endpoint")
-            status, body = exc.status, exc.body()
+            fault = ApiError("ServiceFault", "Internal error in the local MTurk endpoint")
+            status, body = fault.status, fault.body()
         self.faults.record(operation, params=params, status=status, error=body.get("__type", "").rpartition("#")[2])
         return status, body
 
@@ -68,7 +68,7 @@ class LocalMTurk:
         if fault and fault.delay_seconds:
             time.sleep(fault.delay_seconds)
         error = fault.api_error() if fault else None
-        if error and not fault.after_effect:
+        if error and fault and not fault.after_effect:
             raise error
         validate(operation, params)
         handler = OPERATIONS.get(operation)

@@ -7,6 +7,7 @@ Prolific), ACTIVE -> RETURNED | TIMED-OUT (the place is freed). Of the eligibili
 only the custom allow-list and block-list are enforced (simulated participants have no
 demographics); the others are listed by ``GET /filters/``.
 """
+
 from __future__ import annotations
 
 import sqlite3
@@ -19,19 +20,28 @@ from .routing import Call, paginate, route
 from .store import Store, loads
 
 FILTERS = [
-    {"filter_id": "current-country-of-residence", "title": "Current Country of Residence",
-     "type": "select", "choices": {"0": "United Kingdom", "1": "United States",
-                                   "2": "Ireland", "3": "Germany"}},
-    {"filter_id": "first-language", "title": "First Language", "type": "select",
-     "choices": {"0": "English", "1": "German", "2": "French", "3": "Spanish"}},
-    {"filter_id": "approval_rate", "title": "Approval Rate", "type": "range", "min": 0,
-     "max": 100},
-    {"filter_id": "approval_numbers", "title": "Number of previous submissions",
-     "type": "range", "min": 0, "max": 10000},
-    {"filter_id": CUSTOM_ALLOWLIST, "title": "Custom Allowlist", "type": "select",
-     "choices": {}},
-    {"filter_id": CUSTOM_BLOCKLIST, "title": "Custom Blocklist", "type": "select",
-     "choices": {}},
+    {
+        "filter_id": "current-country-of-residence",
+        "title": "Current Country of Residence",
+        "type": "select",
+        "choices": {"0": "United Kingdom", "1": "United States", "2": "Ireland", "3": "Germany"},
+    },
+    {
+        "filter_id": "first-language",
+        "title": "First Language",
+        "type": "select",
+        "choices": {"0": "English", "1": "German", "2": "French", "3": "Spanish"},
+    },
+    {"filter_id": "approval_rate", "title": "Approval Rate", "type": "range", "min": 0, "max": 100},
+    {
+        "filter_id": "approval_numbers",
+        "title": "Number of previous submissions",
+        "type": "range",
+        "min": 0,
+        "max": 10000,
+    },
+    {"filter_id": CUSTOM_ALLOWLIST, "title": "Custom Allowlist", "type": "select", "choices": {}},
+    {"filter_id": CUSTOM_BLOCKLIST, "title": "Custom Blocklist", "type": "select", "choices": {}},
 ]
 
 
@@ -65,48 +75,55 @@ def start(store: Store, study_id: str, participant_id: str) -> tuple[sqlite3.Row
         if study is None:
             raise ApiError(404, f"Study {study_id} was not found.")
         data = loads(study["data"])
-        mine = db.execute("SELECT * FROM submissions WHERE study_id = ? AND participant_id = ? "
-                          "ORDER BY seq DESC", (study_id, participant_id)).fetchone()
+        mine = db.execute(
+            "SELECT * FROM submissions WHERE study_id = ? AND participant_id = ? ORDER BY seq DESC",
+            (study_id, participant_id),
+        ).fetchone()
         if mine is not None and mine["status"] != "ACTIVE":
-            raise refused(f"Participant {participant_id} already took part "
-                          f"({mine['status']}).")
+            raise refused(f"Participant {participant_id} already took part ({mine['status']}).")
         if mine is None:
             if study["status"] != "ACTIVE":
-                raise refused(f"Study {study_id} is {study['status']}, not open to "
-                              "participants.")
+                raise refused(f"Study {study_id} is {study['status']}, not open to participants.")
             if not _eligible(data, participant_id):
                 raise refused(f"Participant {participant_id} is not eligible for this study.")
             if store.places_taken(study_id) >= int(data["total_available_places"]):
                 raise refused("All places of this study are taken.")
             submission_id = store.new_id()
-            db.execute("INSERT INTO submissions (id, study_id, participant_id, status, started) "
-                       "VALUES (?, ?, ?, 'ACTIVE', ?)",
-                       (submission_id, study_id, participant_id, store.now()))
+            db.execute(
+                "INSERT INTO submissions (id, study_id, participant_id, status, started) VALUES (?, ?, ?, 'ACTIVE', ?)",
+                (submission_id, study_id, participant_id, store.now()),
+            )
             mine = store.submission_row(submission_id)
     return mine, study_url(data, participant_id, study_id, mine["id"])
 
 
 def active_submission(store: Store, participant_id: str) -> sqlite3.Row | None:
     """The participant's latest ACTIVE submission (where a completion code lands)."""
-    return store.row("SELECT * FROM submissions WHERE participant_id = ? AND status = 'ACTIVE' "
-                     "ORDER BY seq DESC", (participant_id,))
+    return store.row(
+        "SELECT * FROM submissions WHERE participant_id = ? AND status = 'ACTIVE' ORDER BY seq DESC", (participant_id,)
+    )
 
 
 def complete(store: Store, submission_id: str, code: str) -> sqlite3.Row:
     """The participant came back with ``code``: its actions decide the new status."""
     with store.transaction() as db:
         row = _submission(store, submission_id, "ACTIVE")
-        study = loads(store.study_row(row["study_id"])["data"])
-        entry = next((c for c in study.get("completion_codes") or ()
-                      if c.get("code") == code and c.get("actor", "participant") ==
-                      "participant"), None)
+        study = loads(store.one("SELECT data FROM studies WHERE id = ?", (row["study_id"],))["data"])
+        entry = next(
+            (
+                c
+                for c in study.get("completion_codes") or ()
+                if c.get("code") == code and c.get("actor", "participant") == "participant"
+            ),
+            None,
+        )
         actions = {a.get("action") for a in (entry or {}).get("actions") or ()}
         status = "APPROVED" if "AUTOMATICALLY_APPROVE" in actions else "AWAITING REVIEW"
-        db.execute("UPDATE submissions SET status = ?, completed = ?, code = ?, "
-                   "return_requested = ? WHERE id = ?",
-                   (status, store.now(), code or "NOCODE", int("REQUEST_RETURN" in actions),
-                    submission_id))
-    return store.submission_row(submission_id)
+        db.execute(
+            "UPDATE submissions SET status = ?, completed = ?, code = ?, return_requested = ? WHERE id = ?",
+            (status, store.now(), code or "NOCODE", int("REQUEST_RETURN" in actions), submission_id),
+        )
+    return store.one("SELECT * FROM submissions WHERE id = ?", (submission_id,))
 
 
 def leave(store: Store, submission_id: str, status: str) -> sqlite3.Row:
@@ -117,7 +134,7 @@ def leave(store: Store, submission_id: str, status: str) -> sqlite3.Row:
     with store.transaction() as db:
         _submission(store, submission_id, *allowed)
         db.execute("UPDATE submissions SET status = ? WHERE id = ?", (status, submission_id))
-    return store.submission_row(submission_id)
+    return store.one("SELECT * FROM submissions WHERE id = ?", (submission_id,))
 
 
 def _submission(store: Store, submission_id: str, *statuses: str) -> sqlite3.Row:
@@ -125,6 +142,5 @@ def _submission(store: Store, submission_id: str, *statuses: str) -> sqlite3.Row
     if row is None:
         raise ApiError(404, f"Submission {submission_id} was not found.")
     if row["status"] not in statuses:
-        raise refused(f"Submission {submission_id} is {row['status']}, not "
-                      f"{' or '.join(statuses)}.")
+        raise refused(f"Submission {submission_id} is {row['status']}, not {' or '.join(statuses)}.")
     return row

@@ -97,7 +97,7 @@ class Store(SqliteStore):
 
     def places_taken(self, study_id: str) -> int:
         marks = ",".join("?" * len(FREEING))
-        return self.row(
+        return self.one(
             f"SELECT COUNT(*) FROM submissions WHERE study_id = ? AND status NOT IN ({marks})", (study_id, *FREEING)
         )[0]
 
