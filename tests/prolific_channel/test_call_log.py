@@ -72,6 +72,7 @@ def test_the_batch_page_and_the_api_show_the_calls(admin_client, published):
 def test_the_api_needs_the_call_log_view_permission(client, django_user_model, published):
     user = django_user_model.objects.create_user("staff", password="pw", is_staff=True)
     user.user_permissions.add(Permission.objects.get(codename="view_batch"))
+    user.teams.add(published.project.team)  # a researcher of the batch's team: only permissions stand in the way
     client.force_login(user)
     assert client.get(f"/api/batches/{published.pk}/calls/").status_code == 403
     user.user_permissions.add(Permission.objects.get(codename="view_channelcall"))
