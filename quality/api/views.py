@@ -7,6 +7,7 @@ from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -51,8 +52,10 @@ class ProjectQualityRunsView(generics.ListAPIView):
         if foreign:
             raise Conflict(f"not settings of a {project.kind} project: {', '.join(foreign)}; its settings: "
                            f"{', '.join(sorted(kind.settings_for(None)))}")
-        run = quality_run_request(project=project, by=request.user, overrides=body.validated_data["settings"])
-        run = run_with_counts(run.pk)
+        started = quality_run_request(project=project, by=request.user, overrides=body.validated_data["settings"])
+        run = run_with_counts(started.pk)
+        if run is None:  # deleted meanwhile (another researcher, or the project)
+            raise NotFound("the quality run was deleted while it started")
         code = status.HTTP_202_ACCEPTED if run.status == QualityRun.Status.RUNNING else status.HTTP_201_CREATED
         return Response(QualityRunSerializer(run).data, status=code)
 
