@@ -1,4 +1,5 @@
 """Celery tasks: thin, idempotent, retry-safe; each calls one service."""
+
 from __future__ import annotations
 
 from celery import shared_task
@@ -26,8 +27,13 @@ def release_abandoned_assignments() -> int:
     return assignments_release_abandoned() + adjudication_tasks_release_idle()
 
 
-@shared_task(autoretry_for=(*TRANSIENT, ChannelUnavailable, PublishIncomplete), retry_backoff=5,
-             retry_backoff_max=300, max_retries=6, acks_late=True)
+@shared_task(
+    autoretry_for=(*TRANSIENT, ChannelUnavailable, PublishIncomplete),
+    retry_backoff=5,
+    retry_backoff_max=300,
+    max_retries=6,
+    acks_late=True,
+)
 def publish_batch(job_id: int) -> dict:
     """Run a publish job. Safe to run twice or after a crash: every posting has a request token
     derived from its unit, so the channel hands back the posting it already made instead of a second."""
@@ -50,8 +56,7 @@ def sync_open_batches() -> list[dict]:
     return [report.as_dict() for report in open_batches_sync()]
 
 
-@shared_task(name="annotation.tasks.publish_watchdog", autoretry_for=TRANSIENT, retry_backoff=True,
-             max_retries=3)
+@shared_task(name="annotation.tasks.publish_watchdog", autoretry_for=TRANSIENT, retry_backoff=True, max_retries=3)
 def publish_watchdog_task() -> dict:
     """The periodic check for stuck publish jobs (CELERY_BEAT_SCHEDULE, PUBLISH_WATCHDOG_SECONDS)."""
     return publish_watchdog().as_dict()

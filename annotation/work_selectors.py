@@ -1,6 +1,7 @@
 """Reads behind an annotator's pages: who the access key is, their current work, and what unit
 to hand them next. Plain ORM; each function is one or two queries (tests/surveys/test_query_counts.py
 keeps the hot pages small)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -131,8 +132,9 @@ def units_seen_by(annotator: Annotator, *, exclusive_groups: bool) -> Q:
             .values("group_key")
         )
         group_seen = Exists(
-            UnitItem.objects.filter(unit=OuterRef("pk"), item__project_id=annotator.project_id,
-                                    item__group_key__in=groups)
+            UnitItem.objects.filter(
+                unit=OuterRef("pk"), item__project_id=annotator.project_id, item__group_key__in=groups
+            )
         )
         rule |= Q(group_seen, every_annotator=False)
     return rule

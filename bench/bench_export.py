@@ -29,6 +29,7 @@ export does: the export reads and writes the passages, not only the answers.
 `--sha256` hashes the exported bytes (compare two versions of the code on the same database);
 in-process runs also print the process's CPU per row (all its threads).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,9 +60,10 @@ def _answer_variants(n: int = 97) -> list[tuple[str, str]]:
     words = " ".join(r["article"] for r in common.sample_records()).split()
     out = []
     for _ in range(n):
+
         def span():
             start = rng.randrange(len(words) - 20)
-            text = " ".join(words[start:start + rng.randrange(5, 16)])
+            text = " ".join(words[start : start + rng.randrange(5, 16)])
             return {"text": text, "start": rng.randrange(2000), "end": rng.randrange(2000, 2600)}
 
         post = rng.randrange(5)
@@ -109,7 +111,9 @@ def build(db: str, rows: int, items: int) -> dict:
     )
     units = list(Unit.objects.filter(batch=batch).order_by("position").values_list("id", flat=True))
     unit_items: dict[int, list[tuple[int, int]]] = {}
-    for unit_id, item_id, pos in UnitItem.objects.filter(unit__batch=batch).values_list("unit_id", "item_id", "position"):
+    for unit_id, item_id, pos in UnitItem.objects.filter(unit__batch=batch).values_list(
+        "unit_id", "item_id", "position"
+    ):
         unit_items.setdefault(unit_id, []).append((item_id, pos))
     now = timezone.now()
     stamp = now.isoformat() if db == "postgres" else now.strftime("%Y-%m-%d %H:%M:%S.%f")
@@ -122,10 +126,10 @@ def build(db: str, rows: int, items: int) -> dict:
             cur.execute("PRAGMA synchronous=OFF")
     with transaction.atomic(), connection.cursor() as cur:
         # assignments: every annotator on every unit (submitted)
-        a_rows = [(u, a.pk, "submitted", "", stamp, stamp, stamp, len(unit_items[u])) for u in units for a in annotators]
-        a_cols = (
-            "unit_id, annotator_id, status, channel_assignment_id, started_at, last_activity_at, submitted_at, item_count"
-        )
+        a_rows = [
+            (u, a.pk, "submitted", "", stamp, stamp, stamp, len(unit_items[u])) for u in units for a in annotators
+        ]
+        a_cols = "unit_id, annotator_id, status, channel_assignment_id, started_at, last_activity_at, submitted_at, item_count"
         _bulk(cur, db, a_table, a_cols, a_rows)
         assignments = list(Assignment.objects.filter(unit__batch=batch).values_list("id", "unit_id").order_by("id"))
         r_cols = "assignment_id, item_id, position, answers, timings, completed_at, version"
@@ -149,8 +153,12 @@ def build(db: str, rows: int, items: int) -> dict:
     User.objects.filter(username=STAFF[0]).delete()
     User.objects.create_superuser(STAFF[0], "bench@example.org", STAFF[1])
     count = Response.objects.filter(item__project=project).count()
-    return {"project_id": project.pk, "responses": count, "assignments": len(assignments),
-            "build_s": time.perf_counter() - t0}
+    return {
+        "project_id": project.pk,
+        "responses": count,
+        "assignments": len(assignments),
+        "build_s": time.perf_counter() - t0,
+    }
 
 
 def _bulk(cur, db: str, table: str, cols: str, rows: list[tuple]) -> None:
@@ -242,10 +250,19 @@ def export_inprocess(project_id: int, fmt: str, sha256: bool = False) -> dict:
     cpu = time.process_time() - cpu0
     peak = sampler.stop()["self"]
     rows = lines if fmt == "jsonl" else lines - 1
-    return {"source": source, "rows": rows, "bytes": size, "seconds": seconds, "rows_per_s": rows / seconds,
-            "first_byte_s": first, "rss_before_mb": before / 1024, "rss_peak_mb": peak / 1024,
-            "growth_mb": (peak - before) / 1024, "process_cpu_s": cpu,
-            "sha256": digest.hexdigest() if digest is not None else None}
+    return {
+        "source": source,
+        "rows": rows,
+        "bytes": size,
+        "seconds": seconds,
+        "rows_per_s": rows / seconds,
+        "first_byte_s": first,
+        "rss_before_mb": before / 1024,
+        "rss_peak_mb": peak / 1024,
+        "growth_mb": (peak - before) / 1024,
+        "process_cpu_s": cpu,
+        "sha256": digest.hexdigest() if digest is not None else None,
+    }
 
 
 def export_api(url: str, project_id: int, fmt: str, port: int, log, sha256: bool = False) -> dict:
@@ -277,7 +294,7 @@ def export_api(url: str, project_id: int, fmt: str, port: int, log, sha256: bool
     with Gunicorn(url, port=port, log=log, workers=1, max_requests=0) as server:
         worker = server.workers_pids()[0]
         # warm-up: the same endpoint on a tiny project, so imports and connections are loaded
-        status, *_ , head = download(f"/api/projects/{_tiny_project()}/export/?dataset=raw&format={fmt}")
+        status, *_, head = download(f"/api/projects/{_tiny_project()}/export/?dataset=raw&format={fmt}")
         if status == 404:
             return {"error": "export endpoint not found (404): quality.exports API not wired yet"}
         if status != 200:
@@ -295,10 +312,19 @@ def export_api(url: str, project_id: int, fmt: str, port: int, log, sha256: bool
     if status != 200:
         return {"error": f"export answered {status}: {head!r}"}
     rows = lines if fmt == "jsonl" else lines - 1
-    return {"rows": rows, "bytes": size, "seconds": seconds, "rows_per_s": rows / seconds, "first_byte_s": first,
-            "worker_rss_before_mb": before / 1024, "worker_rss_peak_mb": peak / 1024,
-            "worker_rss_after_mb": after / 1024, "growth_mb": (peak - before) / 1024, "worker_cpu_s": cpu,
-            "sha256": digest.hexdigest() if digest is not None else None}
+    return {
+        "rows": rows,
+        "bytes": size,
+        "seconds": seconds,
+        "rows_per_s": rows / seconds,
+        "first_byte_s": first,
+        "worker_rss_before_mb": before / 1024,
+        "worker_rss_peak_mb": peak / 1024,
+        "worker_rss_after_mb": after / 1024,
+        "growth_mb": (peak - before) / 1024,
+        "worker_cpu_s": cpu,
+        "sha256": digest.hexdigest() if digest is not None else None,
+    }
 
 
 def export_job(project_id: int, fmt: str) -> dict:
@@ -313,8 +339,14 @@ def export_job(project_id: int, fmt: str) -> dict:
 
     project = Project.objects.get(pk=project_id)
     with tempfile.TemporaryDirectory(prefix="bench-export-") as root, override_settings(EXPORT_ROOT=root):
-        job = ExportJob.objects.create(project=project, dataset="raw", format=fmt, file_name=f"bench.{fmt}",
-                                       file_path=f"bench.{fmt}", options={"item_text": ITEM_TEXT["on"]})
+        job = ExportJob.objects.create(
+            project=project,
+            dataset="raw",
+            format=fmt,
+            file_name=f"bench.{fmt}",
+            file_path=f"bench.{fmt}",
+            options={"item_text": ITEM_TEXT["on"]},
+        )
         before = common.rss_kb()
         sampler = RssSampler(["self"])
         sampler.peak = {"self": before}
@@ -323,8 +355,15 @@ def export_job(project_id: int, fmt: str) -> dict:
         export_job_execute(job=job)
         seconds = time.perf_counter() - t0
         peak = sampler.stop()["self"]
-    return {"rows": job.rows_written, "bytes": job.size, "seconds": seconds, "rows_per_s": job.rows_written / seconds,
-            "first_byte_s": 0.0, "growth_mb": (peak - before) / 1024, "status": job.status}
+    return {
+        "rows": job.rows_written,
+        "bytes": job.size,
+        "seconds": seconds,
+        "rows_per_s": job.rows_written / seconds,
+        "first_byte_s": 0.0,
+        "growth_mb": (peak - before) / 1024,
+        "status": job.status,
+    }
 
 
 _TINY: dict = {}
@@ -348,8 +387,9 @@ def _make_tiny() -> None:
     _TINY["id"] = project.pk
 
 
-def run(db: str, *, rows: int, items: int, via: str, fmt: str, port: int, keep: bool, reuse: bool,
-        sha256: bool = False) -> dict:
+def run(
+    db: str, *, rows: int, items: int, via: str, fmt: str, port: int, keep: bool, reuse: bool, sha256: bool = False
+) -> dict:
     name = f"export_{rows}"
     reused = False
     if reuse and common.database_exists(db, name):
@@ -370,9 +410,15 @@ def run(db: str, *, rows: int, items: int, via: str, fmt: str, port: int, keep: 
             setup = build(db, rows, items)
         _make_tiny()
         connections.close_all()
-        result = {"benchmark": "export", "db": db, "rows_requested": rows, "format": fmt, "setup": setup,
-                  "loadavg_before": loadavg(), "targets": {"rows_per_s": TARGET_ROWS_PER_S,
-                                                           "growth_mb": TARGET_GROWTH_MB}}
+        result = {
+            "benchmark": "export",
+            "db": db,
+            "rows_requested": rows,
+            "format": fmt,
+            "setup": setup,
+            "loadavg_before": loadavg(),
+            "targets": {"rows_per_s": TARGET_ROWS_PER_S, "growth_mb": TARGET_GROWTH_MB},
+        }
         if via in ("api", "both"):
             log = common.RESULTS / f"gunicorn-export-{db}-{os.getpid()}.log"
             result["api"] = export_api(url, setup["project_id"], fmt, free_port(port), log, sha256)
@@ -386,9 +432,11 @@ def run(db: str, *, rows: int, items: int, via: str, fmt: str, port: int, keep: 
         for key in ("api", "inprocess", "job"):
             r = result.get(key)
             if r and "error" not in r:
-                result["meets"][key] = {"rows_per_s": r["rows_per_s"] >= TARGET_ROWS_PER_S,
-                                        "memory": r["growth_mb"] <= TARGET_GROWTH_MB,
-                                        "all_rows": r["rows"] == setup["responses"]}
+                result["meets"][key] = {
+                    "rows_per_s": r["rows_per_s"] >= TARGET_ROWS_PER_S,
+                    "memory": r["growth_mb"] <= TARGET_GROWTH_MB,
+                    "all_rows": r["rows"] == setup["responses"],
+                }
         return result
     finally:
         from django.db import connections
@@ -403,26 +451,44 @@ def main() -> None:
     parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--items", type=int, default=10_000)
-    parser.add_argument("--via", choices=["api", "inprocess", "job", "both"], default="both",
-                        help="both: api and inprocess; job: an export job writing its file, in this process")
+    parser.add_argument(
+        "--via",
+        choices=["api", "inprocess", "job", "both"],
+        default="both",
+        help="both: api and inprocess; job: an export job writing its file, in this process",
+    )
     parser.add_argument("--format", choices=["csv", "tsv", "jsonl"], default="csv")
     parser.add_argument("--port", type=int, default=8785, help="first port tried")
     parser.add_argument("--quick", action="store_true", help="50,000 rows over 1,000 items")
     parser.add_argument("--keep", action="store_true", help="keep the database (bench_export_<rows>)")
     parser.add_argument("--reuse", action="store_true", help="reuse a kept database of the same size")
     parser.add_argument("--sha256", action="store_true", help="hash the exported bytes (to compare code versions)")
-    parser.add_argument("--answers-only", action="store_true",
-                        help="rows without the item's text (the export of the code before issue 15, for an A/B)")
+    parser.add_argument(
+        "--answers-only",
+        action="store_true",
+        help="rows without the item's text (the export of the code before issue 15, for an A/B)",
+    )
     args = parser.parse_args()
     ITEM_TEXT["on"] = not args.answers_only
     if args.quick:
         args.rows, args.items = 50_000, 1_000
-    result = run(args.db, rows=args.rows, items=args.items, via=args.via, fmt=args.format, port=args.port,
-                 keep=args.keep, reuse=args.reuse, sha256=args.sha256)
+    result = run(
+        args.db,
+        rows=args.rows,
+        items=args.items,
+        via=args.via,
+        fmt=args.format,
+        port=args.port,
+        keep=args.keep,
+        reuse=args.reuse,
+        sha256=args.sha256,
+    )
     result["machine"] = common.machine()
     setup = result["setup"]
-    print(f"export of {setup['responses']:,} annotations on {args.db} ({args.format}); "
-          f"set-up {setup.get('build_s', 0):.0f} s{' (reused)' if setup.get('reused') else ''}")
+    print(
+        f"export of {setup['responses']:,} annotations on {args.db} ({args.format}); "
+        f"set-up {setup.get('build_s', 0):.0f} s{' (reused)' if setup.get('reused') else ''}"
+    )
     for key in ("api", "inprocess", "job"):
         r = result.get(key)
         if not r:
@@ -430,13 +496,18 @@ def main() -> None:
         if "error" in r:
             print(f"  {key}: {r['error']}")
             continue
-        print(f"  {key}: {r['rows']:,} rows, {r['bytes'] / 1e6:.0f} MB in {r['seconds']:.1f} s = "
-              f"{r['rows_per_s']:,.0f} rows/s; first byte {r['first_byte_s']:.2f} s; "
-              f"memory growth {r['growth_mb']:.1f} MB"
-              + (f" (of it the export helper's own {r['helper_private_peak_mb']:.1f} MB)"
-                 if r.get("helper_private_peak_mb") else "")
-              + (f"; CPU {r['process_cpu_s'] / r['rows'] * 1e6:.1f} us/row" if r.get("process_cpu_s") else "")
-              + (f"; sha256 {r['sha256'][:16]}" if r.get("sha256") else ""))
+        print(
+            f"  {key}: {r['rows']:,} rows, {r['bytes'] / 1e6:.0f} MB in {r['seconds']:.1f} s = "
+            f"{r['rows_per_s']:,.0f} rows/s; first byte {r['first_byte_s']:.2f} s; "
+            f"memory growth {r['growth_mb']:.1f} MB"
+            + (
+                f" (of it the export helper's own {r['helper_private_peak_mb']:.1f} MB)"
+                if r.get("helper_private_peak_mb")
+                else ""
+            )
+            + (f"; CPU {r['process_cpu_s'] / r['rows'] * 1e6:.1f} us/row" if r.get("process_cpu_s") else "")
+            + (f"; sha256 {r['sha256'][:16]}" if r.get("sha256") else "")
+        )
     print(f"  meets: {result['meets']}")
     common.save_result(f"export-{args.db}", result)
     common.emit(result)

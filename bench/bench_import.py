@@ -8,6 +8,7 @@ execute; with COPY fed while the file is parsed, the parsing it pulls counts as 
     python bench/bench_import.py --db sqlite
     python bench/bench_import.py --db postgres --items 10000 --repeat 5
 """
+
 from __future__ import annotations
 
 import argparse
@@ -157,16 +158,26 @@ def http_upload_times(url: str, data: bytes, *, repeat: int, items: int) -> list
     connections.close_all()
     auth = "Basic " + base64.b64encode(f"bench-importer:{password}".encode()).decode()
     boundary = uuid.uuid4().hex
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"bench.jsonl\"\r\n"
-            f"Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.jsonl"\r\n'
+            f"Content-Type: application/octet-stream\r\n\r\n"
+        ).encode()
+        + data
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
     port = free_port(8795)
     times = []
     with Gunicorn(url, port=port, log=common.RESULTS / f"gunicorn-import-{os.getpid()}.log"):
         for project in projects:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
             t0 = time.perf_counter()
-            conn.request("POST", f"/api/projects/{project.pk}/import/", body=body, headers={
-                "Authorization": auth, "Content-Type": f"multipart/form-data; boundary={boundary}"})
+            conn.request(
+                "POST",
+                f"/api/projects/{project.pk}/import/",
+                body=body,
+                headers={"Authorization": auth, "Content-Type": f"multipart/form-data; boundary={boundary}"},
+            )
             response = conn.getresponse()
             answer = response.read()
             times.append(time.perf_counter() - t0)
@@ -282,11 +293,15 @@ def main() -> None:
         "  breakdown: decode {decode_s:.3f} | parse {parse_s:.3f} (json lines {parse_json_lines_s:.3f}, "
         "content ids {parse_content_id_s:.3f}, validate+build {parse_validate_and_build_s:.3f}) | "
         "insert {insert_s:.3f} (prepare {insert_django_prepare_s:.3f}, db execute {insert_db_execute_s:.3f}) | "
-        "commit {commit_s:.3f} | dedupe lookup+rest {dedupe_lookup_and_rest_s:.3f} (below 0: parse and insert overlapped)".format(**b)
+        "commit {commit_s:.3f} | dedupe lookup+rest {dedupe_lookup_and_rest_s:.3f} (below 0: parse and insert overlapped)".format(
+            **b
+        )
     )
     if result["http_median_s"] is not None:
-        print(f"  over HTTP (multipart upload to the API through gunicorn): median {result['http_median_s']:.3f} s, "
-              f"runs {', '.join(f'{t:.3f}' for t in result['http_runs_s'])} s")
+        print(
+            f"  over HTTP (multipart upload to the API through gunicorn): median {result['http_median_s']:.3f} s, "
+            f"runs {', '.join(f'{t:.3f}' for t in result['http_runs_s'])} s"
+        )
     common.save_result(f"import-{args.db}", result)
     common.emit(result)
 

@@ -4,6 +4,7 @@ Every benchmark owns its database: a SQLite file under /tmp/bench-<user>/ or a P
 database named bench_<name> on 127.0.0.1:5432 (user postgres, trust auth), created and
 dropped by the benchmark itself, so nothing here touches db.sqlite3 or the test databases.
 """
+
 from __future__ import annotations
 
 import json
@@ -88,7 +89,9 @@ def database_create(db: str, name: str) -> str:
     url = database_url(db, name)
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--verbosity", "0", "--no-input"],
-        cwd=ROOT, env=server_env(url), check=True,
+        cwd=ROOT,
+        env=server_env(url),
+        check=True,
     )
     return url
 

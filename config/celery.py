@@ -1,4 +1,5 @@
 """The Celery app; with no CELERY_BROKER_URL the settings make every task run inline."""
+
 import os
 
 from celery import Celery

@@ -1,4 +1,5 @@
 """One place that reads the environment (django-environ), so settings stay declarative."""
+
 from pathlib import Path
 
 import environ

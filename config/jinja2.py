@@ -4,6 +4,7 @@ Stock Jinja2 as Django's Jinja2 backend documents it: autoescape on (dataset tex
 escaped), Django's translations through Jinja's i18n extension, and `static` and `url` as
 globals. Forms render through Django's own widgets (`{{ field }}`, `{{ radio.tag() }}`).
 """
+
 from __future__ import annotations
 
 from typing import Any

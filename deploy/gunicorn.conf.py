@@ -13,6 +13,7 @@ GUNICORN_LOG_LEVEL                 default info
 GUNICORN_CONTROL_SOCKET            path of gunicorn's control socket (gunicornc); default: none
 GUNICORN_PRELOAD                   load the app in the master before forking (shared memory); default true
 """
+
 import gc
 import multiprocessing
 import os

@@ -10,4 +10,3 @@ class QualityConfig(AppConfig):
         # The quality run is where MTurk review takes its decisions from: register it with the
         # channel's review service (annotation never imports quality; quality plugs in here).
         from quality.services import review  # noqa: F401
-

@@ -1,5 +1,6 @@
 """The one place that turns a project's responses into DataFrames for quality.stats: the wide
 annotation frame (one row per response) and, from it, the long label frame of one label field."""
+
 from __future__ import annotations
 
 import math

@@ -4,6 +4,7 @@ Reasons are sentences with the annotator's own numbers in them; grouped by the r
 counts once per rule with its numbers replaced by '#' ("accuracy #% on # labeled items ..."),
 and an annotation dropped with its annotator counts under "annotator dropped".
 """
+
 from __future__ import annotations
 
 import re

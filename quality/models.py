@@ -1,4 +1,5 @@
 """Stored quality runs: every decision keeps its reasons so each removal can be explained."""
+
 from django.conf import settings as django_settings
 from django.db import models
 

@@ -1,4 +1,5 @@
 """Celery tasks of the quality app: thin, each loads ids and calls one service."""
+
 from __future__ import annotations
 
 from celery import shared_task

@@ -3,6 +3,7 @@
 format: a download at once), `quality:export-start` (POST: an export job),
 `quality:export-download` (project id, job id: the job's file), and per run (project id, run id):
 `quality:plot` (+ plot name), `quality:run_status` (JSON), `quality:report_download` (one HTML file)."""
+
 from django.urls import path
 
 from . import views

@@ -2,6 +2,7 @@
 
 It knows nothing of any kind's rules; the kind says the pages and what each reveals.
 """
+
 from __future__ import annotations
 
 import time

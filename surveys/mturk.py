@@ -8,6 +8,7 @@ used on these pages (there is no ambient credential to forge a request with). Th
 is posted to `turkSubmitTo/mturk/externalSubmit` with the assignment id and a completion token
 that sync checks before anything is approved or paid.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -103,7 +104,12 @@ def _preview(request: HttpRequest, unit: Unit) -> HttpResponse:
         step = flow.step_for(Response(item=item, answers={}), project.kind)  # unsaved: only shown
     if step is not None:
         example = {"step": step, "page": flow.page_context(step), "form": flow.build_form(step.page, step.response)}
-    context = {"project": project, "instructions": instructions_of(project), "example": example, "items": unit.items.count()}
+    context = {
+        "project": project,
+        "instructions": instructions_of(project),
+        "example": example,
+        "items": unit.items.count(),
+    }
     return render(request, "surveys/mturk_preview.html", context, using=ENGINE)
 
 
@@ -121,7 +127,10 @@ def work(request: HttpRequest, token: str) -> HttpResponse:
             return refuse_post(request, back=request.path)
         translation.activate(response.item.project.language)
         return save_page(
-            request, response, back=request.path, next_page=lambda: _frame_page(request, assignment_pk, submit_to),
+            request,
+            response,
+            back=request.path,
+            next_page=lambda: _frame_page(request, assignment_pk, submit_to),
             extra={"in_frame": True},
         )
     return _frame_page(request, assignment_pk, submit_to)
@@ -140,13 +149,18 @@ def _frame_page(request: HttpRequest, assignment_pk: int, submit_to: str) -> Htt
     if progress.current is None:
         if assignment.status == Assignment.Status.ACTIVE:  # a save that died before submitting it
             assignment_submit_if_complete(assignment)
-        return render(request, "surveys/mturk_submit.html", {
-            "project": project,
-            "submit_url": submit_to + "/mturk/externalSubmit",
-            "assignment_id": assignment.channel_assignment_id,
-            "completion_field": COMPLETION_FIELD,
-            "completion_token": completion_token(assignment.channel_assignment_id),
-            "items": progress.total,
-        }, using=ENGINE)
+        return render(
+            request,
+            "surveys/mturk_submit.html",
+            {
+                "project": project,
+                "submit_url": submit_to + "/mturk/externalSubmit",
+                "assignment_id": assignment.channel_assignment_id,
+                "completion_field": COMPLETION_FIELD,
+                "completion_token": completion_token(assignment.channel_assignment_id),
+                "items": progress.total,
+            },
+            using=ENGINE,
+        )
     step = flow.step_for(progress.current, project.kind)
     return render_step(request, project, step, progress, extra={"in_frame": True})

@@ -11,6 +11,7 @@ annotator's access key, which opens whatever the annotator has in the batch, whi
 asks). Pages are top-level here (not framed), so the site's cookies and CSRF protection apply as
 usual; all saves go through the one save path (`surveys.views.save_page`).
 """
+
 from __future__ import annotations
 
 import re
@@ -67,8 +68,13 @@ def _refuse(request: HttpRequest, reason: str, *, project=None, status: int = 40
 def entry(request: HttpRequest) -> HttpResponse:
     pid, study_id, session_id = (request.GET.get(k, "") for k in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"))
     if not all(ID.match(v) for v in (pid, study_id, session_id)):
-        return _refuse(request, _("This page must be opened from the study on Prolific "
-                                  "(the participant, study and session ids are missing or malformed)."))
+        return _refuse(
+            request,
+            _(
+                "This page must be opened from the study on Prolific "
+                "(the participant, study and session ids are missing or malformed)."
+            ),
+        )
     units = Unit.objects.select_related("batch__project").filter(batch__channel=CHANNEL)
     unit = units.filter(Q(channel_ref=study_id) | Q(postings__ref=study_id)).first()
     if unit is None:
@@ -120,8 +126,12 @@ def _page(request: HttpRequest, assignment_pk: int) -> HttpResponse:
     if consent and assignment.status == Assignment.Status.ACTIVE:
         return render(request, "surveys/consent.html", {"project": project, "consent": consent}, using=ENGINE)
     if assignment.status in (Assignment.Status.RELEASED, Assignment.Status.REJECTED):
-        return _refuse(request, _("This task can no longer be changed. To take part again, open the study "
-                                  "from Prolific."), project=project, status=410)
+        return _refuse(
+            request,
+            _("This task can no longer be changed. To take part again, open the study from Prolific."),
+            project=project,
+            status=410,
+        )
     if progress.current is None:
         if assignment.status == Assignment.Status.ACTIVE:
             assignment_submit_if_complete(assignment)
@@ -134,5 +144,9 @@ def _declined(request: HttpRequest, assignment: Assignment) -> HttpResponse:
     """The clear way out for somebody who did not agree: back to Prolific with the study's second
     code, which asks them to return the study (no rejection counts against them)."""
     batch = assignment.unit.batch
-    return render(request, "surveys/prolific_declined.html", {
-        "project": batch.project, "url": completion_redirect(batch, prolific.FAILED_ATTENTION_CHECK)}, using=ENGINE)
+    return render(
+        request,
+        "surveys/prolific_declined.html",
+        {"project": batch.project, "url": completion_redirect(batch, prolific.FAILED_ATTENTION_CHECK)},
+        using=ENGINE,
+    )

@@ -1,4 +1,5 @@
 """factory_boy factories for the models tests build most often."""
+
 import factory
 
 from annotation.models import Annotator, Batch, Item, Project, Team
@@ -92,5 +93,6 @@ def save_answer(response_id: int, page: str, answer: dict, *, shown_at=None):
     from annotation.services.responses import response_save_page
 
     response = Response.objects.select_related("item__project", "assignment__annotator").get(pk=response_id)
-    return response_save_page(response=response, kind_slug=response.item.project.kind, page_slug=page,
-                              answer=answer, shown_at=shown_at)
+    return response_save_page(
+        response=response, kind_slug=response.item.project.kind, page_slug=page, answer=answer, shown_at=shown_at
+    )

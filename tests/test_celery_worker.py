@@ -1,4 +1,5 @@
 """Tasks run in a real Celery worker process against the local broker and the test database."""
+
 import os
 from datetime import timedelta
 

@@ -4,6 +4,7 @@ library module's private attribute, or assigns to a library's attributes (a monk
 
 Django's `Model._meta` is public API (documented as the Options API) and is allowed.
 """
+
 from __future__ import annotations
 
 import ast
@@ -14,8 +15,17 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("annotation", "surveys", "quality", "config")
 #: documented public names that begin with an underscore
-PUBLIC_UNDERSCORE = {"_meta", "_default_manager", "_base_manager", "_state", "_asdict", "_replace", "_fields",
-                     "_make", "_exit"}
+PUBLIC_UNDERSCORE = {
+    "_meta",
+    "_default_manager",
+    "_base_manager",
+    "_state",
+    "_asdict",
+    "_replace",
+    "_fields",
+    "_make",
+    "_exit",
+}
 #: the project's own top-level packages (their modules may use their own private names)
 OWN = set(PACKAGES) | {"tests", "bench"}
 
@@ -102,6 +112,11 @@ def test_the_check_finds_what_it_looks_for():
     findings = Findings()
     findings.visit(ast.parse(bad))
     found = " ".join(findings.problems)
-    for kind in ["imports the private name", "subclasses the private class", "assigns to the library",
-                 "setattr on the library", "reads the private attribute sync..._private_thing"]:
+    for kind in [
+        "imports the private name",
+        "subclasses the private class",
+        "assigns to the library",
+        "setattr on the library",
+        "reads the private attribute sync..._private_thing",
+    ]:
         assert kind in found, (kind, findings.problems)

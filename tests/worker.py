@@ -1,4 +1,5 @@
 """A real Celery worker process on the local broker, sharing the test database."""
+
 from __future__ import annotations
 
 import os
@@ -79,9 +80,26 @@ def worker_process(*, extra_env: dict[str, str] | None = None, log_dir: Path = R
     log_path = log_dir / (".celery-test-worker.log" if log_dir == ROOT else f"{queue}.log")
     log = open(log_path, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-Q", queue,
-         "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "info"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool=solo",
+            "-Q",
+            queue,
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-l",
+            "info",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     saved = {k: app.conf.get(k) for k in ("broker_url", "result_backend", "task_always_eager")}
     app.conf.update(broker_url=BROKER, result_backend=BROKER, task_always_eager=False)

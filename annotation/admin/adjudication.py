@@ -1,6 +1,7 @@
 """The adjudication stage in the admin: on a batch's page, whether it is on and which logins may
 adjudicate (written by `adjudication_setup_set`), and read-only lists of the tasks and final
 labels (made by the annotation flow and the adjudicators)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -36,7 +37,9 @@ class AdjudicationSetupInline(admin.StackedInline):
     extra = 1
     max_num = 1
     can_delete = False
-    verbose_name = verbose_name_plural = "Adjudication (a third person resolves the first two annotators' disagreements)"
+    verbose_name = verbose_name_plural = (
+        "Adjudication (a third person resolves the first two annotators' disagreements)"
+    )
 
 
 class AdjudicationSetupSaving:
@@ -49,8 +52,11 @@ class AdjudicationSetupSaving:
         formset.save(commit=False)  # the admin's change message reads what changed; nothing is written
         for setup_form in formset.forms:
             if setup_form.has_changed() and setup_form.cleaned_data:
-                adjudication_setup_set(batch=form.instance, enabled=setup_form.cleaned_data["enabled"],
-                                       users=setup_form.cleaned_data["users"])
+                adjudication_setup_set(
+                    batch=form.instance,
+                    enabled=setup_form.cleaned_data["enabled"],
+                    users=setup_form.cleaned_data["users"],
+                )
 
 
 @admin.register(AdjudicationTask)
@@ -60,8 +66,19 @@ class AdjudicationTaskAdmin(TeamScoped, ReadOnlyAdmin):
     list_filter = ("status", ("batch__project", OwnTeamsFilter), ("batch", OwnTeamsFilter))
     list_select_related = ("item", "batch", "adjudicator")
     search_fields = ("item__external_id", "adjudicator__external_id")
-    fields = ("item", "batch", "status", "adjudicator", "disputed", "answers_pretty", "first_response",
-              "second_response", "created_at", "claimed_at", "decided_at")
+    fields = (
+        "item",
+        "batch",
+        "status",
+        "adjudicator",
+        "disputed",
+        "answers_pretty",
+        "first_response",
+        "second_response",
+        "created_at",
+        "claimed_at",
+        "decided_at",
+    )
     readonly_fields = fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[AdjudicationTask]:

@@ -1,4 +1,5 @@
 """Researcher endpoints for batches, their progress and the invite links that hand them out."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -38,8 +39,16 @@ class BatchSerializer(serializers.ModelSerializer):
     class Meta:
         model = Batch
         fields = [
-            "id", "project", "name", "channel", "status", "items_per_unit", "assignments_per_unit",
-            "release_after_minutes", "created_at", "progress",
+            "id",
+            "project",
+            "name",
+            "channel",
+            "status",
+            "items_per_unit",
+            "assignments_per_unit",
+            "release_after_minutes",
+            "created_at",
+            "progress",
         ]
         read_only_fields = fields
 
@@ -70,13 +79,17 @@ class BatchCreateSerializer(JsonTypes):
     project = VisibleProjectId(queryset=Project.objects.all())  # the queryset for the schema only
     name = serializers.CharField(max_length=200)
     items = IdList(
-        required=False, help_text="Item ids in the order to hand them out, each once; default: every item of the "
+        required=False,
+        help_text="Item ids in the order to hand them out, each once; default: every item of the "
         "project. An id that is not an item of the project is a 404.",
     )
     items_per_unit = serializers.IntegerField(
-        min_value=1, max_value=MAX_COUNT, default=5, help_text="Items one annotator gets at a time.")
+        min_value=1, max_value=MAX_COUNT, default=5, help_text="Items one annotator gets at a time."
+    )
     assignments_per_unit = serializers.IntegerField(
-        min_value=1, max_value=MAX_COUNT, required=False,
+        min_value=1,
+        max_value=MAX_COUNT,
+        required=False,
         help_text="Distinct annotators per item; default: the number the kind's paper used for the project's "
         "language (the kind's suggested annotators per item).",
     )
@@ -118,14 +131,8 @@ class ReleaseReportSerializer(serializers.Serializer):
     released = serializers.IntegerField(help_text="Assignments released to other annotators.")
 
 
-@extend_schema_view(
-    list=extend_schema(
-        parameters=[id_parameter("project", "Only this project's batches.")]
-    )
-)
-class BatchViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet
-):
+@extend_schema_view(list=extend_schema(parameters=[id_parameter("project", "Only this project's batches.")]))
+class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet):
     """Batches with their progress; created through `batch_create`; only name, status and the
     release time change afterwards (closing a batch stops handing out new work). Staff with the
     Batch model permissions; invite links need the InviteLink ones (their URLs let anyone in)."""
@@ -142,13 +149,19 @@ class BatchViewSet(
             qs = qs.filter(project_id=project)
         return batches_with_progress(qs)
 
-    @extend_schema(request=BatchCreateSerializer, responses={
-        201: BatchSerializer,
-        404: error_response("The project, or an item listed, does not exist (an item of another project counts as "
-                            "not existing)."),
-        409: error_response("The project's items cannot make this batch (none imported, its consistency set "
-                            "names missing items, or too many items per unit for its groups)."),
-    })
+    @extend_schema(
+        request=BatchCreateSerializer,
+        responses={
+            201: BatchSerializer,
+            404: error_response(
+                "The project, or an item listed, does not exist (an item of another project counts as not existing)."
+            ),
+            409: error_response(
+                "The project's items cannot make this batch (none imported, its consistency set "
+                "names missing items, or too many items per unit for its groups)."
+            ),
+        },
+    )
     def create(self, request: Request) -> Response:
         """Split the items into units; each unit then goes to N distinct annotators."""
         form = BatchCreateSerializer(data=request.data, context={"request": request})
@@ -162,12 +175,20 @@ class BatchViewSet(
 
     @extend_schema(methods=["GET"], responses=InviteSerializer(many=True), summary="List the batch's invite links")
     @extend_schema(
-        methods=["POST"], request=InviteSerializer, responses={
-            201: InviteSerializer, 409: error_response("The batch is published on another channel than invite links.")},
+        methods=["POST"],
+        request=InviteSerializer,
+        responses={
+            201: InviteSerializer,
+            409: error_response("The batch is published on another channel than invite links."),
+        },
         summary="Create an invite link",
     )
-    @action(detail=True, methods=["get", "post"], pagination_class=None, required_permissions={
-        "GET": ["annotation.view_invitelink"], "POST": ["annotation.add_invitelink"]})
+    @action(
+        detail=True,
+        methods=["get", "post"],
+        pagination_class=None,
+        required_permissions={"GET": ["annotation.view_invitelink"], "POST": ["annotation.add_invitelink"]},
+    )
     def invites(self, request: Request, pk: str | None = None) -> Response:
         """Invite links are what an annotator opens; their URLs are absolute, ready to send."""
         batch = self.get_object()
@@ -182,16 +203,23 @@ class BatchViewSet(
         return Response(InviteSerializer(invite, context={"request": request}).data, status=201)
 
     @extend_schema(request=None, responses=ReleaseReportSerializer, summary="Release abandoned assignments now")
-    @action(detail=True, methods=["post"], url_path="release-abandoned",
-            required_permissions={"POST": ["annotation.change_batch"]})
+    @action(
+        detail=True,
+        methods=["post"],
+        url_path="release-abandoned",
+        required_permissions={"POST": ["annotation.change_batch"]},
+    )
     def release_abandoned(self, request: Request, pk: str | None = None) -> Response:
         """What the periodic sweep does, on demand for one batch."""
         batch = self.get_object()
         return Response({"released": assignments_release_abandoned(batch=batch)})
 
     @extend_schema(responses=ChannelCallSerializer(many=True), summary="The batch's calls to its recruiting site")
-    @action(detail=True, methods=["get"], required_permissions={
-        "GET": ["annotation.view_batch", "annotation.view_channelcall"]})
+    @action(
+        detail=True,
+        methods=["get"],
+        required_permissions={"GET": ["annotation.view_batch", "annotation.view_channelcall"]},
+    )
     def calls(self, request: Request, pk: str | None = None) -> Response:
         """Every call made to the recruiting site for this batch and how it ended, newest first."""
         calls = self.get_object().channel_calls.order_by("-created_at", "-id")

@@ -3,6 +3,7 @@
 Answers and timings are returned, the item only by its external id: the passage must never
 reach a browser through the API before the flow has revealed it.
 """
+
 from __future__ import annotations
 
 from django.db.models import Count, F, Q, QuerySet
@@ -25,8 +26,16 @@ class MyResponseSerializer(serializers.ModelSerializer):
     class Meta:
         model = Response
         fields = [
-            "id", "assignment", "assignment_status", "batch", "item_external_id", "position",
-            "answers", "timings", "completed", "completed_at",
+            "id",
+            "assignment",
+            "assignment_status",
+            "batch",
+            "item_external_id",
+            "position",
+            "answers",
+            "timings",
+            "completed",
+            "completed_at",
         ]
         read_only_fields = fields
 

@@ -1,5 +1,6 @@
 """Who may call what: researchers are staff with the admin's model permissions; annotators reach
 only `me`."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -1,4 +1,5 @@
 """Researcher endpoints for projects, their items and importing items from a released file."""
+
 from __future__ import annotations
 
 from dataclasses import asdict
@@ -33,8 +34,11 @@ class TeamField(ExistingId):
 
 
 class ProjectSerializer(JsonTypes, serializers.ModelSerializer):
-    team = TeamField(queryset=Team.objects.all(), required=False, help_text="Only the team's members see the project. Default: your only team; "
-                     "required when you are in several.")
+    team = TeamField(
+        queryset=Team.objects.all(),
+        required=False,
+        help_text="Only the team's members see the project. Default: your only team; required when you are in several.",
+    )
     kind = serializers.ChoiceField(choices=kind_choices(), help_text="Task kind; fixed once items are imported.")
     language = serializers.ChoiceField(choices=settings.LANGUAGES, default="en", help_text="Of the annotator pages.")
     item_count = serializers.IntegerField(read_only=True, help_text="Items imported so far.")
@@ -43,7 +47,16 @@ class ProjectSerializer(JsonTypes, serializers.ModelSerializer):
     class Meta:
         model = Project
         fields = [
-            "id", "name", "team", "kind", "language", "instructions", "settings", "created_by", "created_at", "item_count",
+            "id",
+            "name",
+            "team",
+            "kind",
+            "language",
+            "instructions",
+            "settings",
+            "created_by",
+            "created_at",
+            "item_count",
         ]
         read_only_fields = ["created_by", "created_at"]
 
@@ -77,17 +90,24 @@ class ItemSerializer(serializers.ModelSerializer):
 
 
 class ImportRequestSerializer(serializers.Serializer):
-    file = serializers.FileField(allow_empty_file=True, help_text="The dataset's released file, in the format of the project's kind (the kind's file_format).")
+    file = serializers.FileField(
+        allow_empty_file=True,
+        help_text="The dataset's released file, in the format of the project's kind (the kind's file_format).",
+    )
     skip_conflicts = serializers.BooleanField(
-        default=False, help_text="Skip records whose id the project already has with different content "
-        "(default: such a record refuses the import with a 400 naming its line, id and fields).")
+        default=False,
+        help_text="Skip records whose id the project already has with different content "
+        "(default: such a record refuses the import with a 400 naming its line, id and fields).",
+    )
 
 
 class ImportReportSerializer(serializers.Serializer):
     created = serializers.IntegerField(help_text="New items added to the project.")
     duplicates = serializers.IntegerField(help_text="Records skipped because the project already has them.")
     total = serializers.IntegerField(help_text="Records in the file.")
-    conflicts = serializers.IntegerField(help_text="Records skipped because their id has different content (skip_conflicts).")
+    conflicts = serializers.IntegerField(
+        help_text="Records skipped because their id has different content (skip_conflicts)."
+    )
 
 
 class ImportErrorSerializer(serializers.Serializer):
@@ -96,16 +116,19 @@ class ImportErrorSerializer(serializers.Serializer):
     field = serializers.CharField(allow_null=True, help_text="Field of the record at fault, when known.")
 
 
-SETTINGS_CONFLICT = error_response("Settings of another task kind than the project's, or a new kind for a project "
-                                   "that has items.")
+SETTINGS_CONFLICT = error_response(
+    "Settings of another task kind than the project's, or a new kind for a project that has items."
+)
 
 
 @extend_schema_view(
-    create=extend_schema(responses={
-        201: ProjectSerializer,
-        404: error_response("The team named does not exist or is not one of yours."),
-        409: SETTINGS_CONFLICT,
-    }),
+    create=extend_schema(
+        responses={
+            201: ProjectSerializer,
+            404: error_response("The team named does not exist or is not one of yours."),
+            409: SETTINGS_CONFLICT,
+        }
+    ),
     update=extend_schema(responses={200: ProjectSerializer, 409: SETTINGS_CONFLICT}),
     partial_update=extend_schema(responses={200: ProjectSerializer, 409: SETTINGS_CONFLICT}),
 )
@@ -125,14 +148,24 @@ class ProjectViewSet(viewsets.ModelViewSet):
 
     @extend_schema(
         request={"multipart/form-data": ImportRequestSerializer},
-        responses={200: ImportReportSerializer,
-                   400: OpenApiResponse(ImportErrorSerializer, description="A bad record (named by line and field), "
-                                        "or a request without a file (`line` and `field` null)."),
-                   413: OpenApiResponse(ImportErrorSerializer, description="The file is over IMPORT_MAX_BYTES.")},
+        responses={
+            200: ImportReportSerializer,
+            400: OpenApiResponse(
+                ImportErrorSerializer,
+                description="A bad record (named by line and field), "
+                "or a request without a file (`line` and `field` null).",
+            ),
+            413: OpenApiResponse(ImportErrorSerializer, description="The file is over IMPORT_MAX_BYTES."),
+        },
         summary="Import items from a released file (all or nothing)",
     )
-    @action(detail=True, methods=["post"], url_path="import", parser_classes=[MultiPartParser],
-            required_permissions={"POST": ["annotation.add_item"]})
+    @action(
+        detail=True,
+        methods=["post"],
+        url_path="import",
+        parser_classes=[MultiPartParser],
+        required_permissions={"POST": ["annotation.add_item"]},
+    )
     def import_items(self, request: Request, pk: str | None = None) -> Response:
         """Any bad record imports nothing and the error names its line and field; records the
         project already holds are counted as duplicates, so re-importing is harmless."""
@@ -143,8 +176,13 @@ class ProjectViewSet(viewsets.ModelViewSet):
             return Response({"detail": " ".join(messages), "line": None, "field": field}, status=400)
         upload = form.validated_data["file"]
         try:
-            report = items_import_file(project=project, fileobj=upload, size=upload.size, filename=upload.name,
-                                       skip_conflicts=form.validated_data["skip_conflicts"])
+            report = items_import_file(
+                project=project,
+                fileobj=upload,
+                size=upload.size,
+                filename=upload.name,
+                skip_conflicts=form.validated_data["skip_conflicts"],
+            )
         except ImportProblem as exc:
             code = 413 if isinstance(exc, ImportTooLarge) else 400
             return Response({"detail": str(exc), "line": exc.line, "field": exc.field}, status=code)
@@ -155,8 +193,9 @@ class ProjectViewSet(viewsets.ModelViewSet):
     list=extend_schema(
         parameters=[
             id_parameter("project", "Only this project's items."),
-            OpenApiParameter("external_id", {"type": "string", "pattern": NO_NUL},
-                             description="Only the item with this released id."),
+            OpenApiParameter(
+                "external_id", {"type": "string", "pattern": NO_NUL}, description="Only the item with this released id."
+            ),
         ]
     )
 )

@@ -1,4 +1,5 @@
 """The REST API (mounted at /api/): researcher resources, annotator `me`, schema and docs."""
+
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import SimpleRouter
@@ -18,7 +19,11 @@ router.register("batches", BatchViewSet, basename="batch")
 # and a template without the inline <style>, so the Content-Security-Policy needs no exception.
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/swagger_ui.html"), name="api-docs"),
+    path(
+        "docs/",
+        SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/swagger_ui.html"),
+        name="api-docs",
+    ),
     path("me/", MeView.as_view(), name="api-me"),
     path("me/responses/", MyResponsesView.as_view(), name="api-me-responses"),
     *router.urls,

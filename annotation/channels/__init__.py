@@ -1,4 +1,5 @@
 """Recruiting channels, imported explicitly so each registers itself."""
+
 from . import invite, mturk, prolific  # noqa: F401
 from .base import (
     Channel,
@@ -19,7 +20,24 @@ from .mturk_settings import HitSettings, HitSettingsError, hit_settings_for, hit
 from .registry import UnknownChannel, channel_choices, get_channel
 
 __all__ = [
-    "Channel", "ChannelError", "ChannelNotSupported", "ChannelOutcomeUnknown", "ChannelSettingsError", "ChannelUnavailable", "HitSettings", "HitSettingsError",
-    "MessageResult", "PublishResult", "SubmissionInfo", "UnitCost", "UnitState", "UnknownChannel", "channel_choices",
-    "get_channel", "hit_settings_for", "money", "hit_settings_parse", "request_token",
+    "Channel",
+    "ChannelError",
+    "ChannelNotSupported",
+    "ChannelOutcomeUnknown",
+    "ChannelSettingsError",
+    "ChannelUnavailable",
+    "HitSettings",
+    "HitSettingsError",
+    "MessageResult",
+    "PublishResult",
+    "SubmissionInfo",
+    "UnitCost",
+    "UnitState",
+    "UnknownChannel",
+    "channel_choices",
+    "get_channel",
+    "hit_settings_for",
+    "money",
+    "hit_settings_parse",
+    "request_token",
 ]

@@ -1,4 +1,5 @@
 """Invite links: the embedded default for directly recruited annotators and experts."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -20,7 +21,9 @@ class InviteChannel(Channel):
         from annotation.selectors import invite_url
 
         link = batch.invites.filter(active=True).first() or InviteLink.objects.create(batch=batch, label="default")
-        return PublishResult(published=batch.units.count(), failed={}, links=[invite_url(link.token, base_url=base_url)])
+        return PublishResult(
+            published=batch.units.count(), failed={}, links=[invite_url(link.token, base_url=base_url)]
+        )
 
     def verify_submission(self, assignment: "Assignment") -> tuple[bool, str]:
         # The annotator's secret key is the only way in, and every page was saved server-side.

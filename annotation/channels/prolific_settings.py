@@ -18,6 +18,7 @@ their place is freed without a rejection).
 
 Places: one per unit and annotator (``Batch.assignments_per_unit``), one study per batch.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
@@ -78,9 +79,15 @@ class StudySettings:
 
     def audience(self) -> str:
         """Who may take part, in words (empty: anybody on Prolific)."""
-        parts = [f"{label} {', '.join(values)}" for label, values in (
-            ("first language", self.first_languages), ("country", self.countries),
-            ("devices", self.devices)) if values]
+        parts = [
+            f"{label} {', '.join(values)}"
+            for label, values in (
+                ("first language", self.first_languages),
+                ("country", self.countries),
+                ("devices", self.devices),
+            )
+            if values
+        ]
         if self.min_approval_rate is not None:
             parts.append(f"approval rate ≥ {self.min_approval_rate}%")
         if self.min_previous_submissions is not None:
@@ -127,21 +134,38 @@ def study_settings_parse(raw: dict[str, Any], *, defaults: dict[str, str] | None
             problems.append(f"{name}: text")
     try:
         values["reward"] = Decimal(str(values.get("reward", StudySettings.reward)))
-        if not values["reward"].is_finite() or values["reward"] <= 0 or values["reward"] != values["reward"].quantize(Decimal("0.01")):
+        if (
+            not values["reward"].is_finite()
+            or values["reward"] <= 0
+            or values["reward"] != values["reward"].quantize(Decimal("0.01"))
+        ):
             raise InvalidOperation
     except InvalidOperation:
-        problems.append("reward: a positive amount with at most 2 decimals, e.g. \"1.50\"")
+        problems.append('reward: a positive amount with at most 2 decimals, e.g. "1.50"')
         values["reward"] = StudySettings.reward
-    minutes = _whole("estimated_minutes", values.get("estimated_minutes", 10), problems, low=1, high=600, optional=False)
+    minutes = _whole(
+        "estimated_minutes", values.get("estimated_minutes", 10), problems, low=1, high=600, optional=False
+    )
     values["estimated_minutes"] = minutes or 10
-    values["maximum_minutes"] = _whole("maximum_minutes", values.get("maximum_minutes"), problems, low=2, high=1440, optional=True)
-    if values["maximum_minutes"] is not None and minutes and values["maximum_minutes"] < 2 + 2 * minutes + 2 * minutes ** 0.5:
+    values["maximum_minutes"] = _whole(
+        "maximum_minutes", values.get("maximum_minutes"), problems, low=2, high=1440, optional=True
+    )
+    if (
+        values["maximum_minutes"] is not None
+        and minutes
+        and values["maximum_minutes"] < 2 + 2 * minutes + 2 * minutes**0.5
+    ):
         problems.append("maximum_minutes: at least 2 + 2·estimate + 2·√estimate (Prolific's minimum)")
     if minutes and values["reward"] * 60 / minutes < MIN_HOURLY:
-        problems.append(f"reward: {values['reward']} for {minutes} minutes is below Prolific's minimum of {MIN_HOURLY} an hour")
-    values["min_approval_rate"] = _whole("min_approval_rate", values.get("min_approval_rate", 95), problems, low=0, high=100, optional=True)
-    values["min_previous_submissions"] = _whole("min_previous_submissions", values.get("min_previous_submissions"), problems,
-                                                low=0, high=100000, optional=True)
+        problems.append(
+            f"reward: {values['reward']} for {minutes} minutes is below Prolific's minimum of {MIN_HOURLY} an hour"
+        )
+    values["min_approval_rate"] = _whole(
+        "min_approval_rate", values.get("min_approval_rate", 95), problems, low=0, high=100, optional=True
+    )
+    values["min_previous_submissions"] = _whole(
+        "min_previous_submissions", values.get("min_previous_submissions"), problems, low=0, high=100000, optional=True
+    )
     for name in LISTS:
         values[name] = _ids(name, values.get(name, getattr(StudySettings, name)), problems)
     if set(values["devices"]) - DEVICES:
@@ -157,8 +181,7 @@ def study_settings_parse(raw: dict[str, Any], *, defaults: dict[str, str] | None
 
 def default_texts(batch: "Batch") -> dict[str, str]:
     project = batch.project
-    return {"name": f"{project.name}: {batch.name}"[:200],
-            "description": (project.instructions or project.name)[:4000]}
+    return {"name": f"{project.name}: {batch.name}"[:200], "description": (project.instructions or project.name)[:4000]}
 
 
 def study_settings_for(batch: "Batch") -> StudySettings:

@@ -1,6 +1,7 @@
 """Channel presets: a kind's named recruiting setup for one channel (e.g. the paper's MTurk
 qualifications), which a researcher may pick when making a batch. The kind owns its presets
 (`TaskKind.channel_presets`), so nothing outside the kind's module names the kind."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -44,8 +45,9 @@ def preset_named(kind: "TaskKind", name: str) -> tuple[str, ChannelPreset]:
     raise PresetError(f"{kind.title} has no preset {name!r}; {_known(presets)}")
 
 
-def preset_fill(preset: ChannelPreset, *, channel_settings: Mapping[str, Any] | None,
-                items_per_unit: int | None) -> tuple[dict[str, Any], int | None]:
+def preset_fill(
+    preset: ChannelPreset, *, channel_settings: Mapping[str, Any] | None, items_per_unit: int | None
+) -> tuple[dict[str, Any], int | None]:
     """The preset's values under what the researcher typed: typed keys and a typed
     items_per_unit win, the preset fills the rest."""
     settings = {**preset.channel_settings, **(channel_settings or {})}

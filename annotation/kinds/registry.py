@@ -1,4 +1,5 @@
 """Registered task kinds, by slug."""
+
 from __future__ import annotations
 
 from typing import TypeVar

@@ -1,4 +1,5 @@
 """Locating a copied span in a passage, forgiving only differences in white space."""
+
 from __future__ import annotations
 
 import re

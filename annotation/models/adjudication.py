@@ -1,6 +1,7 @@
 """The stage after annotation: where two first annotations of an item differ, a third person
 decides (an adjudication task); every field of the item ends with a final label that records
 how it was reached."""
+
 from django.conf import settings
 from django.db import models
 
@@ -21,8 +22,12 @@ class AdjudicationSetup(models.Model):
 
     batch = models.OneToOneField(Batch, on_delete=models.CASCADE, related_name="adjudication")
     enabled = models.BooleanField(default=True)
-    users = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="adjudications",
-                                   help_text="Logins that may adjudicate this batch.")
+    users = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="adjudications",
+        help_text="Logins that may adjudicate this batch.",
+    )
 
     def __str__(self) -> str:
         return f"adjudication of {self.batch} ({'on' if self.enabled else 'off'})"
@@ -38,13 +43,15 @@ class AdjudicationTask(models.Model):
     first_response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")
     second_response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")
     fields_in_dispute = models.JSONField(help_text="[field name] where the two annotations differ, in order.")
-    adjudicator = models.ForeignKey(Annotator, null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="adjudication_tasks")
+    adjudicator = models.ForeignKey(
+        Annotator, null=True, blank=True, on_delete=models.SET_NULL, related_name="adjudication_tasks"
+    )
     answers = models.JSONField(default=dict, blank=True, help_text="{field: the adjudicator's value}")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     created_at = models.DateTimeField(auto_now_add=True)
-    claimed_at = models.DateTimeField(null=True, blank=True,
-                                      help_text="When the adjudicator last took up the task; idle claims are released.")
+    claimed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the adjudicator last took up the task; idle claims are released."
+    )
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -67,8 +74,14 @@ class FinalLabel(models.Model):
     value = models.JSONField(null=True, blank=True)
     how = models.CharField(max_length=12, choices=How.choices)
     reason = models.TextField(blank=True)
-    decided_by = models.ForeignKey(Annotator, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
-                                   help_text="The adjudicator; empty where the two annotators agreed.")
+    decided_by = models.ForeignKey(
+        Annotator,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The adjudicator; empty where the two annotators agreed.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,4 +1,5 @@
 """Projects and the items imported into them."""
+
 from django.conf import settings as django_settings
 from django.db import models
 
@@ -8,7 +9,9 @@ from .teams import Team
 class Project(models.Model):
     name = models.CharField(max_length=200)
     team = models.ForeignKey(
-        Team, on_delete=models.PROTECT, related_name="projects",
+        Team,
+        on_delete=models.PROTECT,
+        related_name="projects",
         help_text="Only the team's members (and superusers) see and change the project.",
     )
     kind = models.CharField(max_length=40, help_text="Task kind slug (see annotation.kinds).")

@@ -2,6 +2,7 @@
 own ids: publish jobs, the posting of each unit (a HIT, a study place), every submission as sync
 last saw it (matched with our own Assignment, or flagged), and the payments made beyond the
 reward (bonuses). The batch's `channel` says which channel the ids belong to."""
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -20,7 +21,9 @@ class PublishJob(models.Model):
 
     batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="publish_jobs")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    base_url = models.CharField(max_length=500, help_text="Public address of this site (what the channel links participants to).")
+    base_url = models.CharField(
+        max_length=500, help_text="Public address of this site (what the channel links participants to)."
+    )
     total = models.PositiveIntegerField(default=0, help_text="Units of the batch.")
     done = models.PositiveIntegerField(default=0, help_text="Units that have their posting.")
     failures = models.JSONField(
@@ -29,9 +32,11 @@ class PublishJob(models.Model):
     error = models.TextField(blank=True, help_text="Why the whole job stopped (e.g. the balance).")
     celery_task_id = models.CharField(max_length=255, blank=True)
     dispatches = models.PositiveIntegerField(
-        default=1, help_text="Times the job was handed to the Celery workers (the watchdog resends a stuck one).")
+        default=1, help_text="Times the job was handed to the Celery workers (the watchdog resends a stuck one)."
+    )
     progress_at = models.DateTimeField(
-        null=True, blank=True, help_text="Last sign of life: every unit published or failed saves it.")
+        null=True, blank=True, help_text="Last sign of life: every unit published or failed saves it."
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -92,7 +97,9 @@ class Submission(models.Model):
     )
     ref = models.CharField(max_length=100, help_text="The channel's id of the work (MTurk's assignmentId).")
     posting_ref = models.CharField(max_length=100, blank=True, help_text="The channel's id of the posting (HIT id).")
-    participant_ref = models.CharField(max_length=100, blank=True, help_text="The channel's id of the person (workerId).")
+    participant_ref = models.CharField(
+        max_length=100, blank=True, help_text="The channel's id of the person (workerId)."
+    )
     channel_status = models.CharField(max_length=20, blank=True, help_text="Empty: the channel does not know it.")
     verified = models.BooleanField(default=False)
     problem = models.TextField(blank=True)
@@ -109,7 +116,9 @@ class Submission(models.Model):
                 fields=["assignment"], condition=Q(assignment__isnull=False), name="submission_unique_ours"
             ),
             models.UniqueConstraint(
-                fields=["batch", "ref"], condition=Q(assignment__isnull=True), name="submission_unique_orphan",
+                fields=["batch", "ref"],
+                condition=Q(assignment__isnull=True),
+                name="submission_unique_orphan",
             ),
         ]
         indexes = [
@@ -135,7 +144,9 @@ class BulkPayment(models.Model):
 
     batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="bulk_payments")
     label = models.CharField(max_length=60, help_text="The bonus round: the same label never pays anyone twice.")
-    part = models.PositiveIntegerField(default=1, help_text="Orders of one round, when the site caps the rows per order.")
+    part = models.PositiveIntegerField(
+        default=1, help_text="Orders of one round, when the site caps the rows per order."
+    )
     ref = models.CharField(max_length=100, blank=True, help_text="The site's id of the order (a bulk bonus).")
     state = models.CharField(max_length=10, choices=State.choices, default=State.NEW)
     total = models.DecimalField(max_digits=10, decimal_places=2, help_text="The bonuses, before the site's fees.")

@@ -1,4 +1,5 @@
 """Batches, the units they hand out, who takes them, and what they answer."""
+
 import secrets
 
 from django.conf import settings
@@ -84,7 +85,11 @@ class Annotator(models.Model):
     external_id = models.CharField(max_length=200)
     access_key = models.CharField(max_length=64, unique=True, default=new_key, editable=False)
     batch = models.ForeignKey(
-        "Batch", null=True, blank=True, on_delete=models.SET_NULL, related_name="recruits",
+        "Batch",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="recruits",
         help_text="The batch this annotator was recruited into (invite links).",
     )
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -93,9 +98,7 @@ class Annotator(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(
-                fields=["project", "channel", "external_id"], name="annotator_unique_per_channel"
-            )
+            models.UniqueConstraint(fields=["project", "channel", "external_id"], name="annotator_unique_per_channel")
         ]
 
     def __str__(self) -> str:
@@ -107,8 +110,11 @@ class InviteLink(models.Model):
     token = models.CharField(max_length=64, unique=True, default=new_key, editable=False)
     label = models.CharField(max_length=200, blank=True)
     max_annotators = models.PositiveIntegerField(null=True, blank=True, help_text="Empty: no limit.")
-    role = models.CharField(max_length=12, default="annotator",
-                            help_text="annotator, or adjudicator: its people decide the batch's disagreements.")
+    role = models.CharField(
+        max_length=12,
+        default="annotator",
+        help_text="annotator, or adjudicator: its people decide the batch's disagreements.",
+    )
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -138,7 +144,8 @@ class Assignment(models.Model):
         default=0, help_text="Items handed out with the assignment (its responses, fixed when it is made)."
     )
     consented_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the person agreed to the batch's consent text (a channel that asks).")
+        null=True, blank=True, help_text="When the person agreed to the batch's consent text (a channel that asks)."
+    )
 
     class Meta:
         ordering = ["id"]

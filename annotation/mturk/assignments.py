@@ -3,6 +3,7 @@
 Approve and reject are safe to repeat: when MTurk says the assignment is no longer Submitted
 because an earlier (retried) call already did the same thing, that counts as success.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -19,7 +20,11 @@ MAX_FEEDBACK = 1024
 
 
 def list_assignments_for_hit(
-    client: MTurkClient, hit_id: str, *, statuses: Iterable[str] = STATUSES, page_size: int = 100,
+    client: MTurkClient,
+    hit_id: str,
+    *,
+    statuses: Iterable[str] = STATUSES,
+    page_size: int = 100,
 ) -> list[AssignmentInfo]:
     """Every submitted, approved or rejected assignment of the HIT, following NextToken.
 
@@ -47,8 +52,9 @@ def get_assignment(client: MTurkClient, assignment_id: str) -> tuple[AssignmentI
     return AssignmentInfo.from_api(response["Assignment"]), Hit.from_api(response["HIT"])
 
 
-def approve_assignment(client: MTurkClient, assignment_id: str, *, feedback: str = "",
-                       override_rejection: bool = False) -> None:
+def approve_assignment(
+    client: MTurkClient, assignment_id: str, *, feedback: str = "", override_rejection: bool = False
+) -> None:
     """Approve (and pay) a Submitted assignment, or a Rejected one with ``override_rejection``."""
     _check_feedback(feedback, required=False)
     params: dict[str, Any] = dict(AssignmentId=assignment_id)
@@ -73,8 +79,15 @@ def reject_assignment(client: MTurkClient, assignment_id: str, *, feedback: str)
             raise
 
 
-def send_bonus(client: MTurkClient, *, worker_id: str, assignment_id: str,
-               amount: Decimal | str, reason: str, unique_request_token: str) -> None:
+def send_bonus(
+    client: MTurkClient,
+    *,
+    worker_id: str,
+    assignment_id: str,
+    amount: Decimal | str,
+    reason: str,
+    unique_request_token: str,
+) -> None:
     """Pay a bonus once per token: a repeated token (a retry) is a no-op, not a second payment."""
     check_token(unique_request_token)
     value = money(amount)
@@ -83,8 +96,15 @@ def send_bonus(client: MTurkClient, *, worker_id: str, assignment_id: str,
     if not reason.strip():
         raise ValueError("a bonus needs a reason (the worker sees it)")
     try:
-        call(client, "SendBonus", WorkerId=worker_id, AssignmentId=assignment_id,
-             BonusAmount=f"{value:.2f}", Reason=reason, UniqueRequestToken=unique_request_token)
+        call(
+            client,
+            "SendBonus",
+            WorkerId=worker_id,
+            AssignmentId=assignment_id,
+            BonusAmount=f"{value:.2f}",
+            Reason=reason,
+            UniqueRequestToken=unique_request_token,
+        )
     except MTurkRequestError as exc:
         if not is_duplicate_token(exc):
             raise

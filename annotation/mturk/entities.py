@@ -3,6 +3,7 @@
 Money is ``Decimal`` (MTurk sends strings such as ``"0.10"``), times are timezone-aware UTC
 ``datetime``s, and every field the platform does not need stays in the raw response.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -159,5 +160,6 @@ class NotifyFailure:
 @dataclass(frozen=True)
 class NotifyResult:
     """Outcome of ``notify_workers``: how many NotifyWorkers calls, and who was not reached."""
+
     calls: int
     failures: tuple[NotifyFailure, ...] = field(default_factory=tuple)

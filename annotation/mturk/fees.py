@@ -3,6 +3,7 @@
 20 % of the amount, at least $0.01; +20 % of the reward when the HIT has 10 or more
 assignments; +5 % for Masters. Shared by the cost estimate and the local endpoint's balance.
 """
+
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal

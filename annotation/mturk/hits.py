@@ -3,6 +3,7 @@
 Every function takes a boto3 MTurk client (``make_client`` / ``client_from_settings``),
 returns dataclasses, and never touches the database.
 """
+
 from __future__ import annotations
 
 import re
@@ -96,8 +97,7 @@ def create_hit_with_type(
     return Hit.from_api(response["HIT"])
 
 
-def _existing_hit(client: MTurkClient, exc: MTurkRequestError, hit_type_id: str,
-                  requester_annotation: str) -> Hit:
+def _existing_hit(client: MTurkClient, exc: MTurkRequestError, hit_type_id: str, requester_annotation: str) -> Hit:
     for candidate in _ENTITY_ID.findall(exc.message):
         try:
             hit = get_hit(client, candidate)
@@ -107,12 +107,17 @@ def _existing_hit(client: MTurkClient, exc: MTurkRequestError, hit_type_id: str,
             raise MTurkError(
                 f"UniqueRequestToken already used for HIT {hit.hit_id} of other work "
                 f"(HIT type {hit.hit_type_id}, annotation {hit.requester_annotation!r})",
-                operation=exc.operation, code=exc.code, turk_error_code=exc.turk_error_code,
+                operation=exc.operation,
+                code=exc.code,
+                turk_error_code=exc.turk_error_code,
             ) from exc
         return hit
-    raise MTurkError(f"HitAlreadyExists without a HIT id we can fetch: {exc.message}",
-                     operation=exc.operation, code=exc.code,
-                     turk_error_code=exc.turk_error_code) from exc
+    raise MTurkError(
+        f"HitAlreadyExists without a HIT id we can fetch: {exc.message}",
+        operation=exc.operation,
+        code=exc.code,
+        turk_error_code=exc.turk_error_code,
+    ) from exc
 
 
 def get_hit(client: MTurkClient, hit_id: str) -> Hit:
@@ -132,7 +137,11 @@ def expire_hit(client: MTurkClient, hit_id: str) -> None:
 
 
 def create_additional_assignments_for_hit(
-    client: MTurkClient, hit_id: str, *, number: int, unique_request_token: str,
+    client: MTurkClient,
+    hit_id: str,
+    *,
+    number: int,
+    unique_request_token: str,
 ) -> None:
     """Add ``number`` assignments; safe to repeat with the same token (a repeat is a no-op).
 
@@ -143,8 +152,13 @@ def create_additional_assignments_for_hit(
     if number < 1:
         raise ValueError("number must be at least 1")
     try:
-        call(client, "CreateAdditionalAssignmentsForHIT", HITId=hit_id,
-             NumberOfAdditionalAssignments=number, UniqueRequestToken=unique_request_token)
+        call(
+            client,
+            "CreateAdditionalAssignmentsForHIT",
+            HITId=hit_id,
+            NumberOfAdditionalAssignments=number,
+            UniqueRequestToken=unique_request_token,
+        )
     except MTurkRequestError as exc:
         if not is_duplicate_token(exc):
             raise

@@ -2,6 +2,7 @@
 
 Both directions live here so the local endpoint builds answers exactly as the client reads them.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,9 +13,7 @@ from xml.sax.saxutils import escape
 EXTERNAL_QUESTION_NS = (
     "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2006-07-14/ExternalQuestion.xsd"
 )
-ANSWERS_NS = (
-    "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"
-)
+ANSWERS_NS = "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2005-10-01/QuestionFormAnswers.xsd"
 MAX_QUESTION_BYTES = 65535
 MAX_FRAME_HEIGHT = 10000
 _UNSAFE_URL = re.compile(r"[\s\x00-\x1f\x7f]")

@@ -1,4 +1,5 @@
 """Workers and the account: messages, blocks, private qualifications, the balance."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -22,8 +23,7 @@ def get_account_balance(client: MTurkClient) -> Balance:
     )
 
 
-def notify_workers(client: MTurkClient, *, worker_ids: Iterable[str], subject: str,
-                   message: str) -> NotifyResult:
+def notify_workers(client: MTurkClient, *, worker_ids: Iterable[str], subject: str, message: str) -> NotifyResult:
     """E-mail workers (who worked for us) in calls of at most 100 ids; duplicates sent once."""
     if not subject.strip() or len(subject) > MAX_SUBJECT:
         raise ValueError(f"subject is 1 to {MAX_SUBJECT} characters")
@@ -33,13 +33,16 @@ def notify_workers(client: MTurkClient, *, worker_ids: Iterable[str], subject: s
     failures: list[NotifyFailure] = []
     calls = 0
     for start in range(0, len(ids), NOTIFY_BATCH):
-        response = call(client, "NotifyWorkers", WorkerIds=ids[start:start + NOTIFY_BATCH],
-                        Subject=subject, MessageText=message)
+        response = call(
+            client, "NotifyWorkers", WorkerIds=ids[start : start + NOTIFY_BATCH], Subject=subject, MessageText=message
+        )
         calls += 1
         failures.extend(
-            NotifyFailure(worker_id=f.get("WorkerId", ""),
-                          code=f.get("NotifyWorkersFailureCode", ""),
-                          message=f.get("NotifyWorkersFailureMessage", ""))
+            NotifyFailure(
+                worker_id=f.get("WorkerId", ""),
+                code=f.get("NotifyWorkersFailureCode", ""),
+                message=f.get("NotifyWorkersFailureMessage", ""),
+            )
             for f in response.get("NotifyWorkersFailureStatuses", ())
         )
     return NotifyResult(calls=calls, failures=tuple(failures))
@@ -60,7 +63,11 @@ def delete_worker_block(client: MTurkClient, worker_id: str, *, reason: str = ""
 
 
 def create_qualification_type(
-    client: MTurkClient, *, name: str, description: str, keywords: str = "",
+    client: MTurkClient,
+    *,
+    name: str,
+    description: str,
+    keywords: str = "",
     reuse_existing: bool = True,
 ) -> QualificationType:
     """An Active qualification type we grant by hand (a private qualification).
@@ -68,8 +75,7 @@ def create_qualification_type(
     Names are unique per requester: with ``reuse_existing`` an existing type of that exact
     name is returned instead of MTurk's error, so setting it up twice is harmless.
     """
-    params: dict[str, Any] = dict(Name=name, Description=description,
-                                  QualificationTypeStatus="Active")
+    params: dict[str, Any] = dict(Name=name, Description=description, QualificationTypeStatus="Active")
     if keywords:
         params["Keywords"] = keywords
     try:
@@ -84,8 +90,7 @@ def create_qualification_type(
 
 def find_qualification_type(client: MTurkClient, name: str) -> QualificationType | None:
     """Our qualification type named exactly ``name``, or None."""
-    params: dict[str, Any] = dict(Query=name, MustBeRequestable=False, MustBeOwnedByCaller=True,
-                                  MaxResults=100)
+    params: dict[str, Any] = dict(Query=name, MustBeRequestable=False, MustBeOwnedByCaller=True, MaxResults=100)
     while True:
         page = call(client, "ListQualificationTypes", **params)
         for q in page.get("QualificationTypes", ()):
@@ -97,9 +102,19 @@ def find_qualification_type(client: MTurkClient, name: str) -> QualificationType
 
 
 def associate_qualification_with_worker(
-    client: MTurkClient, *, qualification_type_id: str, worker_id: str, value: int = 1,
+    client: MTurkClient,
+    *,
+    qualification_type_id: str,
+    worker_id: str,
+    value: int = 1,
     send_notification: bool = False,
 ) -> None:
     """Grant (or update) a qualification to a worker."""
-    call(client, "AssociateQualificationWithWorker", QualificationTypeId=qualification_type_id,
-         WorkerId=worker_id, IntegerValue=value, SendNotification=send_notification)
+    call(
+        client,
+        "AssociateQualificationWithWorker",
+        QualificationTypeId=qualification_type_id,
+        WorkerId=worker_id,
+        IntegerValue=value,
+        SendNotification=send_notification,
+    )

@@ -1,5 +1,6 @@
 """The account: who the token is, its workspaces and their balance, eligibility filters;
 and bonuses, which move money and so are set up and paid in two separate calls."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -23,8 +24,9 @@ def list_workspaces(client: ProlificClient) -> tuple[Workspace, ...]:
 
 
 def get_balance(client: ProlificClient, workspace_id: str) -> Balance:
-    return Balance.from_api(call(client, "GET", f"workspaces/{workspace_id}/balance/",
-                                 operation="get_balance", idempotent=True))
+    return Balance.from_api(
+        call(client, "GET", f"workspaces/{workspace_id}/balance/", operation="get_balance", idempotent=True)
+    )
 
 
 def list_filters(client: ProlificClient) -> tuple[dict[str, Any], ...]:
@@ -45,15 +47,20 @@ def bonus_csv(bonuses: Mapping[str, int]) -> str:
     return "\n".join(rows)
 
 
-def set_up_bonuses(client: ProlificClient, study_id: str,
-                   bonuses: Mapping[str, int]) -> BulkBonus:
+def set_up_bonuses(client: ProlificClient, study_id: str, bonuses: Mapping[str, int]) -> BulkBonus:
     """Set up (not pay) bonuses of ``{participant or submission id: minor units}``, at most
     200 rows. Not retried after a 5xx: a repeat only makes an unpaid duplicate, but the
     caller should keep the returned id and pay that one."""
     if not 1 <= len(bonuses) <= MAX_BONUS_ROWS:
         raise ValueError(f"a bulk bonus has 1 to {MAX_BONUS_ROWS} rows; split larger ones")
-    body = call(client, "POST", "submissions/bonus-payments/", operation="set_up_bonuses",
-                idempotent=False, json={"study_id": study_id, "csv_bonuses": bonus_csv(bonuses)})
+    body = call(
+        client,
+        "POST",
+        "submissions/bonus-payments/",
+        operation="set_up_bonuses",
+        idempotent=False,
+        json={"study_id": study_id, "csv_bonuses": bonus_csv(bonuses)},
+    )
     return BulkBonus.from_api(body)
 
 
@@ -61,5 +68,4 @@ def pay_bonuses(client: ProlificClient, bulk_bonus_id: str) -> None:
     """Pay a bulk bonus. NOT idempotent on Prolific (a second call pays again): record that
     it is being paid before calling, and never call it twice for one id. A 429 (refused before
     any effect) is retried; a 5xx or a lost answer raises ``ProlificOutcomeUnknownError``."""
-    call(client, "POST", f"bulk-bonus-payments/{bulk_bonus_id}/pay/", operation="pay_bonuses",
-         idempotent=False)
+    call(client, "POST", f"bulk-bonus-payments/{bulk_bonus_id}/pay/", operation="pay_bonuses", idempotent=False)

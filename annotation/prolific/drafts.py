@@ -5,6 +5,7 @@ Filter IDs and choice IDs change over time on Prolific: the constants below are 
 in official material (custom blocklist and previous-submission counts are not confirmed);
 check them with ``list_filters`` before relying on them.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -28,23 +29,34 @@ FAILED_ATTENTION_CHECK = "FAILED_ATTENTION_CHECK"
 NO_CONSENT = "NO_CONSENT"
 
 
-def completion_code(code: str, code_type: str, *,
-                    actions: Iterable[str | dict[str, Any]] = ("MANUALLY_REVIEW",),
-                    actor: str = "participant") -> dict[str, Any]:
+def completion_code(
+    code: str,
+    code_type: str,
+    *,
+    actions: Iterable[str | dict[str, Any]] = ("MANUALLY_REVIEW",),
+    actor: str = "participant",
+) -> dict[str, Any]:
     """One entry of ``completion_codes``; an action is a name or a full action object."""
-    return {"code": code, "code_type": code_type, "actor": actor,
-            "actions": [a if isinstance(a, dict) else {"action": a} for a in actions]}
+    return {
+        "code": code,
+        "code_type": code_type,
+        "actor": actor,
+        "actions": [a if isinstance(a, dict) else {"action": a} for a in actions],
+    }
 
 
-def standard_codes(completed: str, failed_check: str, *,
-                   return_reason: str = "You did not pass the attention or consent step."
-                   ) -> list[dict[str, Any]]:
+def standard_codes(
+    completed: str, failed_check: str, *, return_reason: str = "You did not pass the attention or consent step."
+) -> list[dict[str, Any]]:
     """The platform's two endings: done (manual review: the quality run decides), and a
     failed attention or consent step (the participant is asked to return the study, which
     frees the place without a rejection against them)."""
-    return [completion_code(completed, COMPLETED),
-            completion_code(failed_check, FAILED_ATTENTION_CHECK, actions=[
-                {"action": "REQUEST_RETURN", "return_reason": return_reason}])]
+    return [
+        completion_code(completed, COMPLETED),
+        completion_code(
+            failed_check, FAILED_ATTENTION_CHECK, actions=[{"action": "REQUEST_RETURN", "return_reason": return_reason}]
+        ),
+    ]
 
 
 def select_filter(filter_id: str, values: Iterable[str]) -> dict[str, Any]:
@@ -55,22 +67,18 @@ def select_filter(filter_id: str, values: Iterable[str]) -> dict[str, Any]:
     return {"filter_id": filter_id, "selected_values": chosen}
 
 
-def range_filter(filter_id: str, *, lower: float | None = None,
-                 upper: float | None = None) -> dict[str, Any]:
+def range_filter(filter_id: str, *, lower: float | None = None, upper: float | None = None) -> dict[str, Any]:
     """A range filter; at least one bound."""
     if lower is None and upper is None:
         raise ValueError(f"filter {filter_id} needs a lower or an upper bound")
-    bounds = {key: value for key, value in (("lower", lower), ("upper", upper))
-              if value is not None}
+    bounds = {key: value for key, value in (("lower", lower), ("upper", upper)) if value is not None}
     return {"filter_id": filter_id, "selected_range": bounds}
 
 
 def external_study_url(base_url: str, **extra: str) -> str:
     """Our task URL with the three placeholders as PROLIFIC_PID, STUDY_ID and SESSION_ID."""
-    params = {**extra, "PROLIFIC_PID": PLACEHOLDERS[0], "STUDY_ID": PLACEHOLDERS[1],
-              "SESSION_ID": PLACEHOLDERS[2]}
-    query = "&".join(f"{k}={v}" if v in PLACEHOLDERS else urlencode({k: v})
-                     for k, v in params.items())
+    params = {**extra, "PROLIFIC_PID": PLACEHOLDERS[0], "STUDY_ID": PLACEHOLDERS[1], "SESSION_ID": PLACEHOLDERS[2]}
+    query = "&".join(f"{k}={v}" if v in PLACEHOLDERS else urlencode({k: v}) for k, v in params.items())
     return f"{base_url}{'&' if '?' in base_url else '?'}{query}"
 
 
@@ -111,16 +119,23 @@ class StudyDraft:
         if unknown:
             raise ValueError(f"unknown devices {sorted(unknown)}; known: {sorted(DEVICES)}")
         body: dict[str, Any] = {
-            "name": self.name, "internal_name": self.internal_name or None,
-            "description": self.description, "external_study_url": self.external_study_url,
+            "name": self.name,
+            "internal_name": self.internal_name or None,
+            "description": self.description,
+            "external_study_url": self.external_study_url,
             "prolific_id_option": "url_parameters",
-            "total_available_places": self.total_available_places, "reward": self.reward,
+            "total_available_places": self.total_available_places,
+            "reward": self.reward,
             "estimated_completion_time": self.estimated_completion_time,
-            "completion_codes": list(self.completion_codes), "filters": list(self.filters),
+            "completion_codes": list(self.completion_codes),
+            "filters": list(self.filters),
             "device_compatibility": list(self.device_compatibility),
             "study_labels": list(self.study_labels),
         }
-        optional = {"maximum_allowed_time": self.maximum_allowed_time,
-                    "project": self.project, "metadata": self.metadata}
+        optional = {
+            "maximum_allowed_time": self.maximum_allowed_time,
+            "project": self.project,
+            "metadata": self.metadata,
+        }
         body.update({k: v for k, v in optional.items() if v})
         return {**body, **self.extra}

@@ -4,6 +4,7 @@ Money is in minor units (pence/cents) as Prolific sends it; times stay ISO 8601 
 sent. Field names follow the API; list and detail shapes of a submission differ
 (``participant_id``/``study_code`` vs ``participant``/``entered_code``) and both are read.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,9 +25,12 @@ class Me:
 
     @classmethod
     def from_api(cls, d: dict[str, Any]) -> "Me":
-        return cls(id=d["id"], email=d.get("email") or "",
-                   currency_code=d.get("currency_code") or "",
-                   available_balance=d.get("available_balance"))
+        return cls(
+            id=d["id"],
+            email=d.get("email") or "",
+            currency_code=d.get("currency_code") or "",
+            available_balance=d.get("available_balance"),
+        )
 
 
 @dataclass(frozen=True)
@@ -48,10 +52,12 @@ class Balance:
 
     @classmethod
     def from_api(cls, d: dict[str, Any]) -> "Balance":
-        return cls(currency_code=d.get("currency_code") or "",
-                   total_balance=int(d.get("total_balance") or 0),
-                   available_balance=int(d.get("available_balance") or 0),
-                   breakdown=dict(d.get("balance_breakdown") or {}))
+        return cls(
+            currency_code=d.get("currency_code") or "",
+            total_balance=int(d.get("total_balance") or 0),
+            available_balance=int(d.get("available_balance") or 0),
+            breakdown=dict(d.get("balance_breakdown") or {}),
+        )
 
 
 @dataclass(frozen=True)
@@ -74,15 +80,21 @@ class Study:
     @classmethod
     def from_api(cls, d: dict[str, Any]) -> "Study":
         return cls(
-            id=d["id"], name=d.get("name") or "", internal_name=d.get("internal_name") or "",
-            status=d.get("status") or "", external_study_url=d.get("external_study_url") or "",
+            id=d["id"],
+            name=d.get("name") or "",
+            internal_name=d.get("internal_name") or "",
+            status=d.get("status") or "",
+            external_study_url=d.get("external_study_url") or "",
             total_available_places=int(d.get("total_available_places") or 0),
-            places_taken=int(d.get("places_taken") or 0), reward=int(d.get("reward") or 0),
+            places_taken=int(d.get("places_taken") or 0),
+            reward=int(d.get("reward") or 0),
             estimated_completion_time=int(d.get("estimated_completion_time") or 0),
             completion_codes=tuple(d.get("completion_codes") or ()),
             filters=tuple(d.get("filters") or ()),
             device_compatibility=tuple(d.get("device_compatibility") or ()),
-            total_cost=d.get("total_cost"), metadata=d.get("metadata") or "")
+            total_cost=d.get("total_cost"),
+            metadata=d.get("metadata") or "",
+        )
 
     def code_of(self, code_type: str) -> str | None:
         """The participant code of ``code_type`` (e.g. COMPLETED), for the completion URL."""
@@ -106,11 +118,16 @@ class Submission:
 
     @classmethod
     def from_api(cls, d: dict[str, Any]) -> "Submission":
-        return cls(id=d["id"], participant_id=d.get("participant_id") or d.get("participant") or "",
-                   status=d.get("status") or "", study_id=d.get("study_id") or "",
-                   started_at=d.get("started_at"), completed_at=d.get("completed_at"),
-                   code=d.get("study_code") or d.get("entered_code") or "",
-                   return_requested=bool(d.get("return_requested")))
+        return cls(
+            id=d["id"],
+            participant_id=d.get("participant_id") or d.get("participant") or "",
+            status=d.get("status") or "",
+            study_id=d.get("study_id") or "",
+            started_at=d.get("started_at"),
+            completed_at=d.get("completed_at"),
+            code=d.get("study_code") or d.get("entered_code") or "",
+            return_requested=bool(d.get("return_requested")),
+        )
 
 
 @dataclass(frozen=True)
@@ -133,9 +150,14 @@ class BulkBonus:
 
     @classmethod
     def from_api(cls, d: dict[str, Any]) -> "BulkBonus":
-        return cls(id=d["id"], study_id=d.get("study") or "", amount=_minor(d.get("amount")),
-                   fees=_minor(d.get("fees")), vat=_minor(d.get("vat")),
-                   total_amount=_minor(d.get("total_amount")))
+        return cls(
+            id=d["id"],
+            study_id=d.get("study") or "",
+            amount=_minor(d.get("amount")),
+            fees=_minor(d.get("fees")),
+            vat=_minor(d.get("vat")),
+            total_amount=_minor(d.get("total_amount")),
+        )
 
 
 @dataclass(frozen=True)
@@ -155,5 +177,9 @@ class StudyCost:
     def from_api(cls, d: dict[str, Any]) -> "StudyCost":
         part = d.get("rewards") or {}
         amount = lambda key: int((part.get(key) or {}).get("amount") or 0)  # noqa: E731
-        return cls(rewards=amount("rewards"), fees=amount("fees"), tax=amount("tax"),
-                   currency=(part.get("rewards") or {}).get("currency") or "")
+        return cls(
+            rewards=amount("rewards"),
+            fees=amount("fees"),
+            tax=amount("tax"),
+            currency=(part.get("rewards") or {}).get("currency") or "",
+        )

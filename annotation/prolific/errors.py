@@ -14,14 +14,19 @@ Prolific's error body (reference/prolific.md section 1) is
 ``{"error": {"status", "error_code", "title", "detail": str | [str] | {field: [msg]}}}``;
 some endpoints answer a flat ``{"message", "detail"}``. Both are read.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
-TOKEN_HELP = ("Check PROLIFIC_API_TOKEN: make a token in the Prolific app (Settings > API "
-              "tokens) for the workspace that runs the studies; it is sent as 'Token <key>'.")
-FUNDS_HELP = ("Top up the workspace balance in the Prolific app (the API cannot), or lower "
-              "the places or the reward, then publish again.")
+TOKEN_HELP = (
+    "Check PROLIFIC_API_TOKEN: make a token in the Prolific app (Settings > API "
+    "tokens) for the workspace that runs the studies; it is sent as 'Token <key>'."
+)
+FUNDS_HELP = (
+    "Top up the workspace balance in the Prolific app (the API cannot), or lower "
+    "the places or the reward, then publish again."
+)
 # Words in the title/detail that mark a refusal for lack of money. Prolific's exact body for a
 # publish with a short balance is not documented (reference section 2: "the publish fails").
 _FUNDS_WORDS = ("insufficient funds", "insufficient balance", "not enough funds", "top up")
@@ -31,8 +36,16 @@ class ProlificError(Exception):
     """A failed Prolific call: ``operation`` (e.g. ``create_study``), the HTTP ``status``
     (0 without an answer), Prolific's ``error_code`` and ``title``, and the raw ``detail``."""
 
-    def __init__(self, message: str, *, operation: str, status: int = 0, error_code: Any = None,
-                 title: str = "", detail: Any = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        operation: str,
+        status: int = 0,
+        error_code: Any = None,
+        title: str = "",
+        detail: Any = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.operation = operation
@@ -58,8 +71,7 @@ class ProlificValidationError(ProlificError):
     """HTTP 400 (or another 4xx): the request was refused; sending it again will not help.
     ``fields`` maps each named field to Prolific's messages (empty when none was named)."""
 
-    def __init__(self, message: str, *, fields: dict[str, tuple[str, ...]] | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(self, message: str, *, fields: dict[str, tuple[str, ...]] | None = None, **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
         self.fields = fields or {}
 
@@ -80,8 +92,9 @@ class ProlificOutcomeUnknownError(ProlificUnavailableError):
 def _fields(detail: Any) -> dict[str, tuple[str, ...]]:
     if not isinstance(detail, dict):
         return {}
-    return {str(name): tuple(str(m) for m in (msgs if isinstance(msgs, list) else [msgs]))
-            for name, msgs in detail.items()}
+    return {
+        str(name): tuple(str(m) for m in (msgs if isinstance(msgs, list) else [msgs])) for name, msgs in detail.items()
+    }
 
 
 def _detail_text(detail: Any) -> str:
@@ -106,24 +119,20 @@ def from_response(operation: str, status: int, body: Any) -> ProlificError:
     """The error for an HTTP answer that is not a success (after the client's retries)."""
     error_code, title, detail = parse_body(body)
     text = _detail_text(detail) or title or "no detail given"
-    kwargs = dict(operation=operation, status=status, error_code=error_code, title=title,
-                  detail=detail)
+    kwargs = dict(operation=operation, status=status, error_code=error_code, title=title, detail=detail)
     if status in (401, 403):
         return ProlificAuthError(f"Prolific refused the API token: {text}. {TOKEN_HELP}", **kwargs)
     if status == 404:
         return ProlificNotFoundError(
-            f"{text}. Check the id, and that PROLIFIC_API_TOKEN belongs to the workspace that "
-            "owns it.", **kwargs)
+            f"{text}. Check the id, and that PROLIFIC_API_TOKEN belongs to the workspace that owns it.", **kwargs
+        )
     if status == 429:
         return ProlificUnavailableError(
-            f"Prolific is throttling requests (429): {text}. Retry later; use bulk calls.",
-            **kwargs)
+            f"Prolific is throttling requests (429): {text}. Retry later; use bulk calls.", **kwargs
+        )
     if status >= 500:
-        return ProlificUnavailableError(f"Prolific could not answer: {text}. Retry later.",
-                                        **kwargs)
+        return ProlificUnavailableError(f"Prolific could not answer: {text}. Retry later.", **kwargs)
     lowered = f"{title} {text}".lower()
     if any(word in lowered for word in _FUNDS_WORDS):
-        return ProlificInsufficientFundsError(f"{text}. {FUNDS_HELP}", fields=_fields(detail),
-                                              **kwargs)
-    return ProlificValidationError(f"Prolific refused the request: {text}",
-                                   fields=_fields(detail), **kwargs)
+        return ProlificInsufficientFundsError(f"{text}. {FUNDS_HELP}", fields=_fields(detail), **kwargs)
+    return ProlificValidationError(f"Prolific refused the request: {text}", fields=_fields(detail), **kwargs)

@@ -8,6 +8,7 @@ VAT number (reverse charge; Prolific's help centre, "What is the impact of addin
 Prolific's own quote (``study-cost-calculator``) is the authority before publishing; this is
 the offline estimate and the local endpoint's rule.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,8 +36,7 @@ def _minor(value: Decimal) -> int:
     return int(value.quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
-def cost(rewards: int, *, fee_rate: Decimal = ACADEMIC_FEE_RATE,
-         vat_rate: Decimal = Decimal(0)) -> Cost:
+def cost(rewards: int, *, fee_rate: Decimal = ACADEMIC_FEE_RATE, vat_rate: Decimal = Decimal(0)) -> Cost:
     """Fee and VAT on ``rewards`` minor units paid to participants (rounded half up)."""
     if rewards < 0:
         raise ValueError("rewards cannot be negative")
@@ -44,8 +44,9 @@ def cost(rewards: int, *, fee_rate: Decimal = ACADEMIC_FEE_RATE,
     return Cost(rewards=rewards, fees=fees, vat=_minor(Decimal(fees) * Decimal(vat_rate)))
 
 
-def study_cost(reward: int, places: int, *, fee_rate: Decimal = ACADEMIC_FEE_RATE,
-               vat_rate: Decimal = Decimal(0)) -> Cost:
+def study_cost(
+    reward: int, places: int, *, fee_rate: Decimal = ACADEMIC_FEE_RATE, vat_rate: Decimal = Decimal(0)
+) -> Cost:
     """The cost of ``places`` submissions paid ``reward`` each (what publishing reserves)."""
     if reward < 0 or places < 0:
         raise ValueError("reward and places cannot be negative")
@@ -63,9 +64,40 @@ def vat_rate_for(country_code: str, *, has_vat_number: bool = False) -> Decimal:
     if code in ("GB", "UK"):
         return UK_VAT_RATE
     if code in _EU and not has_vat_number:
-        raise ValueError("VAT for an EU workspace without a VAT number is not known here; "
-                         "quote with Prolific's study-cost-calculator")
+        raise ValueError(
+            "VAT for an EU workspace without a VAT number is not known here; "
+            "quote with Prolific's study-cost-calculator"
+        )
     return Decimal(0)
 
 
-_EU = frozenset(["AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "IE", "IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE"])
+_EU = frozenset(
+    [
+        "AT",
+        "BE",
+        "BG",
+        "HR",
+        "CY",
+        "CZ",
+        "DK",
+        "EE",
+        "FI",
+        "FR",
+        "DE",
+        "GR",
+        "IE",
+        "IT",
+        "LV",
+        "LT",
+        "LU",
+        "MT",
+        "NL",
+        "PL",
+        "PT",
+        "RO",
+        "SK",
+        "SI",
+        "ES",
+        "SE",
+    ]
+)

@@ -2,6 +2,7 @@
 
 Every function takes a ``ProlificClient``, returns dataclasses, and never touches the database.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -13,15 +14,15 @@ from .entities import Study, StudyCost
 from .errors import ProlificUnavailableError, ProlificValidationError
 
 # What each transition leads to (reference section 2; PUBLISH may pass through PUBLISHING).
-TARGETS = {"PUBLISH": ("ACTIVE", "PUBLISHING"), "PAUSE": ("PAUSED",), "START": ("ACTIVE",),
-           "STOP": ("COMPLETED",)}
+TARGETS = {"PUBLISH": ("ACTIVE", "PUBLISHING"), "PAUSE": ("PAUSED",), "START": ("ACTIVE",), "STOP": ("COMPLETED",)}
 
 
 def create_study(client: ProlificClient, draft: StudyDraft) -> Study:
     """Create a draft study. Not retried after a 5xx or a lost answer: a second POST would make
     a second study. Use ``create_study_once`` to create at most one per internal_name."""
-    return Study.from_api(call(client, "POST", "studies/", operation="create_study",
-                               idempotent=False, json=draft.to_api()))
+    return Study.from_api(
+        call(client, "POST", "studies/", operation="create_study", idempotent=False, json=draft.to_api())
+    )
 
 
 def create_study_once(client: ProlificClient, draft: StudyDraft) -> Study:
@@ -46,20 +47,17 @@ def create_study_once(client: ProlificClient, draft: StudyDraft) -> Study:
 
 
 def get_study(client: ProlificClient, study_id: str) -> Study:
-    return Study.from_api(call(client, "GET", f"studies/{study_id}/", operation="get_study",
-                               idempotent=True))
+    return Study.from_api(call(client, "GET", f"studies/{study_id}/", operation="get_study", idempotent=True))
 
 
-def iter_studies(client: ProlificClient, *, state: str | None = None,
-                 page_size: int = 100) -> Iterator[Study]:
+def iter_studies(client: ProlificClient, *, state: str | None = None, page_size: int = 100) -> Iterator[Study]:
     """Every study of the workspace (``state`` filters, e.g. UNPUBLISHED), page by page."""
     page = 1
     while True:
         params: dict[str, Any] = {"page": page, "page_size": page_size}
         if state:
             params["state"] = state
-        body = call(client, "GET", "studies/", operation="list_studies", idempotent=True,
-                    params=params)
+        body = call(client, "GET", "studies/", operation="list_studies", idempotent=True, params=params)
         for item in body.get("results") or ():
             yield Study.from_api(item)
         if not _next_href(body):
@@ -80,9 +78,14 @@ def transition_study(client: ProlificClient, study_id: str, action: str) -> Stud
     if action not in TARGETS:
         raise ValueError(f"unknown study action {action!r}; known: {', '.join(TARGETS)}")
     try:
-        body = call(client, "POST", f"studies/{study_id}/transition/",
-                    operation=f"study_{action.lower()}", idempotent=True,
-                    json={"action": action})
+        body = call(
+            client,
+            "POST",
+            f"studies/{study_id}/transition/",
+            operation=f"study_{action.lower()}",
+            idempotent=True,
+            json={"action": action},
+        )
     except ProlificValidationError:
         study = get_study(client, study_id)
         if study.status in TARGETS[action]:
@@ -111,8 +114,9 @@ def stop_study(client: ProlificClient, study_id: str) -> Study:
 def update_study(client: ProlificClient, study_id: str, **fields: Any) -> Study:
     """PATCH a study. Once published only internal_name and total_available_places (increase
     only) and a few others may change."""
-    return Study.from_api(call(client, "PATCH", f"studies/{study_id}/",
-                               operation="update_study", idempotent=True, json=fields))
+    return Study.from_api(
+        call(client, "PATCH", f"studies/{study_id}/", operation="update_study", idempotent=True, json=fields)
+    )
 
 
 def delete_study(client: ProlificClient, study_id: str) -> None:
@@ -122,16 +126,29 @@ def delete_study(client: ProlificClient, study_id: str) -> None:
 
 def quote_study_cost(client: ProlificClient, *, reward: int, places: int) -> int:
     """Prolific's total (minor units, fees and VAT at the account's rates) before creating."""
-    body = call(client, "POST", "study-cost-calculator/", operation="study_cost_calculator",
-                idempotent=True, json={"reward": reward, "total_available_places": places})
+    body = call(
+        client,
+        "POST",
+        "study-cost-calculator/",
+        operation="study_cost_calculator",
+        idempotent=True,
+        json={"reward": reward, "total_available_places": places},
+    )
     return int(body["total_cost"])
 
 
 def get_study_cost(client: ProlificClient, study_id: str) -> StudyCost:
     """The projected cost of an existing study (rewards, fees and tax)."""
-    return StudyCost.from_api(call(client, "GET", f"studies/{study_id}/cost/",
-                                   operation="study_cost", idempotent=True,
-                                   params={"is_projected": "true"}))
+    return StudyCost.from_api(
+        call(
+            client,
+            "GET",
+            f"studies/{study_id}/cost/",
+            operation="study_cost",
+            idempotent=True,
+            params={"is_projected": "true"},
+        )
+    )
 
 
 def _next_href(body: Any) -> str | None:

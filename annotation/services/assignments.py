@@ -4,6 +4,7 @@ item twice, and work left idle is released to somebody else.
 The rule of which unit comes next is `annotation.work_selectors.next_unit`; here it is applied
 under the batch's lock, so two annotators never take the same last slot.
 """
+
 from __future__ import annotations
 
 import secrets
@@ -43,8 +44,12 @@ def annotator_join_via_invite(*, invite: InviteLink, known_key: str | None = Non
     if known_key:
         existing = Annotator.objects.filter(access_key=known_key, project=project).first()
         if existing is not None and existing.role != invite.role:
-            raise InviteClosed(_("You already take part in this project in another role; "
-                                 "its annotators and adjudicators must be different people."))
+            raise InviteClosed(
+                _(
+                    "You already take part in this project in another role; "
+                    "its annotators and adjudicators must be different people."
+                )
+            )
         if existing is not None:
             if existing.batch_id != invite.batch_id:
                 existing.batch = invite.batch
@@ -58,7 +63,10 @@ def annotator_join_via_invite(*, invite: InviteLink, known_key: str | None = Non
             if joined >= invite.max_annotators:
                 raise InviteClosed(_("This invitation has been used by as many people as it allows."))
         return Annotator.objects.create(
-            project=project, channel="invite", external_id=f"{invite.pk}-{secrets.token_hex(6)}", batch=invite.batch,
+            project=project,
+            channel="invite",
+            external_id=f"{invite.pk}-{secrets.token_hex(6)}",
+            batch=invite.batch,
             role=invite.role,
         )
 
@@ -202,10 +210,12 @@ def assignment_open_for_channel(*, unit: Unit, annotator: Annotator, channel_ass
         exclusive = get_kind(annotator.project.kind).exclusive_groups
         seen_elsewhere = Unit.objects.filter(pk=unit.pk).filter(units_seen_by(annotator, exclusive_groups=exclusive))
         if not own_unit and seen_elsewhere.exists():
-            raise EntryRefused(_(
-                "You have already worked on these items, or on items that must go to other people "
-                "(for example the other context of a word pair). Please return this task."
-            ))
+            raise EntryRefused(
+                _(
+                    "You have already worked on these items, or on items that must go to other people "
+                    "(for example the other context of a word pair). Please return this task."
+                )
+            )
         lead = [] if unit.every_annotator else _consistency_lead(unit.batch, annotator)
         return _assign(unit, annotator, lead, channel_assignment_id=channel_assignment_id)
 
@@ -223,12 +233,17 @@ def assignment_open_for_session(*, batch: Batch, annotator: Annotator, channel_a
         raise EntryRefused(_("This page must be opened from the study on the recruiting site."))
     with transaction.atomic():
         _lock(batch)
-        existing = Assignment.objects.filter(
-            unit__batch=batch, annotator=annotator, channel_assignment_id=channel_assignment_id
-        ).select_related("unit").first()
+        existing = (
+            Assignment.objects.filter(
+                unit__batch=batch, annotator=annotator, channel_assignment_id=channel_assignment_id
+            )
+            .select_related("unit")
+            .first()
+        )
         if existing is not None:
-            return assignment_open_for_channel(unit=existing.unit, annotator=annotator,
-                                               channel_assignment_id=channel_assignment_id)
+            return assignment_open_for_channel(
+                unit=existing.unit, annotator=annotator, channel_assignment_id=channel_assignment_id
+            )
         if batch.status != Batch.Status.OPEN:
             raise NoWorkLeft(_("This batch is closed."))
         unit = _next_posted_unit(batch, annotator, get_kind(annotator.project.kind).exclusive_groups)
@@ -271,6 +286,8 @@ def assignment_consent(*, assignment: Assignment, agreed: bool) -> Assignment:
                 fresh.consented_at = timezone.now()
                 fresh.save(update_fields=["consented_at"])
             else:
-                assignments_set_status(assignments=Assignment.objects.filter(pk=fresh.pk), status=Assignment.Status.RELEASED)
+                assignments_set_status(
+                    assignments=Assignment.objects.filter(pk=fresh.pk), status=Assignment.Status.RELEASED
+                )
                 fresh.status = Assignment.Status.RELEASED
     return fresh

@@ -1,4 +1,5 @@
 """Making batches of a project's items and the links that hand them out."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -35,8 +36,10 @@ def batch_create(
     get_channel(channel)  # unknown channel: fail before writing
     if items_per_unit < 1 or assignments_per_unit < 1:
         raise BatchError("items per unit and annotators per item must both be at least 1")
-    item_ids = [i.pk for i in items] if items is not None else list(
-        Item.objects.filter(project=project).order_by("id").values_list("id", flat=True)
+    item_ids = (
+        [i.pk for i in items]
+        if items is not None
+        else list(Item.objects.filter(project=project).order_by("id").values_list("id", flat=True))
     )
     if not item_ids:
         raise BatchError("the batch has no items: import items into the project first")
@@ -113,8 +116,9 @@ def _spread_groups(item_ids: list[int], items_per_unit: int) -> list[int]:
     return ordered
 
 
-def invite_link_create(*, batch: Batch, label: str = "", max_annotators: int | None = None,
-                       role: str = "annotator") -> InviteLink:
+def invite_link_create(
+    *, batch: Batch, label: str = "", max_annotators: int | None = None, role: str = "annotator"
+) -> InviteLink:
     """A link people join the batch by; `role` "adjudicator": they decide its disagreements."""
     return InviteLink.objects.create(batch=batch, label=label, max_annotators=max_annotators, role=role)
 

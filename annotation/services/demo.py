@@ -3,6 +3,7 @@ for SCDE (made-up passages) a project, a batch and an invite link; a Chinese GCR
 has two annotators per item, with one invite link for each of the two and one for the adjudicator; and two small
 ReCAM batches, one recruited on MTurk and one on Prolific, to publish from the admin to the local MTurk- and
 Prolific-compatible endpoints that ``scripts/demo`` starts."""
+
 from __future__ import annotations
 
 import secrets
@@ -40,7 +41,7 @@ MTURK_DEMO_ITEMS, MTURK_DEMO_ITEMS_PER_UNIT, MTURK_DEMO_WORKERS = 6, 3, 2
 MTURK_DEMO_SETTINGS = {
     "title": "Answer reading questions about a news summary (demo)",
     "description": "Pick the missing word of a summary before and after reading the article, then copy "
-                   "the sentence that supports it. 3 short questions.",
+    "the sentence that supports it. 3 short questions.",
     "keywords": "reading, comprehension, english, demo",
 }
 PROLIFIC_DEMO_BATCH = "Prolific demo batch"
@@ -51,7 +52,7 @@ PROLIFIC_DEMO_PARTICIPANTS = 2
 PROLIFIC_DEMO_SETTINGS = {
     "name": "Answer reading questions about a news summary (demo)",
     "description": "Pick the missing word of a summary before and after reading the article, then copy "
-                   "the sentence that supports it. 3 short questions.",
+    "the sentence that supports it. 3 short questions.",
     "reward": "1.50",
     "estimated_minutes": 10,
     "min_approval_rate": None,
@@ -95,9 +96,16 @@ def demo_researcher_ensure(*, username: str = DEMO_USERNAME, password: str) -> A
     return user
 
 
-def demo_load(*, files: Sequence[Path], password: str | None = None, cosimlex_file: Path | None = None,
-              gcrc_files: Sequence[Path] = (),
-              scde_files: Sequence[Path] = (), mturk: bool = True, prolific: bool = True) -> DemoSetup:
+def demo_load(
+    *,
+    files: Sequence[Path],
+    password: str | None = None,
+    cosimlex_file: Path | None = None,
+    gcrc_files: Sequence[Path] = (),
+    scde_files: Sequence[Path] = (),
+    mturk: bool = True,
+    prolific: bool = True,
+) -> DemoSetup:
     """Create (or find again) everything the demo needs; running it twice changes nothing
     but the password, which is new each time unless one is given."""
     password = password or secrets.token_urlsafe(12)
@@ -111,12 +119,29 @@ def demo_load(*, files: Sequence[Path], password: str | None = None, cosimlex_fi
             others += (_demo_gcrc(user, gcrc_files),)
         if scde_files:
             others += (_demo_project(user, SCDE_DEMO_PROJECT, "scde", "en", scde_files, items_per_unit=1),)
-        mturk_batch = _demo_channel_batch(recam.project, MTURK_DEMO_BATCH, "mturk", MTURK_DEMO_WORKERS,
-                                          MTURK_DEMO_SETTINGS) if mturk else None
-        prolific_batch = _demo_channel_batch(recam.project, PROLIFIC_DEMO_BATCH, "prolific", PROLIFIC_DEMO_PARTICIPANTS,
-                                             PROLIFIC_DEMO_SETTINGS) if prolific else None
-    return DemoSetup(DEMO_USERNAME, password, recam.project, recam.batch, recam.invite, recam.items_created, others,
-                     mturk_batch, prolific_batch)
+        mturk_batch = (
+            _demo_channel_batch(recam.project, MTURK_DEMO_BATCH, "mturk", MTURK_DEMO_WORKERS, MTURK_DEMO_SETTINGS)
+            if mturk
+            else None
+        )
+        prolific_batch = (
+            _demo_channel_batch(
+                recam.project, PROLIFIC_DEMO_BATCH, "prolific", PROLIFIC_DEMO_PARTICIPANTS, PROLIFIC_DEMO_SETTINGS
+            )
+            if prolific
+            else None
+        )
+    return DemoSetup(
+        DEMO_USERNAME,
+        password,
+        recam.project,
+        recam.batch,
+        recam.invite,
+        recam.items_created,
+        others,
+        mturk_batch,
+        prolific_batch,
+    )
 
 
 def _demo_channel_batch(project: Project, name: str, channel: str, people: int, channel_settings: dict) -> Batch:
@@ -125,16 +150,23 @@ def _demo_channel_batch(project: Project, name: str, channel: str, people: int, 
     if found is not None:
         return found
     items = list(project.items.filter(payload__has_key="label").order_by("id")[:MTURK_DEMO_ITEMS])
-    return batch_create(project=project, name=name, items=items, items_per_unit=MTURK_DEMO_ITEMS_PER_UNIT,
-                        assignments_per_unit=people, channel=channel, channel_settings=dict(channel_settings))
+    return batch_create(
+        project=project,
+        name=name,
+        items=items,
+        items_per_unit=MTURK_DEMO_ITEMS_PER_UNIT,
+        assignments_per_unit=people,
+        channel=channel,
+        channel_settings=dict(channel_settings),
+    )
 
 
-def _demo_project(user, name: str, kind: str, language: str, files: Sequence[Path], *, items_per_unit: int,
-                  annotators: int = 3) -> DemoProject:
+def _demo_project(
+    user, name: str, kind: str, language: str, files: Sequence[Path], *, items_per_unit: int, annotators: int = 3
+) -> DemoProject:
     team = team_ensure(name=DEMO_TEAM, members=[user])
-    project = (
-        Project.objects.filter(name=name, kind=kind).order_by("id").first()
-        or project_create(name=name, kind=kind, team=team, language=language, created_by=user)
+    project = Project.objects.filter(name=name, kind=kind).order_by("id").first() or project_create(
+        name=name, kind=kind, team=team, language=language, created_by=user
     )
     created = sum(items_import(project=project, data=path.read_bytes(), filename=path.name).created for path in files)
     batch = project.batches.filter(name=DEMO_BATCH).order_by("id").first() or batch_create(
@@ -147,8 +179,15 @@ def _demo_project(user, name: str, kind: str, language: str, files: Sequence[Pat
 def _demo_gcrc(user, files: Sequence[Path]) -> DemoProject:
     """GCRC's two expert annotators per item, each with a link of their own (one person each), and
     the third who resolves their disagreements: the batch's adjudication stage is on, with its link."""
-    demo = _demo_project(user, GCRC_DEMO_PROJECT, "gcrc", "zh-hans", files, items_per_unit=GCRC_DEMO_ITEMS_PER_UNIT,
-                         annotators=GCRC_DEMO_ANNOTATORS)
+    demo = _demo_project(
+        user,
+        GCRC_DEMO_PROJECT,
+        "gcrc",
+        "zh-hans",
+        files,
+        items_per_unit=GCRC_DEMO_ITEMS_PER_UNIT,
+        annotators=GCRC_DEMO_ANNOTATORS,
+    )
     links = list(demo.batch.invites.filter(active=True, role="annotator").order_by("id")[:GCRC_DEMO_ANNOTATORS])
     if len(links) == 1 and links[0].label == "demo":  # made by _demo_project: make it the first annotator's
         links[0].label, links[0].max_annotators = "annotator 1", 1
@@ -156,6 +195,7 @@ def _demo_gcrc(user, files: Sequence[Path]) -> DemoProject:
     while len(links) < GCRC_DEMO_ANNOTATORS:
         links.append(invite_link_create(batch=demo.batch, label=f"annotator {len(links) + 1}", max_annotators=1))
     adjudication_setup_set(batch=demo.batch)
-    adjudicator = demo.batch.invites.filter(active=True, role="adjudicator").order_by("id").first() or invite_link_create(
-        batch=demo.batch, label="adjudicator", max_annotators=1, role="adjudicator")
+    adjudicator = demo.batch.invites.filter(active=True, role="adjudicator").order_by(
+        "id"
+    ).first() or invite_link_create(batch=demo.batch, label="adjudicator", max_annotators=1, role="adjudicator")
     return DemoProject(demo.project, demo.batch, links[0], demo.items_created, (*links[1:], adjudicator))

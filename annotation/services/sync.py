@@ -6,6 +6,7 @@ participant and posting are the ones our Assignment names, it carries our comple
 every item was saved here; otherwise flagged with the problem. Only verified work is ever
 approved or paid (see services.review).
 """
+
 from __future__ import annotations
 
 import logging
@@ -37,8 +38,10 @@ class SyncReport:
     errors: dict[str, str] = field(default_factory=dict)  # posting or work id -> reason
 
     def summary(self) -> str:
-        text = (f"{self.hits} posting(s), {self.listed} submission(s): {self.verified} verified, "
-                f"{self.flagged} flagged, {self.updated} status change(s)")
+        text = (
+            f"{self.hits} posting(s), {self.listed} submission(s): {self.verified} verified, "
+            f"{self.flagged} flagged, {self.updated} status change(s)"
+        )
         return text + (f"; {len(self.errors)} error(s)" if self.errors else "")
 
     def as_dict(self) -> dict:
@@ -53,8 +56,10 @@ def _ours(ref: str, channel: str) -> list[Assignment]:
     return list(
         Assignment.objects.filter(channel_assignment_id=ref, unit__batch__channel=channel)
         .select_related("annotator", "unit__batch")
-        .prefetch_related(Prefetch("responses", queryset=Response.objects.only("id", "assignment_id", "completed_at")),
-                          "unit__postings")
+        .prefetch_related(
+            Prefetch("responses", queryset=Response.objects.only("id", "assignment_id", "completed_at")),
+            "unit__postings",
+        )
     )
 
 
@@ -85,8 +90,10 @@ def batch_sync(*, batch: Batch) -> SyncReport:
                 seen.add(submission.ref)
                 _match(batch, submission, report)
     unlisted = (
-        Assignment.objects.filter(unit__batch=batch, status__in=SETTLED).exclude(channel_assignment_id="")
-        .values_list("channel_assignment_id", flat=True).distinct()
+        Assignment.objects.filter(unit__batch=batch, status__in=SETTLED)
+        .exclude(channel_assignment_id="")
+        .values_list("channel_assignment_id", flat=True)
+        .distinct()
     )
     for ref in sorted(set(unlisted) - seen):
         try:
@@ -106,7 +113,9 @@ def _match(batch: Batch, submission: SubmissionInfo, report: SyncReport) -> None
     ours = _ours(submission.ref, batch.channel)
     if not ours:
         Submission.objects.update_or_create(
-            batch=batch, ref=submission.ref, assignment=None,
+            batch=batch,
+            ref=submission.ref,
+            assignment=None,
             defaults=dict(_channel_fields(submission), verified=False, problem=NO_ANSWERS),
         )
         report.flagged += 1
@@ -119,22 +128,32 @@ def _match(batch: Batch, submission: SubmissionInfo, report: SyncReport) -> None
 def _channel_fields(submission: SubmissionInfo | None) -> dict:
     if submission is None:
         return dict(posting_ref="", participant_ref="", channel_status="", submitted_at=None)
-    return dict(posting_ref=submission.unit_ref, participant_ref=submission.annotator_ref,
-                channel_status=submission.channel_status, submitted_at=submission.submitted_at)
+    return dict(
+        posting_ref=submission.unit_ref,
+        participant_ref=submission.annotator_ref,
+        channel_status=submission.channel_status,
+        submitted_at=submission.submitted_at,
+    )
 
 
 def _record(assignment: Assignment, submission: SubmissionInfo | None, report: SyncReport) -> None:
     if submission is None:
         problems = [UNKNOWN]
     else:
-        problems = submission_problems(assignment, submission, _refs(assignment.unit), channel=assignment.unit.batch.channel)
+        problems = submission_problems(
+            assignment, submission, _refs(assignment.unit), channel=assignment.unit.batch.channel
+        )
     verified = not problems
     with transaction.atomic():
         Submission.objects.update_or_create(
             assignment=assignment,
-            defaults=dict(_channel_fields(submission), batch=assignment.unit.batch,
-                          ref=assignment.channel_assignment_id,
-                          verified=verified, problem="; ".join(problems)),
+            defaults=dict(
+                _channel_fields(submission),
+                batch=assignment.unit.batch,
+                ref=assignment.channel_assignment_id,
+                verified=verified,
+                problem="; ".join(problems),
+            ),
         )
         if submission is not None and _update_status(assignment, submission, problems, verified):
             report.updated += 1
@@ -155,8 +174,10 @@ def _update_status(assignment: Assignment, submission: SubmissionInfo, problems:
         return False
     if target == Assignment.Status.SUBMITTED and (not verified or assignment.status in SETTLED):
         return False
-    if target == Assignment.Status.RELEASED and assignment.status in (Assignment.Status.APPROVED,
-                                                                      Assignment.Status.REJECTED):
+    if target == Assignment.Status.RELEASED and assignment.status in (
+        Assignment.Status.APPROVED,
+        Assignment.Status.REJECTED,
+    ):
         return False
     if assignment.submitted_at is None and target in SETTLED:
         assignment.submitted_at = submission.submitted_at or timezone.now()

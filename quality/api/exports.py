@@ -1,5 +1,6 @@
 """Exports in the API (staff only): a download at once (small exports), and export jobs that
 write a file in the background: create, status, download. Thin views."""
+
 from __future__ import annotations
 
 from django.db.models import QuerySet
@@ -29,13 +30,26 @@ FILE_RESPONSES = {
 }
 #: what every file answer carries (documented so clients can rely on them)
 FILE_HEADERS = [
-    OpenApiParameter("X-Export-Cells", str, OpenApiParameter.HEADER, response=[200], enum=["exact", "spreadsheet-safe"],
-                     description="How CSV/TSV cells were written."),
-    OpenApiParameter("Content-Disposition", str, OpenApiParameter.HEADER, response=[200],
-                     description="attachment, with the file's name"),
+    OpenApiParameter(
+        "X-Export-Cells",
+        str,
+        OpenApiParameter.HEADER,
+        response=[200],
+        enum=["exact", "spreadsheet-safe"],
+        description="How CSV/TSV cells were written.",
+    ),
+    OpenApiParameter(
+        "Content-Disposition",
+        str,
+        OpenApiParameter.HEADER,
+        response=[200],
+        description="attachment, with the file's name",
+    ),
 ]
-UNAVAILABLE = error_response("Not available for this project: a dataset of another task kind (the detail lists "
-                             "the project's), or one that needs a finished quality run.")
+UNAVAILABLE = error_response(
+    "Not available for this project: a dataset of another task kind (the detail lists "
+    "the project's), or one that needs a finished quality run."
+)
 DATASETS_TEXT = (
     "raw (every annotation), clean (kept by the latest quality run), items (released format plus quality "
     "columns), annotators, decisions, and the further released formats of the project's kind."
@@ -88,7 +102,9 @@ class ProjectExportJobsView(generics.ListAPIView):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return ExportJob.objects.none()
-        return project_export_jobs(get_object_or_404(projects_visible_to(self.request.user), pk=self.kwargs["project_id"]))
+        return project_export_jobs(
+            get_object_or_404(projects_visible_to(self.request.user), pk=self.kwargs["project_id"])
+        )
 
     @extend_schema(
         request=ExportQuerySerializer,
@@ -107,8 +123,9 @@ class ProjectExportJobsView(generics.ListAPIView):
         body.is_valid(raise_exception=True)
         data = body.validated_data
         try:
-            job = export_job_create(project=project, dataset=data["dataset"], fmt=data["format"],
-                                    options=_options(data), by=request.user)
+            job = export_job_create(
+                project=project, dataset=data["dataset"], fmt=data["format"], options=_options(data), by=request.user
+            )
         except (ExportUnavailable, UnknownExport) as exc:
             raise Conflict(str(exc)) from None
         job.refresh_from_db()
@@ -134,8 +151,10 @@ class ExportJobDownloadView(APIView):
 
     @extend_schema(
         parameters=FILE_HEADERS,
-        responses={**FILE_RESPONSES,
-                   (404, "application/json"): error_response("No such job, not done yet, or its file has expired.")},
+        responses={
+            **FILE_RESPONSES,
+            (404, "application/json"): error_response("No such job, not done yet, or its file has expired."),
+        },
         description="The finished job's file (X-Export-Cells says exact or spreadsheet-safe).",
     )
     def get(self, request: Request, pk: int):

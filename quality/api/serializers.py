@@ -103,8 +103,9 @@ class FieldAggregationSerializer(serializers.Serializer):
 class QualityRunSerializer(serializers.ModelSerializer):
     summary = serializers.SerializerMethodField(help_text="Run-level figures from the kind's quality rules.")
     counts = RunCountsSerializer(source="*", read_only=True)
-    created_by = serializers.CharField(read_only=True, allow_null=True, help_text="Who started it (null: nobody "
-                                       "signed in, or the user was deleted).")
+    created_by = serializers.CharField(
+        read_only=True, allow_null=True, help_text="Who started it (null: nobody signed in, or the user was deleted)."
+    )
     headline = serializers.SerializerMethodField(
         help_text="Annotators and annotations kept and dropped, by rule (null: no responses, or an older run)."
     )
@@ -154,8 +155,9 @@ class QualityRunSerializer(serializers.ModelSerializer):
 
 class QualityRunRequestSerializer(JsonTypes):
     settings = SettingsField(
-        required=False, default=dict, help_text="Overrides of the project's quality settings for this run only "
-        "(the settings of its task kind)."
+        required=False,
+        default=dict,
+        help_text="Overrides of the project's quality settings for this run only (the settings of its task kind).",
     )
 
 
@@ -178,8 +180,9 @@ class ExportQuerySerializer(JsonTypes):
 
 
 class ExportJobSerializer(serializers.ModelSerializer):
-    created_by = serializers.CharField(read_only=True, allow_null=True, help_text="Who started it (null: nobody "
-                                       "signed in, or the user was deleted).")
+    created_by = serializers.CharField(
+        read_only=True, allow_null=True, help_text="Who started it (null: nobody signed in, or the user was deleted)."
+    )
     progress = serializers.FloatField(read_only=True, help_text="Share of the source records written, 0-1.")
     cells = serializers.CharField(
         read_only=True, help_text='"exact" or "spreadsheet-safe": how CSV/TSV cells were written.'

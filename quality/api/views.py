@@ -38,8 +38,11 @@ class ProjectQualityRunsView(generics.ListAPIView):
 
     @extend_schema(
         request=QualityRunRequestSerializer,
-        responses={201: QualityRunSerializer, 202: QualityRunSerializer,
-                   409: error_response("A setting of another task kind than the project's.")},
+        responses={
+            201: QualityRunSerializer,
+            202: QualityRunSerializer,
+            409: error_response("A setting of another task kind than the project's."),
+        },
         description="Run the project's quality rules (through the `run_quality` task). 201 when the run "
         "has already finished (no broker: tasks run inline), 202 while a worker is still on it.",
     )
@@ -50,8 +53,10 @@ class ProjectQualityRunsView(generics.ListAPIView):
         body.is_valid(raise_exception=True)
         foreign = sorted(set(body.validated_data["settings"]) - set(kind.settings_for(None)))
         if foreign:
-            raise Conflict(f"not settings of a {project.kind} project: {', '.join(foreign)}; its settings: "
-                           f"{', '.join(sorted(kind.settings_for(None)))}")
+            raise Conflict(
+                f"not settings of a {project.kind} project: {', '.join(foreign)}; its settings: "
+                f"{', '.join(sorted(kind.settings_for(None)))}"
+            )
         started = quality_run_request(project=project, by=request.user, overrides=body.validated_data["settings"])
         run = run_with_counts(started.pk)
         if run is None:  # deleted meanwhile (another researcher, or the project)

@@ -1,5 +1,6 @@
 """The HTTP shapes of an export, shared by the admin report page and the REST API: a small
 export streamed at once, and a job's finished file."""
+
 from __future__ import annotations
 
 from django.http import FileResponse, Http404, StreamingHttpResponse
@@ -30,8 +31,9 @@ def export_job_response(job: ExportJob) -> FileResponse:
         handle = export_job_path(job).open("rb")
     except FileNotFoundError:
         raise Http404("This export's file is gone.") from None
-    response = FileResponse(handle, as_attachment=True, filename=job.file_name,
-                            content_type=FORMATS[job.format].content_type)
+    response = FileResponse(
+        handle, as_attachment=True, filename=job.file_name, content_type=FORMATS[job.format].content_type
+    )
     response["Cache-Control"] = "no-store"
     response["X-Export-Cells"] = job.cells
     return response

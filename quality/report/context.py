@@ -1,5 +1,6 @@
 """What the report page, the run's admin page and the report download show of a run: headline
 figures, the agreement table and the plots, formatted as a paper's table prints them."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -8,8 +9,16 @@ from typing import Any
 from quality.models import QualityRun
 from quality.selectors import run_aggregation, run_agreement, run_headline, run_plots
 
-AGREEMENT_HEADERS = ("Field", "Level", "Items", "% agreement", "Mean Cohen's κ", "Fleiss' κ",
-                     "Krippendorff's α", "α 95 % interval")
+AGREEMENT_HEADERS = (
+    "Field",
+    "Level",
+    "Items",
+    "% agreement",
+    "Mean Cohen's κ",
+    "Fleiss' κ",
+    "Krippendorff's α",
+    "α 95 % interval",
+)
 
 
 def _fixed(value: Any, digits: int = 3) -> str:
@@ -24,20 +33,24 @@ def agreement_rows(fields: Mapping[str, Mapping[str, Any]]) -> list[dict[str, An
         observed, alpha = f.get("observed") or {}, f.get("alpha") or {}
         cohen, fleiss = f.get("cohen") or {}, f.get("fleiss") or {}
         low, high = alpha.get("low"), alpha.get("high")
-        notes = [r for r in (observed.get("reason"), cohen.get("reason"), fleiss.get("reason"), alpha.get("reason")) if r]
-        rows.append({
-            "name": name,
-            "title": f.get("title") or name,
-            "level": f.get("level"),
-            "n_items": f.get("n_items"),
-            "observed": "—" if observed.get("value") is None else f"{observed['value'] * 100:.1f}",
-            "cohen": _fixed(cohen.get("mean")),
-            "fleiss": _fixed(fleiss.get("value")),
-            "alpha": _fixed(alpha.get("value")),
-            "interval": "—" if low is None or high is None else f"[{low:.3f}, {high:.3f}]",
-            # the Spearman figures are for ratings only: not a note worth a row of every other field
-            "notes": notes + [why for key, why in (f.get("not_applicable") or {}).items() if key != "spearman"],
-        })
+        notes = [
+            r for r in (observed.get("reason"), cohen.get("reason"), fleiss.get("reason"), alpha.get("reason")) if r
+        ]
+        rows.append(
+            {
+                "name": name,
+                "title": f.get("title") or name,
+                "level": f.get("level"),
+                "n_items": f.get("n_items"),
+                "observed": "—" if observed.get("value") is None else f"{observed['value'] * 100:.1f}",
+                "cohen": _fixed(cohen.get("mean")),
+                "fleiss": _fixed(fleiss.get("value")),
+                "alpha": _fixed(alpha.get("value")),
+                "interval": "—" if low is None or high is None else f"[{low:.3f}, {high:.3f}]",
+                # the Spearman figures are for ratings only: not a note worth a row of every other field
+                "notes": notes + [why for key, why in (f.get("not_applicable") or {}).items() if key != "spearman"],
+            }
+        )
     return rows
 
 
@@ -49,7 +62,9 @@ def headline_rows(headline: Mapping[str, Any]) -> list[tuple[str, Any]]:
         ("Annotations kept / dropped", f"{headline['annotations_kept']} / {headline['annotations_dropped']}"),
     ]
     rows += [(f"Annotators dropped: {rule}", n) for rule, n in headline.get("annotators_dropped_by_reason", {}).items()]
-    rows += [(f"Annotations dropped: {rule}", n) for rule, n in headline.get("annotations_dropped_by_reason", {}).items()]
+    rows += [
+        (f"Annotations dropped: {rule}", n) for rule, n in headline.get("annotations_dropped_by_reason", {}).items()
+    ]
     return rows
 
 
@@ -69,4 +84,4 @@ def run_report_context(run: QualityRun | None) -> dict[str, Any]:
 
 def inline_svg(svg: str) -> str:
     """An SVG document as an element to put inside HTML: the XML declaration and DOCTYPE dropped."""
-    return svg[svg.index("<svg"):]
+    return svg[svg.index("<svg") :]

@@ -1,5 +1,6 @@
 """Which plots a quality run's report has, from the run's data: the generic ones here, the
 kind's own through `TaskKind.report_plots` (data only; drawn here, so no kind is named)."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -26,8 +27,12 @@ def annotator_histograms(annotators: pd.DataFrame, settings: Mapping[str, Any]) 
         if column in annotators.columns and annotators[column].notna().any():
             values = annotators[column].dropna().astype(float)
             title = f"Annotators: {label}"
-            svg = plots.histogram(values.tolist(), title=title, xlabel=column.replace("_", " "),
-                                  threshold=None if threshold is None else float(threshold))
+            svg = plots.histogram(
+                values.tolist(),
+                title=title,
+                xlabel=column.replace("_", " "),
+                threshold=None if threshold is None else float(threshold),
+            )
             found.append((f"annotators_{column}", title, svg))
     return found
 
@@ -39,8 +44,14 @@ def field_intervals(fields: Mapping[str, Mapping[str, Any]]) -> Figure | None:
     names = list(fields)
     alphas = [fields[n]["alpha"] for n in names]
     title = "Krippendorff's alpha per field (95 % bootstrap interval)"
-    svg = plots.intervals(names, [a["value"] for a in alphas], [a["low"] for a in alphas],
-                          [a["high"] for a in alphas], title=title, xlabel="alpha")
+    svg = plots.intervals(
+        names,
+        [a["value"] for a in alphas],
+        [a["low"] for a in alphas],
+        [a["high"] for a in alphas],
+        title=title,
+        xlabel="alpha",
+    )
     return ("fields", title, svg)
 
 
@@ -62,8 +73,12 @@ def time_on_task(frame: pd.DataFrame) -> Figure | None:
         return None
     groups = done.groupby("annotator", sort=True)["seconds"]
     title = "Time on task per annotator"
-    svg = plots.boxes([g.astype(float).tolist() for _, g in groups], [str(k) for k, _ in groups], title=title,
-                      ylabel="seconds per annotation")
+    svg = plots.boxes(
+        [g.astype(float).tolist() for _, g in groups],
+        [str(k) for k, _ in groups],
+        title=title,
+        ylabel="seconds per annotation",
+    )
     return ("time_on_task", title, svg)
 
 
@@ -80,14 +95,22 @@ def batch_progress(events: pd.DataFrame, slots: int) -> Figure | None:
         working.append(int(((events["started"] <= moment) & ~ended).sum()))
     free = [max(slots - d - w, 0) for d, w in zip(done, working, strict=True)]
     title = "Progress of the batches"
-    svg = plots.stacked(times, {"done": done, "in progress": working, "open": free}, title=title,
-                        ylabel="assignment slots")
+    svg = plots.stacked(
+        times, {"done": done, "in progress": working, "open": free}, title=title, ylabel="assignment slots"
+    )
     return ("progress", title, svg)
 
 
-def run_figures(*, fields: Mapping[str, Mapping[str, Any]], annotators: pd.DataFrame, frame: pd.DataFrame,
-                kind_plots: Sequence[KindPlot], settings: Mapping[str, Any], events: pd.DataFrame,
-                slots: int) -> list[Figure]:
+def run_figures(
+    *,
+    fields: Mapping[str, Mapping[str, Any]],
+    annotators: pd.DataFrame,
+    frame: pd.DataFrame,
+    kind_plots: Sequence[KindPlot],
+    settings: Mapping[str, Any],
+    events: pd.DataFrame,
+    slots: int,
+) -> list[Figure]:
     """Every plot the report shows, in page order; plots without data are left out."""
     found = [
         *annotator_histograms(annotators, settings),

@@ -4,6 +4,7 @@ matplotlib's object API on a `Figure` with the Agg-family SVG canvas (no pyplot,
 safe in a web worker); text is drawn as paths (`svg.fonttype` 'path', the default), so an SVG
 needs no font and can be inlined in a self-contained HTML file. No Django here.
 """
+
 from __future__ import annotations
 
 import io
@@ -37,8 +38,14 @@ def _figure(title: str, xlabel: str = "", ylabel: str = ""):
     return figure, axes
 
 
-def histogram(values: Sequence[float], *, title: str, xlabel: str, threshold: float | None = None,
-              threshold_label: str = "threshold") -> str:
+def histogram(
+    values: Sequence[float],
+    *,
+    title: str,
+    xlabel: str,
+    threshold: float | None = None,
+    threshold_label: str = "threshold",
+) -> str:
     """Distribution of one figure over annotators, with the rule's threshold as a vertical line."""
     figure, axes = _figure(title, xlabel, "annotators")
     axes.hist([float(v) for v in values], bins=min(20, max(5, len(values))), color="#417690", edgecolor="white")
@@ -49,8 +56,15 @@ def histogram(values: Sequence[float], *, title: str, xlabel: str, threshold: fl
     return to_svg(figure)
 
 
-def intervals(names: Sequence[str], values: Sequence[float | None], lows: Sequence[float | None],
-              highs: Sequence[float | None], *, title: str, xlabel: str) -> str:
+def intervals(
+    names: Sequence[str],
+    values: Sequence[float | None],
+    lows: Sequence[float | None],
+    highs: Sequence[float | None],
+    *,
+    title: str,
+    xlabel: str,
+) -> str:
     """One point per field with its interval (a field without a value is left blank)."""
     figure, axes = _figure(title, xlabel)
     positions = list(range(len(names)))
@@ -95,8 +109,9 @@ def stacked(times: Sequence, series: dict[str, Sequence[int]], *, title: str, yl
     """Stacked areas over time (batch progress: done, in progress, open)."""
     figure, axes = _figure(title, "time", ylabel)
     colors = ["#3c8a3c", "#e0a526", "#cccccc"]
-    axes.stackplot(list(times), *[list(v) for v in series.values()], labels=list(series), colors=colors[: len(series)],
-                   step="post")
+    axes.stackplot(
+        list(times), *[list(v) for v in series.values()], labels=list(series), colors=colors[: len(series)], step="post"
+    )
     axes.legend(loc="upper left")
     locator = AutoDateLocator()
     axes.xaxis.set_major_locator(locator)

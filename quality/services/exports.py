@@ -1,5 +1,6 @@
 """Export jobs: an export written to a file under EXPORT_ROOT by a Celery task (inline when no
 broker is set), with its progress recorded as it goes, kept EXPORT_KEEP_DAYS days."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -34,7 +35,11 @@ def export_job_create(*, project: Project, dataset: str, fmt: str, options: Opti
 
     _, file_format = export_dataset(project=project, dataset=dataset, fmt=fmt, options=options)
     job = ExportJob.objects.create(
-        project=project, dataset=dataset, format=fmt, options=options.as_dict(), created_by=by,
+        project=project,
+        dataset=dataset,
+        format=fmt,
+        options=options.as_dict(),
+        created_by=by,
         file_name=export_filename(project, dataset, file_format, options=options),
     )
     job.file_path = f"{project.pk}/{job.pk}-{job.file_name}"

@@ -7,6 +7,7 @@ Importing this module registers the latest finished run as the decision source o
 which is how the batch admin's review page reaches the quality decisions without annotation
 importing quality.
 """
+
 from __future__ import annotations
 
 from annotation.channels import MessageResult
@@ -26,8 +27,14 @@ from quality.models import AnnotatorDecision, QualityRun
 from quality.selectors import latest_run
 
 __all__ = [
-    "ReviewError", "ReviewReport", "review_apply", "review_block", "review_bonus", "review_decisions",
-    "review_grant_qualification", "review_message",
+    "ReviewError",
+    "ReviewReport",
+    "review_apply",
+    "review_block",
+    "review_bonus",
+    "review_decisions",
+    "review_grant_qualification",
+    "review_message",
 ]
 
 
@@ -52,36 +59,64 @@ def review_decisions(*, batch: Batch, run: QualityRun | None = None) -> Decision
     return run_decisions(run)
 
 
-def review_apply(*, batch: Batch, reject_feedback: str, approve_feedback: str = "",
-                 run: QualityRun | None = None) -> ReviewReport:
+def review_apply(
+    *, batch: Batch, reject_feedback: str, approve_feedback: str = "", run: QualityRun | None = None
+) -> ReviewReport:
     """Approve the verified work of annotators the run (default: the latest) keeps, reject the
     others' with ``reject_feedback``; unverified work is never approved or paid."""
     if not reject_feedback.strip():
         raise ReviewError("rejecting needs feedback: the worker is told why")
-    return decisions_apply(batch=batch, decisions=review_decisions(batch=batch, run=run),
-                           reject_feedback=reject_feedback, approve_feedback=approve_feedback)
+    return decisions_apply(
+        batch=batch,
+        decisions=review_decisions(batch=batch, run=run),
+        reject_feedback=reject_feedback,
+        approve_feedback=approve_feedback,
+    )
 
 
-def review_bonus(*, batch: Batch, amount: str, reason: str, who: str = "kept", label: str = "bonus",
-                 run: QualityRun | None = None) -> ReviewReport:
+def review_bonus(
+    *, batch: Batch, amount: str, reason: str, who: str = "kept", label: str = "bonus", run: QualityRun | None = None
+) -> ReviewReport:
     """A bonus once per worker the run keeps (``who``), with a request token per worker and label."""
-    return bonus_pay(batch=batch, amount=amount, reason=reason, who=who, label=label,
-                       decisions=review_decisions(batch=batch, run=run))
+    return bonus_pay(
+        batch=batch,
+        amount=amount,
+        reason=reason,
+        who=who,
+        label=label,
+        decisions=review_decisions(batch=batch, run=run),
+    )
 
 
-def review_message(*, batch: Batch, subject: str, text: str, who: str = "all", run: QualityRun | None = None,
-                   worker_ids: list[str] | None = None) -> MessageResult:
+def review_message(
+    *,
+    batch: Batch,
+    subject: str,
+    text: str,
+    who: str = "all",
+    run: QualityRun | None = None,
+    worker_ids: list[str] | None = None,
+) -> MessageResult:
     decisions = review_decisions(batch=batch, run=run) if who != "all" and worker_ids is None else None
-    return participants_message(batch=batch, subject=subject, text=text, who=who, decisions=decisions, worker_ids=worker_ids)
+    return participants_message(
+        batch=batch, subject=subject, text=text, who=who, decisions=decisions, worker_ids=worker_ids
+    )
 
 
-def review_block(*, batch: Batch, reason: str, who: str = "dropped", run: QualityRun | None = None,
-                 worker_ids: list[str] | None = None) -> tuple[int, dict[str, str]]:
+def review_block(
+    *,
+    batch: Batch,
+    reason: str,
+    who: str = "dropped",
+    run: QualityRun | None = None,
+    worker_ids: list[str] | None = None,
+) -> tuple[int, dict[str, str]]:
     decisions = review_decisions(batch=batch, run=run) if who != "all" and worker_ids is None else None
     return participants_block(batch=batch, reason=reason, who=who, decisions=decisions, worker_ids=worker_ids)
 
 
-def review_grant_qualification(*, batch: Batch, who: str = "kept", run: QualityRun | None = None,
-                               worker_ids: list[str] | None = None) -> tuple[str, int]:
+def review_grant_qualification(
+    *, batch: Batch, who: str = "kept", run: QualityRun | None = None, worker_ids: list[str] | None = None
+) -> tuple[str, int]:
     decisions = review_decisions(batch=batch, run=run) if who != "all" and worker_ids is None else None
     return qualification_grant(batch=batch, who=who, decisions=decisions, worker_ids=worker_ids)

@@ -1,5 +1,6 @@
 """What a quality run adds to the kind's rules: the per-annotator agreement rule, agreement and
 aggregation per label field (on the annotations the run keeps), headline figures and plots."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -25,8 +26,9 @@ class RunExtras:
     figures: list[Figure]
 
 
-def run_extras(*, project: Project, frame: pd.DataFrame, outcome: QualityOutcome,
-               settings: Mapping[str, Any]) -> RunExtras:
+def run_extras(
+    *, project: Project, frame: pd.DataFrame, outcome: QualityOutcome, settings: Mapping[str, Any]
+) -> RunExtras:
     """Apply the agreement rule to the kind's outcome, then measure agreement and aggregate on
     what is finally kept, and draw the plots. Reads the database (assignments) but writes nothing."""
     kind = get_kind(project.kind)
@@ -44,8 +46,13 @@ def run_extras(*, project: Project, frame: pd.DataFrame, outcome: QualityOutcome
         "aggregation": agreement.aggregation,
     }
     figures = run_figures(
-        fields=agreement.fields, annotators=annotators, frame=frame, kind_plots=kind.report_plots(kept),
-        settings=settings, events=assignment_events(project), slots=assignment_slots(project),
+        fields=agreement.fields,
+        annotators=annotators,
+        frame=frame,
+        kind_plots=kind.report_plots(kept),
+        settings=settings,
+        events=assignment_events(project),
+        slots=assignment_slots(project),
     )
     return RunExtras(outcome=merged, report=report, figures=figures)
 

@@ -1,4 +1,5 @@
 """Running a project's quality rules and storing every decision with its reasons."""
+
 from __future__ import annotations
 
 import math
@@ -56,8 +57,11 @@ def quality_run_execute(*, run: QualityRun) -> QualityRun:
     try:
         frame = annotation_frame(project)
         outcome = None if frame.empty else get_kind(project.kind).quality(frame, run.parameters)
-        extras = None if outcome is None else run_extras(project=project, frame=frame, outcome=outcome,
-                                                          settings=run.parameters)
+        extras = (
+            None
+            if outcome is None
+            else run_extras(project=project, frame=frame, outcome=outcome, settings=run.parameters)
+        )
         with transaction.atomic():
             ResponseDecision.objects.filter(run=run).delete()
             AnnotatorDecision.objects.filter(run=run).delete()

@@ -1,10 +1,13 @@
 """Per-annotator accuracy against an answer key."""
+
 from __future__ import annotations
 
 import pandas as pd
 
 
-def annotator_accuracy(frame: pd.DataFrame, *, annotator: str = "annotator_id", correct: str = "correct") -> pd.DataFrame:
+def annotator_accuracy(
+    frame: pd.DataFrame, *, annotator: str = "annotator_id", correct: str = "correct"
+) -> pd.DataFrame:
     """Mean of `correct` per annotator over the rows where it is known (NaN where none is).
 
     Returns columns `n_gold` (rows with a known answer) and `accuracy`.

@@ -3,6 +3,7 @@ with the majority of the others (Cohen's kappa against it).
 
 Input: a frame cleaned by `labels.clean_labels` (columns item, annotator, value).
 """
+
 from __future__ import annotations
 
 import math

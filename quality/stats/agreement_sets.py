@@ -5,6 +5,7 @@ recomputes alpha on resampled items through `alpha.alpha_from_counts` with the s
 table over the distinct sets (nltk's alpha is pure Python and too slow to run a thousand times);
 the two engines agree on the full data (tests/quality/stats/test_agreement_sets.py).
 """
+
 from __future__ import annotations
 
 import math

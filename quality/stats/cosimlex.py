@@ -9,6 +9,7 @@ rules on calibrated ratings, each judged on the whole calibrated panel, an annot
 if any applies (low pairwise agreement; optionally leave-one-out; the page-1 engagement check).
 Ratings are then put on the released 0-10 scale (×10/6).
 """
+
 from __future__ import annotations
 
 import math
@@ -293,4 +294,3 @@ def _summary(
 def _mean(values: pd.Series) -> float:
     known = pd.Series(values, dtype=float).dropna()
     return float(known.mean()) if len(known) else math.nan
-

@@ -7,6 +7,7 @@ numbers crowd-kit 1.4.2 printed (tests/quality/stats/test_dawid_skene.py).
 
 Input: a frame cleaned by `labels.clean_labels` (columns item, annotator, value).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -98,4 +99,6 @@ def _result(items, annotators, domain, posteriors, priors, errors, rounds, conve
     )
     index = pd.MultiIndex.from_product([annotators, columns], names=["annotator", "observed"])
     flat = pd.DataFrame(errors.reshape(-1, len(domain)), index=index, columns=columns.rename("true"))
-    return DawidSkene(chosen, table, pd.Series(priors, index=columns, name="prior"), flat, rounds, converged, log_likelihood)
+    return DawidSkene(
+        chosen, table, pd.Series(priors, index=columns, name="prior"), flat, rounds, converged, log_likelihood
+    )

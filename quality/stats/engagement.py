@@ -6,6 +6,7 @@ Letters are judged with str.isalpha, so Croatian, Slovene and Finnish letters (Ä
 other scripts count as letters. A single CJK ideograph is a whole word and is not flagged as a
 single character.
 """
+
 from __future__ import annotations
 
 import unicodedata

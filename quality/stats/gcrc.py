@@ -117,7 +117,9 @@ def score(predicted: Mapping[str, Mapping[str, Any]], gold: Mapping[str, Mapping
             correct.append(guess.get("answer") == truth["answer"])
         for index, sentences in enumerate(truth.get("evidences") or []):
             predicted_sentences = _option(guess.get("evidences"), index)
-            f1s.append(char_f1(_joined(predicted_sentences), _joined(sentences)) if predicted_sentences is not None else 0.0)
+            f1s.append(
+                char_f1(_joined(predicted_sentences), _joined(sentences)) if predicted_sentences is not None else 0.0
+            )
         for index, code in enumerate(truth.get("error_type") or []):
             if code:
                 er_hits.append(_option(guess.get("error_type"), index) == code)

@@ -5,6 +5,7 @@ did not see an item has no row; a row whose value is missing (None/NaN) counts a
 are hashable labels (str, int, ...) or, for set-valued fields, any iterable of labels (turned into
 a frozenset, so {"a", "b"} and ["b", "a"] are the same label; the empty set is a label too).
 """
+
 from __future__ import annotations
 
 import math

@@ -5,6 +5,7 @@ Input everywhere: a long frame, one row per rating, with an annotator column, an
 numeric rating column (names are keyword arguments). A second rating by the same annotator of the
 same item is averaged with the first, so each annotator has one rating per item.
 """
+
 from __future__ import annotations
 
 import math
@@ -113,9 +114,7 @@ def pairwise_spearman(
     )
     pairs.loc[pairs["n_shared"] < min_shared, "spearman"] = np.nan
     valid = pairs.dropna(subset=["spearman"])
-    both_ways = pd.concat(
-        [valid.rename(columns={"annotator_a": "who"}), valid.rename(columns={"annotator_b": "who"})]
-    )
+    both_ways = pd.concat([valid.rename(columns={"annotator_a": "who"}), valid.rename(columns={"annotator_b": "who"})])
     per_annotator = both_ways.groupby("who")["spearman"].mean().reindex(panel.columns)
     per_annotator.index.name = annotator
     mean = float(valid["spearman"].mean()) if len(valid) else math.nan
@@ -133,9 +132,12 @@ def exclude_low_agreement(averages: pd.Series, *, sd: float = 1.0) -> Flags:
     cutoff = centre - sd * spread if not math.isnan(spread) else math.nan
     flagged = (averages < cutoff) if not math.isnan(cutoff) else pd.Series(False, index=averages.index)
     reasons = _reasons(
-        averages, flagged,
-        lambda value: f"average pairwise Spearman {value:.2f} is more than {sd:g} SD below the panel mean "
-        f"{centre:.2f} (cutoff {cutoff:.2f})",
+        averages,
+        flagged,
+        lambda value: (
+            f"average pairwise Spearman {value:.2f} is more than {sd:g} SD below the panel mean "
+            f"{centre:.2f} (cutoff {cutoff:.2f})"
+        ),
     )
     return Flags(values=averages, flagged=flagged, reasons=reasons, threshold=cutoff)
 
@@ -179,9 +181,12 @@ def leave_one_out(
     flagged = pd.Series(gain.index.isin(top), index=gain.index)
     threshold = float(min(known[who] for who in top)) if top else math.nan
     reasons = _reasons(
-        gain, flagged,
-        lambda value: f"leaving this annotator out raises mean pairwise Spearman by {value:.3f} "
-        f"(among the top {share:.0%} of annotators by that rise)",
+        gain,
+        flagged,
+        lambda value: (
+            f"leaving this annotator out raises mean pairwise Spearman by {value:.3f} "
+            f"(among the top {share:.0%} of annotators by that rise)"
+        ),
     )
     return Flags(values=gain, flagged=flagged, reasons=reasons, threshold=threshold)
 

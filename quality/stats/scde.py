@@ -12,6 +12,7 @@ columns `response_id`, `annotator_id`, `item_id`, `ba`, `pa`, `de` (None/NaN whe
 passage has no gold), `seconds` (None/NaN when not timed) and `difficulty` (one of
 DIFFICULTY_LEVELS, or None).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -82,7 +83,13 @@ class PassageScore:
 
     def row(self) -> dict[str, Any]:
         """The export's columns for this response."""
-        return {"n_blanks": self.n_blanks, "n_correct": self.n_correct, "ba": self.ba, "pa": self.pa, "de": self.n_distractors}
+        return {
+            "n_blanks": self.n_blanks,
+            "n_correct": self.n_correct,
+            "ba": self.ba,
+            "pa": self.pa,
+            "de": self.n_distractors,
+        }
 
 
 def score_passage(gold: Mapping[Any, int], choices: Mapping[Any, int | None]) -> PassageScore:
@@ -200,24 +207,36 @@ def too_fast(workers: pd.DataFrame, *, min_seconds: float) -> pd.Series:
 
     The median, not the mean: one passage left open over lunch must not hide a worker who
     clicks through the rest. Workers with no timed passage are not judged."""
-    return pd.Series([
-        f"median time per passage {median:.0f} s is below the minimum of {min_seconds:g} s"
-        if not pd.isna(median) and median < min_seconds else None
-        for median in workers["median_seconds"]
-    ], index=workers.index, dtype=object)
+    return pd.Series(
+        [
+            f"median time per passage {median:.0f} s is below the minimum of {min_seconds:g} s"
+            if not pd.isna(median) and median < min_seconds
+            else None
+            for median in workers["median_seconds"]
+        ],
+        index=workers.index,
+        dtype=object,
+    )
 
 
 def low_ba(workers: pd.DataFrame, *, min_ba: float) -> pd.Series:
     """A reason for each worker whose BA on passages with gold is below `min_ba`, else None.
     Workers who answered no passage with gold are not judged."""
-    return pd.Series([
-        f"blank accuracy {ba:.1%} on {n} passage{'s' if n != 1 else ''} with gold is below the minimum of {min_ba:.0%}"
-        if not pd.isna(ba) and ba < min_ba else None
-        for ba, n in zip(workers["ba"], workers["n_gold"])
-    ], index=workers.index, dtype=object)
+    return pd.Series(
+        [
+            f"blank accuracy {ba:.1%} on {n} passage{'s' if n != 1 else ''} with gold is below the minimum of {min_ba:.0%}"
+            if not pd.isna(ba) and ba < min_ba
+            else None
+            for ba, n in zip(workers["ba"], workers["n_gold"])
+        ],
+        index=workers.index,
+        dtype=object,
+    )
 
 
-def select_workers(frame: pd.DataFrame, *, min_seconds: float = DEFAULT_MIN_SECONDS, min_ba: float = DEFAULT_MIN_BA) -> Selection:
+def select_workers(
+    frame: pd.DataFrame, *, min_seconds: float = DEFAULT_MIN_SECONDS, min_ba: float = DEFAULT_MIN_BA
+) -> Selection:
     """Drop the workers who are too fast or too often wrong, and with them all their responses;
     every drop carries its reasons in words."""
     workers = worker_metrics(frame)

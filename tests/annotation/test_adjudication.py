@@ -1,5 +1,6 @@
 """The adjudication stage on GCRC's hand-checked item (tests/gcrc/test_export.py): two annotators
 who differ on option A's error reason and option D's evidence and agree on the rest."""
+
 import json
 
 import pytest
@@ -59,8 +60,13 @@ def test_two_fields_in_dispute_make_one_task_and_the_rest_agree(django_capture_o
     assert agreed.count() == 4 * 4 - 2  # four parts of four options, the item came with its answer
     assert agreed.get(field="c_evidence").value == [0, 2]
     assert [f.name for f in disputed_fields(task)] == ["a_error", "d_evidence"]
-    assert adjudication_counts(project) == {"adjudication_tasks_open": 1, "adjudication_tasks_decided": 0,
-                                            "fields_agreed": 14, "fields_adjudicated": 0, "fields_unresolved": 0}
+    assert adjudication_counts(project) == {
+        "adjudication_tasks_open": 1,
+        "adjudication_tasks_decided": 0,
+        "fields_agreed": 14,
+        "fields_adjudicated": 0,
+        "fields_unresolved": 0,
+    }
 
 
 def test_checking_again_opens_nothing_more(django_capture_on_commit_callbacks):
@@ -130,8 +136,9 @@ def test_the_adjudicator_must_be_a_third_person(django_capture_on_commit_callbac
     first = two_annotations(batch, django_capture_on_commit_callbacks)
     annotator = first.assignment.annotator
     with pytest.raises(InviteClosed):  # the first annotator's browser opens the adjudicator's link
-        annotator_join_via_invite(invite=invite_link_create(batch=batch, role="adjudicator"),
-                                  known_key=annotator.access_key)
+        annotator_join_via_invite(
+            invite=invite_link_create(batch=batch, role="adjudicator"), known_key=annotator.access_key
+        )
     task = AdjudicationTask.objects.get()
     with pytest.raises(AdjudicationRefused):  # an annotator is no adjudicator
         adjudication_decide(task=task, adjudicator=annotator, values={"a_error": "DTL", "d_evidence": [2]})

@@ -1,5 +1,6 @@
 """An adjudicator who claims a task and leaves holds it only for the batch's
 `release_after_minutes`; the periodic sweep hands it to the next adjudicator."""
+
 from datetime import timedelta
 
 import pytest

@@ -1,6 +1,7 @@
 """Issue 17 item 5 in the admin: a batch's page switches the adjudication stage on or off and
 names who may adjudicate (through `adjudication_setup_set`); tasks and final labels are listed
 read-only, behind the models' view permissions like the other admin pages."""
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
@@ -31,7 +32,8 @@ def change_data(admin_client, batch) -> dict:
 
 def setup_key(data: dict, field: str) -> str:
     return next(key for key in data if key.startswith("adjudication-") and key.endswith("-TOTAL_FORMS")).replace(
-        "TOTAL_FORMS", f"0-{field}")
+        "TOTAL_FORMS", f"0-{field}"
+    )
 
 
 def test_the_batch_page_turns_the_stage_on_with_named_adjudicators(admin_client):
@@ -57,8 +59,9 @@ def test_the_batch_page_turns_the_stage_off(admin_client):
 
 def test_saving_the_batch_untouched_adds_no_stage(admin_client):
     _project, batch = gcrc_batch(stage=False)
-    response = admin_client.post(reverse("admin:annotation_batch_change", args=[batch.pk]),
-                                 change_data(admin_client, batch))
+    response = admin_client.post(
+        reverse("admin:annotation_batch_change", args=[batch.pk]), change_data(admin_client, batch)
+    )
     assert response.status_code == 302
     assert not AdjudicationSetup.objects.exists()
 

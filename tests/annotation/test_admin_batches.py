@@ -1,4 +1,5 @@
 """Batch admin: created through the service, progress without N+1, invite and release actions."""
+
 from datetime import timedelta
 
 import pytest
@@ -31,8 +32,14 @@ def busy_batch(project, name: str) -> Batch:
 
 def add_batch(admin_client, project, **extra):
     data = {
-        "project": project.pk, "name": "Round 1", "items_per_unit": 2, "assignments_per_unit": 3,
-        "release_after_minutes": 45, "channel": "invite", "external_ids": "", **extra,
+        "project": project.pk,
+        "name": "Round 1",
+        "items_per_unit": 2,
+        "assignments_per_unit": 3,
+        "release_after_minutes": 45,
+        "channel": "invite",
+        "external_ids": "",
+        **extra,
     }
     return admin_client.post(reverse("admin:annotation_batch_add"), data)
 
@@ -53,7 +60,9 @@ def test_add_form_with_chosen_items(admin_client, project):
     assert [ui.item.external_id for ui in unit.unit_items.order_by("position")] == chosen
 
 
-@pytest.mark.parametrize("extra, words", [({"external_ids": "no-such-item"}, "no-such-item"), ({"items_per_unit": 0}, "")])
+@pytest.mark.parametrize(
+    "extra, words", [({"external_ids": "no-such-item"}, "no-such-item"), ({"items_per_unit": 0}, "")]
+)
 def test_add_form_errors_are_shown(admin_client, project, extra, words):
     response = add_batch(admin_client, project, **extra)
     assert response.status_code == 200 and words in response.content.decode()

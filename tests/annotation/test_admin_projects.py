@@ -1,4 +1,5 @@
 """The researcher's admin: pages load, projects are made by the service, import is all or nothing."""
+
 import json
 
 import pytest

@@ -1,4 +1,5 @@
 """Batches, progress and invite links through the REST API."""
+
 from datetime import timedelta
 
 import pytest
@@ -30,7 +31,13 @@ def project():
 def test_create_batch_of_all_items_reports_progress(staff_api, project):
     response = staff_api.post(
         "/api/batches/",
-        {"project": project.pk, "name": "b", "items_per_unit": 3, "assignments_per_unit": 2, "release_after_minutes": 30},
+        {
+            "project": project.pk,
+            "name": "b",
+            "items_per_unit": 3,
+            "assignments_per_unit": 2,
+            "release_after_minutes": 30,
+        },
         format="json",
     )
     assert response.status_code == 201, response.content
@@ -49,7 +56,9 @@ def test_create_batch_with_chosen_items_in_order(staff_api, project):
     )
     assert response.status_code == 201, response.content
     batch = Batch.objects.get(pk=response.json()["id"])
-    handed_out = [ui.item_id for unit in batch.units.order_by("position") for ui in unit.unit_items.order_by("position")]
+    handed_out = [
+        ui.item_id for unit in batch.units.order_by("position") for ui in unit.unit_items.order_by("position")
+    ]
     assert handed_out == ids
 
 
@@ -58,7 +67,9 @@ def test_items_of_another_project_or_listed_twice_are_refused(staff_api, project
     mine = project.items.first()
     bad = staff_api.post("/api/batches/", {"project": project.pk, "name": "b", "items": [stranger.pk]}, format="json")
     assert bad.status_code == 404 and str(stranger.pk) in bad.json()["detail"]  # not an item of this project
-    twice = staff_api.post("/api/batches/", {"project": project.pk, "name": "b", "items": [mine.pk, mine.pk]}, format="json")
+    twice = staff_api.post(
+        "/api/batches/", {"project": project.pk, "name": "b", "items": [mine.pk, mine.pk]}, format="json"
+    )
     assert twice.status_code == 400
     assert not Batch.objects.exists()
 

@@ -1,4 +1,5 @@
 """An annotator reads their own work through the API, and nothing else."""
+
 import pytest
 from rest_framework.test import APIClient
 

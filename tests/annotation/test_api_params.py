@@ -1,5 +1,6 @@
 """Integer filters of the API: an id beyond 64 bits, a negative or a non-number is a 400 naming
 the parameter, never a 500 (SQLite's driver overflows on such an id)."""
+
 from __future__ import annotations
 
 import pytest
@@ -41,8 +42,10 @@ def test_an_id_in_the_path_out_of_range_is_a_404(client, path):
 
 def test_an_upload_named_with_nul_is_stored_without_it(client):
     project = ProjectFactory(name="p", kind="recam", language="en")
-    record = (b'{"id": "a", "article": "x", "question": "@placeholder", "option_0": "a", "option_1": "b", '
-              b'"option_2": "c", "option_3": "d", "option_4": "e"}\n')
+    record = (
+        b'{"id": "a", "article": "x", "question": "@placeholder", "option_0": "a", "option_1": "b", '
+        b'"option_2": "c", "option_3": "d", "option_4": "e"}\n'
+    )
     upload = SimpleUploadedFile("bad\x00name.jsonl", record)
     response = client.post(f"/api/projects/{project.pk}/import/", {"file": upload}, format="multipart")
     assert response.status_code == 200, response.content

@@ -1,4 +1,5 @@
 """Projects, items and import through the REST API: staff only, all-or-nothing import."""
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
@@ -62,9 +63,7 @@ def test_unknown_kind_is_refused(staff_api):
 
 def test_resending_the_same_kind_on_update_is_accepted(staff_api):
     item = ItemFactory()
-    response = staff_api.put(
-        f"/api/projects/{item.project.pk}/", {"name": "Renamed", "kind": "recam"}, format="json"
-    )
+    response = staff_api.put(f"/api/projects/{item.project.pk}/", {"name": "Renamed", "kind": "recam"}, format="json")
     assert response.status_code == 200 and response.json()["item_count"] == 1
 
 

@@ -1,4 +1,5 @@
 """The OpenAPI schema and its docs page: valid, complete, and served without any CDN."""
+
 import re
 
 import pytest
@@ -15,8 +16,14 @@ def test_schema_is_valid_openapi():
     schema = response.json()
     validator.validate(schema)
     paths = schema["paths"]
-    for path in ("/api/projects/", "/api/projects/{id}/import/", "/api/items/", "/api/batches/",
-                 "/api/batches/{id}/invites/", "/api/me/responses/"):
+    for path in (
+        "/api/projects/",
+        "/api/projects/{id}/import/",
+        "/api/items/",
+        "/api/batches/",
+        "/api/batches/{id}/invites/",
+        "/api/me/responses/",
+    ):
         assert path in paths
     assert schema["components"]["securitySchemes"]["annotatorKey"]["in"] == "header"
 

@@ -1,4 +1,5 @@
 """Handing out units: exactly N distinct annotators per item, nobody twice, idle work released."""
+
 import threading
 from collections import Counter
 from datetime import timedelta

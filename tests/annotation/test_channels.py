@@ -1,4 +1,5 @@
 """The channel interface, as implemented by invite links."""
+
 import pytest
 
 from annotation.channels import ChannelNotSupported, UnknownChannel, channel_choices, get_channel
@@ -41,8 +42,9 @@ def test_invite_channel_publishes_one_link_and_verifies_complete_work():
     for response in assignment.responses.select_related("item"):
         for page in ["pre", "post", "second", "support_span", "relation", "summary_span", "difficulty"]:
             form_page = get_kind("recam").page(response.item.payload, page, response.answers)
-            form = form_page.form_class(answer_for(page, response.item), payload=response.item.payload,
-                                        answers=response.answers)
+            form = form_page.form_class(
+                answer_for(page, response.item), payload=response.item.payload, answers=response.answers
+            )
             assert form.is_valid(), form.errors
             save_answer(response.pk, page, form.answer())
             response.refresh_from_db()
@@ -70,4 +72,8 @@ def test_invite_channel_has_no_money_and_nothing_to_sync():
 
 
 def test_every_channel_is_registered_with_its_title():
-    assert channel_choices() == [("invite", "Invite link"), ("mturk", "Amazon Mechanical Turk"), ("prolific", "Prolific")]
+    assert channel_choices() == [
+        ("invite", "Invite link"),
+        ("mturk", "Amazon Mechanical Turk"),
+        ("prolific", "Prolific"),
+    ]

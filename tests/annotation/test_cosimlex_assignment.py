@@ -1,6 +1,7 @@
 """CoSimLex's assignment rule: an annotator rates one of a pair's two contexts, ever, across all
 of the project's batches; each context still gets its number of annotators; the consistency set
 is done by everyone first."""
+
 import io
 from collections import Counter, defaultdict
 
@@ -57,8 +58,12 @@ def test_the_rule_holds_across_batches_of_the_project():
     project = cosimlex_project("fi")
     first_contexts = list(Item.objects.filter(project=project, payload__context=1))
     second_contexts = list(Item.objects.filter(project=project, payload__context=2))
-    one = batch_create(project=project, name="contexts 1", items=first_contexts, items_per_unit=12, assignments_per_unit=1)
-    two = batch_create(project=project, name="contexts 2", items=second_contexts, items_per_unit=12, assignments_per_unit=1)
+    one = batch_create(
+        project=project, name="contexts 1", items=first_contexts, items_per_unit=12, assignments_per_unit=1
+    )
+    two = batch_create(
+        project=project, name="contexts 2", items=second_contexts, items_per_unit=12, assignments_per_unit=1
+    )
     person = AnnotatorFactory(project=project, batch=one)
     assignment_next(annotator=person, batch=one)
     with pytest.raises(NoWorkLeft):
@@ -91,7 +96,9 @@ def test_consistency_set_is_done_first_by_everyone_and_leaves_the_regular_units(
     everyone = Unit.objects.get(batch=batch, every_annotator=True)
     assert set(everyone.items.values_list("external_id", flat=True)) == set(chosen)
     regular_groups = set(
-        Item.objects.filter(unit_items__unit__batch=batch, unit_items__unit__every_annotator=False).values_list("group_key", flat=True)
+        Item.objects.filter(unit_items__unit__batch=batch, unit_items__unit__every_annotator=False).values_list(
+            "group_key", flat=True
+        )
     )
     assert not regular_groups & consistency_groups
     assert len(regular_groups) == 27
@@ -101,7 +108,9 @@ def test_consistency_set_is_done_first_by_everyone_and_leaves_the_regular_units(
     taken = drain(batch, people)
     assert all(assignments[0].unit_id == everyone.pk for assignments in taken.values())
     assert Assignment.objects.filter(unit=everyone).count() == 6  # no slot limit
-    per_item = Counter(Response.objects.filter(assignment__unit__every_annotator=False).values_list("item_id", flat=True))
+    per_item = Counter(
+        Response.objects.filter(assignment__unit__every_annotator=False).values_list("item_id", flat=True)
+    )
     assert set(per_item.values()) == {2} and len(per_item) == 54
 
 

@@ -1,4 +1,5 @@
 """Import of ReCAM's released JSONL: atomic, errors name the line and the field."""
+
 import json
 
 import pytest
@@ -113,7 +114,9 @@ def test_file_with_some_new_and_some_existing_items_adds_only_the_new(recam_dev_
     assert (report.created, report.duplicates, report.total) == (12, 8, 20)
     items = list(Item.objects.filter(project=project).order_by("id"))
     assert len(items) == 20 and len({i.external_id for i in items}) == 20
-    assert [i.source for i in items] == [f"part.jsonl:{n}" for n in range(1, 9)] + [f"full.jsonl:{n}" for n in range(9, 21)]
+    assert [i.source for i in items] == [f"part.jsonl:{n}" for n in range(1, 9)] + [
+        f"full.jsonl:{n}" for n in range(9, 21)
+    ]
     assert [i.payload for i in items] == [json.loads(line) for line in lines[:20]]
 
 
@@ -133,8 +136,11 @@ def test_invalid_json_names_the_same_column_with_crlf_and_lf():
         with pytest.raises(ImportProblem) as caught:
             items_import(project=ProjectFactory(), data=jsonl(record(), newline=newline.decode()) + bad + newline)
         messages.append(str(caught.value))
-    assert messages[0] == messages[1] == (
-        "line 2: invalid JSON (Expecting property name enclosed in double quotes at column 18)")
+    assert (
+        messages[0]
+        == messages[1]
+        == ("line 2: invalid JSON (Expecting property name enclosed in double quotes at column 18)")
+    )
     assert Item.objects.count() == 0
 
 
@@ -146,5 +152,8 @@ def test_items_read_back_exactly_as_released(recam_dev_bytes):
     def typed(payload):  # the same keys, types (1 is not 1.0 or True) and strings, in any key order
         return sorted((key, type(value).__name__, value) for key, value in payload.items())
 
-    stored = [Item.objects.get(pk=pk).payload for pk in Item.objects.filter(project=project).order_by("id").values_list("pk", flat=True)]
+    stored = [
+        Item.objects.get(pk=pk).payload
+        for pk in Item.objects.filter(project=project).order_by("id").values_list("pk", flat=True)
+    ]
     assert [typed(p) for p in stored] == [typed(json.loads(line)) for line in lines]

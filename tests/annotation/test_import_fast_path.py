@@ -1,4 +1,5 @@
 """The import fast path (orjson, executemany / COPY, lz4) gives exactly what the ORM path gave."""
+
 import hashlib
 import importlib
 import json
@@ -27,13 +28,23 @@ def old_canonical(record) -> bytes:
 # records where orjson and the json module could part ways
 TRICKY = {
     "non-ascii": {"b": 1, "a": "é", "z": "日本語 Â£ mojibake", "e": "😀 astral", "ä": 0, "Ω": "ελληνικά"},
-    "floats": {"f": 0.1, "g": 1e-07, "h": 1e16, "i": -0.0, "j": 5e-324, "k": 1.7976931348623157e308, "l": 1.0,
-               "m": 123456789.125, "n": 1e22, "o": 2.5e-5},
+    "floats": {
+        "f": 0.1,
+        "g": 1e-07,
+        "h": 1e16,
+        "i": -0.0,
+        "j": 5e-324,
+        "k": 1.7976931348623157e308,
+        "l": 1.0,
+        "m": 123456789.125,
+        "n": 1e22,
+        "o": 2.5e-5,
+    },
     "nested": {"nested": {"z": [1, {"y": None, "x": True}], "a": {"c": [], "b": {}}}, "list": [3, "2", [False, {}]]},
     "nested-float": {"deep": [{"b": [0.5, {"a": 1e100}]}]},
-    "escapes": {"esc": "quote \" backslash \\ slash / tab \t nl \n cr \r bell \x07 nul \x00 del \x7f esc \x1b \\u0041"},
+    "escapes": {"esc": 'quote " backslash \\ slash / tab \t nl \n cr \r bell \x07 nul \x00 del \x7f esc \x1b \\u0041'},
     "u2028": {"u2028": "line\u2028separator\u2029paragraph\x85next\x0cff\x0bvt", "\u2028key": 1},
-    "key-order": {"keys": {"\uffff": 1, "\U0001F600": 2, "é": 3, "E": 4, "": 5, "a\x00": 6, "a": 7, "ab": 8}},
+    "key-order": {"keys": {"\uffff": 1, "\U0001f600": 2, "é": 3, "E": 4, "": 5, "a\x00": 6, "a": 7, "ab": 8}},
     "big-ints": {"big": 2**64, "neg": -(2**63) - 1, "max": 2**64 - 1, "min": -(2**63), "huge": 10**40},
     "non-finite": {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")},
     "plain": dict(RECAM_PAYLOAD),
@@ -50,7 +61,9 @@ def test_content_ids_of_items_imported_before_are_unchanged(recam_dev_bytes):
     # computed with the json module before orjson was used: a re-import must find these items
     first = json.loads(recam_dev_bytes.split(b"\r\n")[0])
     assert content_id(first) == "sha1:7ca70f71d29130cf1b10"
-    assert content_id({"b": 1, "a": "é", "nested": {"z": [1.5, None, True], "y": "\u2028"}}) == "sha1:a3d5279fe711d6116127"
+    assert (
+        content_id({"b": 1, "a": "é", "nested": {"z": [1.5, None, True], "y": "\u2028"}}) == "sha1:a3d5279fe711d6116127"
+    )
 
 
 def test_a_lone_surrogate_fails_as_before():
@@ -93,7 +106,7 @@ def test_json_lines_read_exactly_what_json_loads_reads():
         assert repr(got) == repr([(n, json.loads(line)) for n, line in enumerate(lines, start=1)])
 
 
-@pytest.mark.parametrize("bad", ['{"article": "x", ', '{"a": 1', '[1, 2', '{"a": "x\ty"}', '{"a": 1}}', "{"])
+@pytest.mark.parametrize("bad", ['{"article": "x", ', '{"a": 1', "[1, 2", '{"a": "x\ty"}', '{"a": 1}}', "{"])
 def test_invalid_json_is_reported_as_before_with_lf_and_crlf(bad):
     try:
         json.loads(bad)
@@ -123,8 +136,8 @@ def recam_line(**extra) -> str:
 STORABLE = [
     recam_line(),
     recam_line(label=3, extra={"b": [1.5, 1e16, 1e-07, -0.0, 10**40], "a": {"z": None, "y": True}}),
-    recam_line(label=0, article="Ünïcödé \u2028 \x85 \\ \" \t tabs \n and 😀 astral £"),
-    recam_line(label=2, **{"é": "x", "\uffff": 1, "\U0001F600": 2}),
+    recam_line(label=0, article='Ünïcödé \u2028 \x85 \\ " \t tabs \n and 😀 astral £'),
+    recam_line(label=2, **{"é": "x", "\uffff": 1, "\U0001f600": 2}),
     '{"article": "a", "question": "@placeholder", "option_0": "x", "option_1": "y", '
     '"option_2": "z", "option_3": "w", "option_4": "v", "label": 4, "f": 1E+2, "g": 1.50}',
 ]
@@ -138,18 +151,27 @@ def test_items_read_back_through_the_orm_exactly_as_with_bulk_create():
     assert (report.created, report.duplicates, report.total) == (5, 0, 5)
     # what the import did before: Item instances through bulk_create
     Item.objects.bulk_create(
-        Item(project=old, external_id=p.external_id, payload=p.payload, group_key=p.group_key, source=f"tricky.jsonl:{p.line}")
+        Item(
+            project=old,
+            external_id=p.external_id,
+            payload=p.payload,
+            group_key=p.group_key,
+            source=f"tricky.jsonl:{p.line}",
+        )
         for p in get_kind("recam").parse(data.decode("utf-8"))
     )
 
     def stored(project):
-        return [(i.external_id, repr(i.payload), i.group_key, i.source)
-                for i in Item.objects.filter(project=project).order_by("id")]
+        return [
+            (i.external_id, repr(i.payload), i.group_key, i.source)
+            for i in Item.objects.filter(project=project).order_by("id")
+        ]
 
     assert stored(new) == stored(old)
     if connection.vendor == "sqlite":  # jsonb (PostgreSQL) orders keys its own way
         assert [repr(i.payload) for i in Item.objects.filter(project=new).order_by("id")] == [
-            repr(json.loads(line)) for line in STORABLE]
+            repr(json.loads(line)) for line in STORABLE
+        ]
     # the database's JSON functions read the stored text
     assert Item.objects.filter(project=new, payload__label=3, payload__extra__a__y=True).count() == 1
     article = json.loads(STORABLE[2])["article"]
@@ -163,7 +185,9 @@ def test_sqlite_stores_payloads_as_text():
     project = ProjectFactory()
     items_import(project=project, data=(recam_line() + "\n").encode())
     with connection.cursor() as cursor:
-        cursor.execute("SELECT typeof(payload), json_valid(payload) FROM annotation_item WHERE project_id = %s", [project.pk])
+        cursor.execute(
+            "SELECT typeof(payload), json_valid(payload) FROM annotation_item WHERE project_id = %s", [project.pk]
+        )
         assert cursor.fetchall() == [("text", 1)]
 
 
@@ -173,13 +197,19 @@ def test_every_column_is_written_as_django_would():
     assert fields == {Item._meta.get_field(name).column for name in imports.ITEM_FIELDS}
     project = ProjectFactory()
     before = timezone.now()
-    items_import(project=project, data=("\n".join([recam_line(), "", recam_line(label=4)]) + "\n").encode(),
-                 filename="we\tird \\N name\n.jsonl")
+    items_import(
+        project=project,
+        data=("\n".join([recam_line(), "", recam_line(label=4)]) + "\n").encode(),
+        filename="we\tird \\N name\n.jsonl",
+    )
     after = timezone.now()
     items = list(Item.objects.filter(project=project).order_by("id"))
     assert [i.source for i in items] == ["we\tird \\N name\n.jsonl:1", "we\tird \\N name\n.jsonl:3"]
     assert all(before <= i.created_at <= after and i.group_key == "" and i.project_id == project.pk for i in items)
-    assert [i.external_id for i in items] == [content_id(json.loads(recam_line())), content_id(json.loads(recam_line(label=4)))]
+    assert [i.external_id for i in items] == [
+        content_id(json.loads(recam_line())),
+        content_id(json.loads(recam_line(label=4))),
+    ]
 
 
 @pytest.mark.django_db
@@ -225,8 +255,10 @@ def test_other_databases_fall_back_to_bulk_create(monkeypatch, recam_dev_bytes):
     assert items_import(project=fallback, data=recam_dev_bytes).duplicates == 20
 
     def stored(project):
-        return [(i.external_id, repr(i.payload), i.group_key, i.source)
-                for i in Item.objects.filter(project=project).order_by("id")]
+        return [
+            (i.external_id, repr(i.payload), i.group_key, i.source)
+            for i in Item.objects.filter(project=project).order_by("id")
+        ]
 
     assert stored(fast) == stored(fallback)
 
@@ -286,8 +318,10 @@ def test_lz4_migration_is_skipped_on_a_server_without_lz4(monkeypatch):
 
 def payload_compression() -> str:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT attcompression FROM pg_attribute "
-                       "WHERE attrelid = 'annotation_item'::regclass AND attname = 'payload'")
+        cursor.execute(
+            "SELECT attcompression FROM pg_attribute "
+            "WHERE attrelid = 'annotation_item'::regclass AND attname = 'payload'"
+        )
         return cursor.fetchone()[0]
 
 

@@ -1,6 +1,7 @@
 """The malformed corpus (tests/fixtures/malformed, see its README): every file is refused with
 an error naming its line and field, through the import service, the API upload and the admin
 upload; no 500, and nothing imported. Run on SQLite and on PostgreSQL (DATABASE_URL)."""
+
 from __future__ import annotations
 
 import json
@@ -89,8 +90,9 @@ def test_the_admin_upload_shows_the_error_and_imports_nothing(name, staff):
 def test_a_conflict_can_be_skipped_explicitly():
     case = MANIFEST["conflict_with_existing.jsonl"]
     project = project_for(case)
-    report = items_import(project=project, data=(CORPUS / "conflict_with_existing.jsonl").read_bytes(),
-                          skip_conflicts=True)
+    report = items_import(
+        project=project, data=(CORPUS / "conflict_with_existing.jsonl").read_bytes(), skip_conflicts=True
+    )
     assert (report.created, report.conflicts, report.duplicates) == (2, 1, 0)
     seed = Item.objects.get(project=project, external_id="seed1")
     assert "day 1 " in seed.payload["article"]  # the item already there is left as it was

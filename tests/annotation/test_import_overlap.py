@@ -3,6 +3,7 @@
 Whatever part of the file was already written, a failure on either side imports nothing, the
 error is the original one (line and field), and no thread is left running.
 """
+
 import json
 import sqlite3
 import struct
@@ -217,7 +218,7 @@ def test_copy_timestamps_are_exact_microseconds():
     assert imports._copy_timestamp(datetime(2000, 1, 1, tzinfo=utc)) == struct.pack("!iq", 8, 0)
     assert imports._copy_timestamp(datetime(1999, 12, 31, 23, 59, 59, 999999, tzinfo=utc)) == struct.pack("!iq", 8, -1)
     moment = datetime(2026, 11, 21, 7, 35, 13, 123457, tzinfo=timezone(timedelta(hours=2)))
-    micros = ((moment - datetime(2000, 1, 1, tzinfo=utc)) // timedelta(microseconds=1))
+    micros = (moment - datetime(2000, 1, 1, tzinfo=utc)) // timedelta(microseconds=1)
     assert imports._copy_timestamp(moment) == struct.pack("!iq", 8, micros)
 
 

@@ -16,13 +16,20 @@ def test_existing_assignments_get_the_count_of_their_responses():
     project = old.get_model("annotation", "Project").objects.create(name="old study", kind="recam")
     batch = old.get_model("annotation", "Batch").objects.create(project=project, name="b")
     unit = old.get_model("annotation", "Unit").objects.create(batch=batch, position=0)
-    items = [old.get_model("annotation", "Item").objects.create(project=project, external_id=str(n), payload={})
-             for n in range(3)]
-    annotator_model, assignment_model = old.get_model("annotation", "Annotator"), old.get_model("annotation", "Assignment")
+    items = [
+        old.get_model("annotation", "Item").objects.create(project=project, external_id=str(n), payload={})
+        for n in range(3)
+    ]
+    annotator_model, assignment_model = (
+        old.get_model("annotation", "Annotator"),
+        old.get_model("annotation", "Assignment"),
+    )
     full = assignment_model.objects.create(
-        unit=unit, annotator=annotator_model.objects.create(project=project, channel="invite", external_id="a"))
+        unit=unit, annotator=annotator_model.objects.create(project=project, channel="invite", external_id="a")
+    )
     empty = assignment_model.objects.create(
-        unit=unit, annotator=annotator_model.objects.create(project=project, channel="invite", external_id="b"))
+        unit=unit, annotator=annotator_model.objects.create(project=project, channel="invite", external_id="b")
+    )
     for position, item in enumerate(items):
         old.get_model("annotation", "Response").objects.create(assignment=full, item=item, position=position)
 

@@ -1,5 +1,6 @@
 """A kind declares its annotation columns once (`TaskKind.columns`); the names, the row and the
 payload keys an export reads all come from that declaration, and they agree."""
+
 import json
 
 import pytest

@@ -2,6 +2,7 @@
 
 A new kind must add its sample file and a way to answer each page to KIND_SAMPLES.
 """
+
 import json
 from collections.abc import Callable
 from typing import Any
@@ -43,16 +44,22 @@ def gcrc_answers(payload: dict, page: str) -> dict[str, Any]:
     letter = page.removeprefix("option_").upper()
     answer = (payload.get("reference") or {}).get("answer") or "B"
     wrong = polarity(payload["question"], answer).wrong["ABCD".index(letter)]
-    return {"evidence": ["0", str(len(payload["sentences"]) - 1)], "skill": "DED",
-            **({"wrong": "on", "error": "DTL"} if wrong else {"error": ""})}
+    return {
+        "evidence": ["0", str(len(payload["sentences"]) - 1)],
+        "skill": "DED",
+        **({"wrong": "on", "error": "DTL"} if wrong else {"error": ""}),
+    }
 
 
 def scde_answers(payload: dict, page: str) -> dict[str, Any]:
     """The gold where the passage has one, else the first candidates in blank order."""
     gold = payload.get("gold") or {str(blank): n for n, blank in enumerate(payload["blanks"])}
     return {
-        "passage": {**{f"blank_{blank}": str(candidate) for blank, candidate in gold.items()},
-                    "difficulty": "Moderate", "visible_ms": "61500"},
+        "passage": {
+            **{f"blank_{blank}": str(candidate) for blank, candidate in gold.items()},
+            "difficulty": "Moderate",
+            "visible_ms": "61500",
+        },
     }[page]
 
 
@@ -90,8 +97,16 @@ def test_kind_contract(slug):
             answers[page.slug] = json.loads(json.dumps(form.answer()))
         row = kind.annotation_row(parsed.payload, answers)
         assert list(row) == kind.annotation_columns()
-        rows.append({"response_id": n, "annotator_id": n % 2, "item_id": n, "external_id": parsed.external_id,
-                     "completed": True, **row})
+        rows.append(
+            {
+                "response_id": n,
+                "annotator_id": n % 2,
+                "item_id": n,
+                "external_id": parsed.external_id,
+                "completed": True,
+                **row,
+            }
+        )
     outcome = kind.quality(pd.DataFrame(rows), kind.settings_for({}))
     assert set(outcome.responses.index) == {r["response_id"] for r in rows}
     assert {"keep", "reasons"} <= set(outcome.responses.columns)

@@ -1,4 +1,5 @@
 """GCRC and SCDE declare their label fields (agreement, aggregation), read from annotation rows."""
+
 import json
 
 import pandas as pd
@@ -27,9 +28,17 @@ def test_scde_fields_are_the_blanks_and_the_difficulty():
 
 
 def test_scde_blank_agreement_runs_on_rows_of_two_workers():
-    rows = [("p1", "w1", [[1, 4], [2, 0]]), ("p1", "w2", [[1, 4], [2, 1]]),
-            ("p2", "w1", [[1, 2], [2, 3]]), ("p2", "w2", [[1, 2], [2, 3]])]
+    rows = [
+        ("p1", "w1", [[1, 4], [2, 0]]),
+        ("p1", "w2", [[1, 4], [2, 1]]),
+        ("p2", "w1", [[1, 2], [2, 3]]),
+        ("p2", "w2", [[1, 2], [2, 3]]),
+    ]
     field = {f.name: f for f in get_kind("scde").label_fields()}["blank_1"]
-    frame = pd.DataFrame([{"item": item, "annotator": worker,
-                           "value": field.value({"answer_sequence": json.dumps(seq)})} for item, worker, seq in rows])
+    frame = pd.DataFrame(
+        [
+            {"item": item, "annotator": worker, "value": field.value({"answer_sequence": json.dumps(seq)})}
+            for item, worker, seq in rows
+        ]
+    )
     assert field_agreement(frame, level="nominal").observed.value == 1.0  # both blanks 1 agree

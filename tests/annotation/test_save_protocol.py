@@ -1,5 +1,6 @@
 """The one save path: a compare-and-set write on the response's version. A save over a stale
 read reads again and decides again, so it gives the same answer as if it had read last."""
+
 from datetime import timedelta
 
 import pytest
@@ -22,9 +23,15 @@ from tests.factories import RECAM_PAYLOAD, AnnotatorFactory, ItemFactory, Projec
 pytestmark = pytest.mark.django_db
 
 PRE = {"choice": RECAM_PAYLOAD["label"]}
-ANSWERS = {"pre": PRE, "post": PRE, "second": {"choice": None}, "relation": {"relation": "summarize"},
-           "difficulty": {"difficulty": "easy"}, "support_span": {"text": "The cat", "start": 0, "end": 7},
-           "summary_span": {"text": "The cat", "start": 0, "end": 7}}
+ANSWERS = {
+    "pre": PRE,
+    "post": PRE,
+    "second": {"choice": None},
+    "relation": {"relation": "summarize"},
+    "difficulty": {"difficulty": "easy"},
+    "support_span": {"text": "The cat", "start": 0, "end": 7},
+    "summary_span": {"text": "The cat", "start": 0, "end": 7},
+}
 PAGES = ["pre", "post", "second", "support_span", "relation", "summary_span", "difficulty"]
 
 
@@ -127,11 +134,13 @@ def test_an_assignment_reviewed_after_the_read_is_not_written(work, status):
 def test_a_status_change_moves_the_versions_so_the_save_needs_no_condition_on_the_assignment(work):
     annotator, assignment, response = work
     before = Response.objects.get(pk=response.pk).version
-    moved = assignments_set_status(assignments=Assignment.objects.filter(pk=assignment.pk, status="active"),
-                                   status=Assignment.Status.APPROVED)
+    moved = assignments_set_status(
+        assignments=Assignment.objects.filter(pk=assignment.pk, status="active"), status=Assignment.Status.APPROVED
+    )
     assert moved == 1 and Response.objects.get(pk=response.pk).version == before + 1
-    again = assignments_set_status(assignments=Assignment.objects.filter(pk=assignment.pk, status="active"),
-                                   status=Assignment.Status.REJECTED)  # checked again: no longer active
+    again = assignments_set_status(
+        assignments=Assignment.objects.filter(pk=assignment.pk, status="active"), status=Assignment.Status.REJECTED
+    )  # checked again: no longer active
     assert again == 0 and Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.APPROVED
     seen = read(annotator, response)
     with CaptureQueriesContext(connection) as queries:

@@ -1,6 +1,7 @@
 """Annotator access keys and invite tokens (issue 20, item 7; SECURITY.md states the lengths):
 drawn by `secrets`, 192 bits each, and found by a unique-index lookup in the database, so no
 Python comparison of a secret can leak its prefix through timing."""
+
 from __future__ import annotations
 
 import base64

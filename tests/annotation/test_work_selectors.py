@@ -1,5 +1,6 @@
 """The reads behind the annotator's pages (annotation/work_selectors.py): the hand-out rule, the
 current assignment and its progress, and what an access key may read."""
+
 import pytest
 
 from annotation.models import Assignment, Response, Unit
@@ -42,8 +43,9 @@ def test_next_unit_skips_full_units_and_units_the_annotator_holds_or_has_seen():
     assignment_next(annotator=other, batch=batch)  # second is full now (one annotator a unit)
     assert next_unit(batch, AnnotatorFactory(project=batch.project, batch=batch), exclusive_groups=False) is None
     # a second batch over the same items: the person has seen first's items there already
-    again = batch_create(project=batch.project, name="again", items=list(first.items.all()), items_per_unit=2,
-                         assignments_per_unit=1)
+    again = batch_create(
+        project=batch.project, name="again", items=list(first.items.all()), items_per_unit=2, assignments_per_unit=1
+    )
     assert next_unit(again, person, exclusive_groups=False) is None
     assert next_unit(again, other, exclusive_groups=False) is not None
 

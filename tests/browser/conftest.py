@@ -4,6 +4,7 @@ Chromium is looked for at $CHROMIUM_PATH (default /usr/bin/chromium). When it (o
 playwright package) is missing the browser tests skip with the reason, unless
 REQUIRE_BROWSER=1 (CI), where a missing browser fails the run instead.
 """
+
 from __future__ import annotations
 
 import os

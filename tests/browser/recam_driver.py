@@ -1,4 +1,5 @@
 """Driving the ReCAM annotator pages the way a person does: clicks, mouse selections, submits."""
+
 from __future__ import annotations
 
 import re
@@ -118,8 +119,11 @@ class ReCAMPage:
         """Where the frame's viewport starts in the top page (0, 0 for a page)."""
         if self.page is self.top or self.page.parent_frame is None:
             return 0.0, 0.0
-        return tuple(self.page.frame_element().evaluate(
-            "el => {const r = el.getBoundingClientRect(); return [r.left + el.clientLeft, r.top + el.clientTop];}"))
+        return tuple(
+            self.page.frame_element().evaluate(
+                "el => {const r = el.getBoundingClientRect(); return [r.left + el.clientLeft, r.top + el.clientTop];}"
+            )
+        )
 
     def answer_current_page(self, *, second_choice: str = "none") -> None:
         """Answer whatever page is shown: the gold option, mouse-selected spans, and so on."""

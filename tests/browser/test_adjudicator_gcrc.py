@@ -2,6 +2,7 @@
 in the Chinese interface: sees only the two disputed fields with both annotations side by side,
 takes the second annotator's error reason, types their own set of sentences, and saves; the page
 then says there is nothing more, and a reload changes nothing."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,7 +26,9 @@ def test_an_adjudicator_decides_the_disputed_fields_in_chinese(live_server, page
     page.locator("form button[type=submit]").click()
     assert page.locator("html").get_attribute("lang") == "zh-hans"
     assert page.locator("fieldset.adj-field").evaluate_all("els => els.map(e => e.dataset.field)") == [
-        "a_error", "d_evidence"]
+        "a_error",
+        "d_evidence",
+    ]
     assert page.locator("fieldset[data-field=a_error] legend").inner_text() == "选项 A：错误原因"
     first = page.locator("fieldset[data-field=a_error] [data-side=first]").inner_text()
     second = page.locator("fieldset[data-field=a_error] [data-side=second]").inner_text()

@@ -1,5 +1,6 @@
 """An annotator in a real browser does CoSimLex's two pages per context: unmarked context and two
 inspired words, then the targets in bold and a 0-6 rating; in Croatian, with text kept exactly."""
+
 from __future__ import annotations
 
 import pytest
@@ -21,7 +22,9 @@ def make_invite(lang: str, *, items_per_unit: int = 2):
     items_import(project=project, data=data_file("cosimlex", f"cosimlex_{lang}.sample.csv").read_bytes())
     # the first context of the first pairs, one unit's worth: the unit ends on the "done" page
     items = list(Item.objects.filter(project=project, payload__context=1).order_by("id")[:items_per_unit])
-    batch = batch_create(project=project, name="browser", items=items, items_per_unit=items_per_unit, assignments_per_unit=1)
+    batch = batch_create(
+        project=project, name="browser", items=items, items_per_unit=items_per_unit, assignments_per_unit=1
+    )
     return invite_link_create(batch=batch)
 
 

@@ -1,6 +1,7 @@
 """A Chinese-speaking expert labels a GCRC question in a real browser: taps sentences of the
 article to select them, picks skills and error reasons, sees the polarity pre-set, is refused an
 invalid page, and saves; on a phone-sized screen, with and without the page's scripts."""
+
 from __future__ import annotations
 
 import pytest
@@ -123,7 +124,11 @@ def test_the_page_works_without_javascript(live_server, browser):
         with page.expect_navigation():
             page.click("#next")
         assert slug(page) == "option_b"
-        assert Response.objects.get().answers["option_a"] == {"evidence": [1], "skill": "DED", "wrong": True,
-                                                              "error": "NAS"}
+        assert Response.objects.get().answers["option_a"] == {
+            "evidence": [1],
+            "skill": "DED",
+            "wrong": True,
+            "error": "NAS",
+        }
     finally:
         context.close()

@@ -1,4 +1,5 @@
 """An annotator in a real browser: invite link -> instructions -> the seven ReCAM pages per item."""
+
 from __future__ import annotations
 
 import pytest

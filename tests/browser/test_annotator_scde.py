@@ -2,6 +2,7 @@
 disabled for the others and marked as used, a reload keeps the choices (and the page's first
 "shown" note), the server refuses a reused candidate posted directly, the difficulty and the
 visible time are stored, and the next passage (swapped in by annotate.js) works the same."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,7 @@
 """Under the Content-Security-Policy, the researcher's and the annotator's pages run in a real
 browser without one violation: the admin (with its widgets), the import page, the quality
 report, Swagger UI from drf-spectacular's sidecar, and an invited annotator's pages."""
+
 from __future__ import annotations
 
 import pytest
@@ -21,8 +22,10 @@ PASSWORD = "a-long-test-password"
 
 def watch(page, violations: list[str]) -> None:
     """Chromium reports each blocked script, style, frame or image on the console."""
-    page.on("console", lambda message: violations.append(message.text)
-            if "Content Security Policy" in message.text else None)
+    page.on(
+        "console",
+        lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None,
+    )
 
 
 def test_pages_run_without_a_policy_violation(context, live_server):
@@ -41,9 +44,15 @@ def test_pages_run_without_a_policy_violation(context, live_server):
     page.fill("#id_password", PASSWORD)
     with page.expect_navigation():
         page.click("input[type=submit]")
-    for path in ["/admin/", "/admin/annotation/project/add/", f"/admin/annotation/project/{project.pk}/change/",
-                 f"/admin/annotation/project/{project.pk}/import/", f"/admin/annotation/item/{item.pk}/change/",
-                 "/admin/annotation/batch/", f"/quality/projects/{project.pk}/"]:
+    for path in [
+        "/admin/",
+        "/admin/annotation/project/add/",
+        f"/admin/annotation/project/{project.pk}/change/",
+        f"/admin/annotation/project/{project.pk}/import/",
+        f"/admin/annotation/item/{item.pk}/change/",
+        "/admin/annotation/batch/",
+        f"/quality/projects/{project.pk}/",
+    ]:
         response = page.goto(live_server.url + path)
         assert response.status == 200, path
     page.goto(live_server.url + "/api/docs/")

@@ -6,6 +6,7 @@ simulator, picks the study and gives a participant id, lands on the platform's p
 ReCAM unit with real clicks and mouse selections, and is sent back to the endpoint's completion
 page, which shows our completion code as recorded; the researcher's sync then verifies it.
 """
+
 from __future__ import annotations
 
 import re
@@ -46,12 +47,21 @@ def prolific(settings):
 def demo_like_batch() -> Batch:
     """The demo's Prolific batch: two units of three labelled ReCAM items, two participants each."""
     project = ProjectFactory(name="Prolific reading", kind="recam")
-    items_import(project=project, data=data_file("recam", "Task_1_dev.sample.jsonl").read_bytes(),
-                 filename="Task_1_dev.sample.jsonl")
-    items = list(project.items.filter(payload__has_key="label").order_by("id")[:2 * MTURK_DEMO_ITEMS_PER_UNIT])
-    return batch_create(project=project, name="Prolific demo batch", items=items,
-                        items_per_unit=MTURK_DEMO_ITEMS_PER_UNIT, assignments_per_unit=PROLIFIC_DEMO_PARTICIPANTS,
-                        channel="prolific", channel_settings=dict(PROLIFIC_DEMO_SETTINGS))
+    items_import(
+        project=project,
+        data=data_file("recam", "Task_1_dev.sample.jsonl").read_bytes(),
+        filename="Task_1_dev.sample.jsonl",
+    )
+    items = list(project.items.filter(payload__has_key="label").order_by("id")[: 2 * MTURK_DEMO_ITEMS_PER_UNIT])
+    return batch_create(
+        project=project,
+        name="Prolific demo batch",
+        items=items,
+        items_per_unit=MTURK_DEMO_ITEMS_PER_UNIT,
+        assignments_per_unit=PROLIFIC_DEMO_PARTICIPANTS,
+        channel="prolific",
+        channel_settings=dict(PROLIFIC_DEMO_SETTINGS),
+    )
 
 
 def publish(admin, changelist: str, batch: Batch, prolific) -> str:

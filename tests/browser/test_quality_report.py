@@ -1,5 +1,6 @@
 """A researcher in a real browser runs quality on a project with collected answers and sees the
 headline figures, the agreement table and the plots (the images load; the numbers are the API's)."""
+
 from __future__ import annotations
 
 import re
@@ -35,10 +36,10 @@ def test_researcher_runs_quality_and_sees_figures_and_plots(live_server, page, r
     run = QualityRun.objects.get(project=project)
     assert run.status == QualityRun.Status.DONE
 
-    page.wait_for_function(
-        "() => Array.from(document.querySelectorAll('#plots img')).every(i => i.complete)")
+    page.wait_for_function("() => Array.from(document.querySelectorAll('#plots img')).every(i => i.complete)")
     loaded = page.evaluate(
-        "() => Array.from(document.querySelectorAll('#plots img')).map(i => [i.dataset.plot, i.naturalWidth])")
+        "() => Array.from(document.querySelectorAll('#plots img')).map(i => [i.dataset.plot, i.naturalWidth])"
+    )
     assert len(loaded) >= 4 and all(width > 0 for _, width in loaded), loaded
 
     api = page.request.get(live_server.url + reverse("api-quality-run-detail", args=[run.pk])).json()

@@ -1,4 +1,5 @@
 """A researcher in a real browser: admin login -> new project -> "Import items" -> quality -> export."""
+
 from __future__ import annotations
 
 import csv
@@ -56,7 +57,9 @@ def annotate(invite, *, right: bool) -> None:
                 "difficulty": {"difficulty": "medium"},
             }
             while (slug := next_page_slug("recam", payload, response.answers)) is not None:
-                form = kind.page(payload, slug, response.answers).form_class(form_data[slug], payload=payload, answers=response.answers)
+                form = kind.page(payload, slug, response.answers).form_class(
+                    form_data[slug], payload=payload, answers=response.answers
+                )
                 assert form.is_valid(), form.errors
                 save_answer(response.pk, slug, form.answer())
                 response.refresh_from_db()
@@ -92,8 +95,11 @@ def test_researcher_imports_runs_quality_and_downloads_an_export(live_server, pa
 
     # annotators do the work (one careful, one always wrong) on the first six items
     batch = batch_create(
-        project=project, name="pilot", items=list(project.items.order_by("id")[:6]),
-        items_per_unit=3, assignments_per_unit=2,
+        project=project,
+        name="pilot",
+        items=list(project.items.order_by("id")[:6]),
+        items_per_unit=3,
+        assignments_per_unit=2,
     )
     invite = invite_link_create(batch=batch)
     annotate(invite, right=True)

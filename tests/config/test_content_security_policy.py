@@ -1,5 +1,6 @@
 """The Content-Security-Policy (django-csp) allows only the platform's own scripts and styles,
 and no page but the MTurk ones may be framed; the templates hold nothing it would block."""
+
 from __future__ import annotations
 
 import re

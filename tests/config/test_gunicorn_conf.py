@@ -1,5 +1,6 @@
 """deploy/gunicorn.conf.py: the app is loaded once in the master and shared by the forked workers
 (GUNICORN_PRELOAD), with Python's gc.freeze recipe around the fork."""
+
 import gc
 import runpy
 from pathlib import Path

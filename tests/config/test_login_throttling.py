@@ -1,6 +1,7 @@
 """Password guessing at the admin login is limited (django-axes): after AXES_FAILURE_LIMIT
 failures the user name is locked out from that address, even with the right password, until
 the cool-off has passed."""
+
 from __future__ import annotations
 
 from datetime import timedelta

@@ -1,5 +1,6 @@
 """GCRC's columns, quality summary and released-format export on a hand-checked item: two
 annotators who differ on option A's error reason and option D's evidence."""
+
 import json
 
 import pandas as pd
@@ -16,9 +17,14 @@ from tests.factories import ProjectFactory, save_answer
 kind = get_kind("gcrc")
 S1, S2, S3 = "甲说了一句话。", "乙回答了。", "丙走了！"
 RECORD = {
-    "id": "gcrc_hand_1", "title": "", "passage": f"{S1}{S2}\n{S3}", "question": "下列说法正确的一项是",
-    "options": ["甲先走了。", "乙作了回答。", "丙没有走。", "丁来了。"], "answer": "B",
-    "evidences": [[S1], [S2], [S3], [S3]], "error_type": ["DTL", "", "TEMP", "ITA"],
+    "id": "gcrc_hand_1",
+    "title": "",
+    "passage": f"{S1}{S2}\n{S3}",
+    "question": "下列说法正确的一项是",
+    "options": ["甲先走了。", "乙作了回答。", "丙没有走。", "丁来了。"],
+    "answer": "B",
+    "evidences": [[S1], [S2], [S3], [S3]],
+    "error_type": ["DTL", "", "TEMP", "ITA"],
     "reasoning_ability": ["DTL-R", "CAUS-R", "DED", "IND"],
 }
 FIRST = {
@@ -27,7 +33,11 @@ FIRST = {
     "option_c": {"evidence": [0, 2], "skill": "DED", "wrong": True, "error": "TEMP"},
     "option_d": {"evidence": [2], "skill": "IND", "wrong": True, "error": "ITA"},
 }
-SECOND = {**FIRST, "option_a": {**FIRST["option_a"], "error": "ITQ"}, "option_d": {**FIRST["option_d"], "evidence": [1, 2]}}
+SECOND = {
+    **FIRST,
+    "option_a": {**FIRST["option_a"], "error": "ITQ"},
+    "option_d": {**FIRST["option_d"], "evidence": [1, 2]},
+}
 RELEASED_LABELS = {  # what the first annotation is in the released format, written out by hand
     "answer": "B",
     "evidences": [[S1], [S2], [S1, S3], [S3]],
@@ -41,8 +51,17 @@ def payload() -> dict:
 
 
 def frame() -> pd.DataFrame:
-    rows = [{"response_id": n + 1, "annotator_id": n + 10, "annotator": f"expert{n + 1}", "item_id": 7,
-             "completed": True, **kind.annotation_row(payload(), answers)} for n, answers in enumerate([FIRST, SECOND])]
+    rows = [
+        {
+            "response_id": n + 1,
+            "annotator_id": n + 10,
+            "annotator": f"expert{n + 1}",
+            "item_id": 7,
+            "completed": True,
+            **kind.annotation_row(payload(), answers),
+        }
+        for n, answers in enumerate([FIRST, SECOND])
+    ]
     return pd.DataFrame(rows)
 
 
@@ -50,7 +69,12 @@ def test_the_columns_of_one_annotation():
     row = kind.annotation_row(payload(), FIRST)
     assert row["answer"] == "B"
     assert (row["c_evidence"], row["c_evidence_text"], row["c_skill"], row["c_wrong"], row["c_error"]) == (
-        [0, 2], f"{S1}\n{S3}", "DED", True, "TEMP")
+        [0, 2],
+        f"{S1}\n{S3}",
+        "DED",
+        True,
+        "TEMP",
+    )
     assert json.loads(row["reference"])["evidence_sentences"] == [[0], [1], [2], [2]]
 
 
@@ -78,7 +102,13 @@ def test_the_released_export_has_one_row_per_annotation():
     assert rows[0] == {**item, **RELEASED_LABELS, "annotator": "expert1", "annotator_id": 10, "response_id": 1}
     assert rows[1]["error_type"] == ["ITQ", "", "TEMP", "ITA"] and rows[1]["evidences"][3] == [S2, S3]
     released = kind.export_item(payload(), diagnostics)
-    assert {k: released[k] for k in RECORD} == RECORD and list(released)[:5] == ["id", "title", "passage", "question", "options"]
+    assert {k: released[k] for k in RECORD} == RECORD and list(released)[:5] == [
+        "id",
+        "title",
+        "passage",
+        "question",
+        "options",
+    ]
 
 
 @pytest.mark.django_db

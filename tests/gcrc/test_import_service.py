@@ -1,5 +1,6 @@
 """Importing GCRC files through the import service (SQLite, and PostgreSQL with DATABASE_URL):
 both samples with their text exact, all or nothing, a bad record named by item and field."""
+
 import json
 
 import pytest
@@ -25,7 +26,7 @@ def test_each_sample_imports_with_its_text_and_sentences(name):
     for item, record in zip(items, released, strict=True):
         for key, value in record.items():
             assert item.payload[key] == value  # Chinese text exactly, the derivative's fields kept
-        assert all(item.payload["passage"][s["start"]:s["end"]] == s["text"] for s in item.payload["sentences"])
+        assert all(item.payload["passage"][s["start"] : s["end"]] == s["text"] for s in item.payload["sentences"])
         assert ("reference" in item.payload) == ("answer" in record)
         if "answer" in record:
             assert item.payload["reference"] == {"answer": record["answer"]}

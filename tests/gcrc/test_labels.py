@@ -95,7 +95,8 @@ def test_skill_spellings_normalise_to_codes(value, code):
 
 
 @pytest.mark.parametrize(
-    ("value", "code"), [("主谓宾关系错误", "SPOT"), ("主谓不一致", "SPOT"), ("细节错误", "DTL"), ("itq", "ITQ"), ("", "")]
+    ("value", "code"),
+    [("主谓宾关系错误", "SPOT"), ("主谓不一致", "SPOT"), ("细节错误", "DTL"), ("itq", "ITQ"), ("", "")],
 )
 def test_error_spellings_normalise_to_codes(value, code):
     assert error_code(value) == code

@@ -1,5 +1,6 @@
 """GCRC's pages through Django's test client, in a Chinese project: the answer page for items
 released without one, one page per option, the polarity pre-set, the server's checks."""
+
 import re
 
 import pytest
@@ -39,30 +40,46 @@ def test_pages_follow_whether_the_item_has_its_answer():
 
 def test_the_wrong_box_is_pre_set_from_the_polarity_and_the_answer():
     labeled = payload_of(SAMPLES[1])  # “正确的一项是”, answer C: A, B and D are wrong
-    assert [form(payload=labeled, answers={}).fields["wrong"].initial for form in OPTION_FORMS] == [True, True, False, True]
+    assert [form(payload=labeled, answers={}).fields["wrong"].initial for form in OPTION_FORMS] == [
+        True,
+        True,
+        False,
+        True,
+    ]
     unlabeled = payload_of(SAMPLES[0])
     assert AnswerForm({"answer": "E"}, payload=unlabeled, answers={}).is_valid() is False
     chosen = {"answer": {"answer": "B"}}
-    assert [form(payload=unlabeled, answers=chosen).fields["wrong"].initial for form in OPTION_FORMS] == [True, False, True, True]
+    assert [form(payload=unlabeled, answers=chosen).fields["wrong"].initial for form in OPTION_FORMS] == [
+        True,
+        False,
+        True,
+        True,
+    ]
 
 
-@pytest.mark.parametrize("data, field", [
-    ({"skill": "DED"}, "evidence"),                                        # no sentence
-    ({"evidence": ["999"], "skill": "DED"}, "evidence"),                   # out of range
-    ({"evidence": ["-1"], "skill": "DED"}, "evidence"),
-    ({"evidence": ["0"], "skill": "NOPE"}, "skill"),                       # unknown code
-    ({"evidence": ["0"], "skill": "DED", "wrong": "on"}, "error"),         # wrong without a reason
-    ({"evidence": ["0"], "skill": "DED", "wrong": "on", "error": "XX"}, "error"),
-    ({"evidence": ["0"], "skill": "DED", "error": "DTL"}, "error"),        # a reason for a true one
-])
+@pytest.mark.parametrize(
+    "data, field",
+    [
+        ({"skill": "DED"}, "evidence"),  # no sentence
+        ({"evidence": ["999"], "skill": "DED"}, "evidence"),  # out of range
+        ({"evidence": ["-1"], "skill": "DED"}, "evidence"),
+        ({"evidence": ["0"], "skill": "NOPE"}, "skill"),  # unknown code
+        ({"evidence": ["0"], "skill": "DED", "wrong": "on"}, "error"),  # wrong without a reason
+        ({"evidence": ["0"], "skill": "DED", "wrong": "on", "error": "XX"}, "error"),
+        ({"evidence": ["0"], "skill": "DED", "error": "DTL"}, "error"),  # a reason for a true one
+    ],
+)
 def test_an_option_page_refuses(data, field):
     form = OPTION_FORMS[0](data, payload=payload_of(SAMPLES[1]), answers={})
     assert not form.is_valid() and field in form.errors
 
 
 def test_an_option_answer_is_stored_in_codes_and_indexes():
-    form = OPTION_FORMS[1]({"evidence": ["3", "0", "3"], "skill": "CAUS-R", "wrong": "on", "error": "CAUS"},
-                           payload=payload_of(SAMPLES[1]), answers={})
+    form = OPTION_FORMS[1](
+        {"evidence": ["3", "0", "3"], "skill": "CAUS-R", "wrong": "on", "error": "CAUS"},
+        payload=payload_of(SAMPLES[1]),
+        answers={},
+    )
     assert form.is_valid(), form.errors
     assert form.answer() == {"evidence": [0, 3], "skill": "CAUS-R", "wrong": True, "error": "CAUS"}
 

@@ -99,7 +99,11 @@ def _problem(text: str) -> ImportProblem:
         ({"evidences": [[], [1], [], []]}, "evidences", "option B"),
         ({"error_type": ["", "", "", "", ""]}, "error_type", "got 5 entries"),
         ({"error_type": ["E", "", "", ""]}, "error_type", "unknown error type 'E'"),
-        ({"reasoning_ability": ["DTL-R", "DTL-R", "DTL-R", "magic"]}, "reasoning_ability", "option D: unknown reasoning skill"),
+        (
+            {"reasoning_ability": ["DTL-R", "DTL-R", "DTL-R", "magic"]},
+            "reasoning_ability",
+            "option D: unknown reasoning skill",
+        ),
     ],
 )
 def test_bad_items_name_the_item_and_the_field(changes, field, words):

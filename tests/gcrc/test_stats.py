@@ -39,7 +39,14 @@ GOLD = {
     },
     "q2": {"id": "q2", "answer": "B", "evidences": [["己。"], [], [], []], "error_type": ["SPOT", "", "", ""]},
 }
-PRED = {"q1": {"id": "q1", "answer": "A", "evidences": [["甲乙。"], ["丙。"], [], []], "error_type": ["", "DTL", "ITQ", "CAUS"]}}
+PRED = {
+    "q1": {
+        "id": "q1",
+        "answer": "A",
+        "evidences": [["甲乙。"], ["丙。"], [], []],
+        "error_type": ["", "DTL", "ITQ", "CAUS"],
+    }
+}
 
 
 def test_scores_computed_by_hand():

@@ -1,6 +1,7 @@
 """The local MTurk endpoint on a free port for each test, a boto3 client pointed at it, and
 small HTTP helpers (admin API, a worker's browser with cookies). Nothing is stubbed: boto3
 and botocore send real HTTP requests to a real server."""
+
 from __future__ import annotations
 
 import http.cookiejar
@@ -32,8 +33,9 @@ def mturk_client(server):
 def admin(server: LocalMTurkServer, method: str, path: str, body: dict | None = None) -> Any:
     """Call the admin API; returns the decoded JSON (raises HTTPError on 4xx/5xx)."""
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(server.url + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        server.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
 
@@ -41,10 +43,15 @@ def admin(server: LocalMTurkServer, method: str, path: str, body: dict | None = 
 def api_raw(server: LocalMTurkServer, operation: str, body: bytes | dict) -> tuple[int, dict]:
     """A requester API call without boto3 (to see exactly what the server answers)."""
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    request = urllib.request.Request(server.url + "/", data=data, method="POST", headers={
-        "Content-Type": "application/x-amz-json-1.1",
-        "X-Amz-Target": f"MTurkRequesterServiceV20170117.{operation}",
-    })
+    request = urllib.request.Request(
+        server.url + "/",
+        data=data,
+        method="POST",
+        headers={
+            "Content-Type": "application/x-amz-json-1.1",
+            "X-Amz-Target": f"MTurkRequesterServiceV20170117.{operation}",
+        },
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read())
@@ -104,19 +111,40 @@ def iframe_params(page_html: str) -> tuple[str, dict[str, str]]:
     parser.feed(page_html)
     assert len(parser.srcs) == 1, parser.srcs
     parts = urllib.parse.urlsplit(parser.srcs[0])
-    return (f"{parts.scheme}://{parts.netloc}{parts.path}",
-            dict(urllib.parse.parse_qsl(parts.query, keep_blank_values=True)))
+    return (
+        f"{parts.scheme}://{parts.netloc}{parts.path}",
+        dict(urllib.parse.parse_qsl(parts.query, keep_blank_values=True)),
+    )
 
 
-def make_hit(mturk_client, *, max_assignments: int = 3, token: str = "tok-1", requirements=(),
-             url: str = "https://annotate.example.org/mturk/?project=7&batch=2",
-             title: str = "Read a passage", reward: str = "0.50", duration: int = 600,
-             annotation: str = "unit:1") -> mturk.Hit:
+def make_hit(
+    mturk_client,
+    *,
+    max_assignments: int = 3,
+    token: str = "tok-1",
+    requirements=(),
+    url: str = "https://annotate.example.org/mturk/?project=7&batch=2",
+    title: str = "Read a passage",
+    reward: str = "0.50",
+    duration: int = 600,
+    annotation: str = "unit:1",
+) -> mturk.Hit:
     hit_type = mturk.create_hit_type(
-        mturk_client, title=title, description="Answer questions about a passage", reward=reward,
-        assignment_duration_seconds=duration, auto_approval_delay_seconds=3600,
-        keywords="reading, nlp", qualification_requirements=list(requirements))
+        mturk_client,
+        title=title,
+        description="Answer questions about a passage",
+        reward=reward,
+        assignment_duration_seconds=duration,
+        auto_approval_delay_seconds=3600,
+        keywords="reading, nlp",
+        qualification_requirements=list(requirements),
+    )
     return mturk.create_hit_with_type(
-        mturk_client, hit_type_id=hit_type.hit_type_id, question_xml=mturk.external_question_xml(url, 800),
-        lifetime_seconds=3600, max_assignments=max_assignments, unique_request_token=token,
-        requester_annotation=annotation)
+        mturk_client,
+        hit_type_id=hit_type.hit_type_id,
+        question_xml=mturk.external_question_xml(url, 800),
+        lifetime_seconds=3600,
+        max_assignments=max_assignments,
+        unique_request_token=token,
+        requester_annotation=annotation,
+    )

@@ -1,4 +1,5 @@
 """Assignments, approvals, rejections and bonuses through boto3 against the local endpoint."""
+
 from decimal import Decimal
 
 import pytest
@@ -34,8 +35,10 @@ def test_list_assignments_filters_by_status(mturk_client, server):
     first, second, third = (submitted(server, hit, w) for w in ("A1ONE", "A1TWO", "A1THREE"))
     mturk.approve_assignment(mturk_client, first)
     mturk.reject_assignment(mturk_client, second, feedback="The answers were random.")
-    by_status = {s: [a.assignment_id for a in mturk.list_assignments_for_hit(mturk_client, hit.hit_id, statuses=[s])]
-                 for s in ("Submitted", "Approved", "Rejected")}
+    by_status = {
+        s: [a.assignment_id for a in mturk.list_assignments_for_hit(mturk_client, hit.hit_id, statuses=[s])]
+        for s in ("Submitted", "Approved", "Rejected")
+    }
     assert by_status == {"Submitted": [third], "Approved": [first], "Rejected": [second]}
     with pytest.raises(ValueError):
         mturk.list_assignments_for_hit(mturk_client, hit.hit_id, statuses=["Accepted"])
@@ -110,13 +113,25 @@ def test_send_bonus_pays_once_per_token(mturk_client, server):
     hit = make_hit(mturk_client)
     assignment_id = submitted(server, hit, "A1READER")
     for _ in range(2):
-        mturk.send_bonus(mturk_client, worker_id="A1READER", assignment_id=assignment_id, amount="1.00",
-                         reason="High agreement", unique_request_token="bonus-1")
+        mturk.send_bonus(
+            mturk_client,
+            worker_id="A1READER",
+            assignment_id=assignment_id,
+            amount="1.00",
+            reason="High agreement",
+            unique_request_token="bonus-1",
+        )
     assert mturk.get_account_balance(mturk_client).available == Decimal("98.80")  # 1.00 + 20 % once
     bonuses = admin(server, "GET", "/_local/bonuses")
     assert [(b["worker_id"], b["amount"], b["fee"]) for b in bonuses] == [("A1READER", "1.00", "0.20")]
-    mturk.send_bonus(mturk_client, worker_id="A1READER", assignment_id=assignment_id, amount="0.50",
-                     reason="Second round", unique_request_token="bonus-2")
+    mturk.send_bonus(
+        mturk_client,
+        worker_id="A1READER",
+        assignment_id=assignment_id,
+        amount="0.50",
+        reason="Second round",
+        unique_request_token="bonus-2",
+    )
     assert len(admin(server, "GET", "/_local/bonuses")) == 2
 
 
@@ -124,12 +139,30 @@ def test_send_bonus_checks_the_worker_and_amount(mturk_client, server):
     hit = make_hit(mturk_client)
     assignment_id = submitted(server, hit, "A1READER")
     with pytest.raises(mturk.MTurkRequestError, match="not done by worker A1OTHER"):
-        mturk.send_bonus(mturk_client, worker_id="A1OTHER", assignment_id=assignment_id, amount="1.00",
-                         reason="x", unique_request_token="b")
+        mturk.send_bonus(
+            mturk_client,
+            worker_id="A1OTHER",
+            assignment_id=assignment_id,
+            amount="1.00",
+            reason="x",
+            unique_request_token="b",
+        )
     with pytest.raises(ValueError):
-        mturk.send_bonus(mturk_client, worker_id="A1READER", assignment_id=assignment_id, amount="0.001",
-                         reason="x", unique_request_token="b")
+        mturk.send_bonus(
+            mturk_client,
+            worker_id="A1READER",
+            assignment_id=assignment_id,
+            amount="0.001",
+            reason="x",
+            unique_request_token="b",
+        )
     with pytest.raises(ValueError):
-        mturk.send_bonus(mturk_client, worker_id="A1READER", assignment_id=assignment_id, amount="1",
-                         reason="x", unique_request_token="")
+        mturk.send_bonus(
+            mturk_client,
+            worker_id="A1READER",
+            assignment_id=assignment_id,
+            amount="1",
+            reason="x",
+            unique_request_token="",
+        )
     assert admin(server, "GET", "/_local/bonuses") == []

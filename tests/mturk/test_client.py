@@ -1,4 +1,5 @@
 """Client construction and the pure helpers (no server needed)."""
+
 import xml.etree.ElementTree as ET
 from decimal import Decimal
 
@@ -10,15 +11,23 @@ from annotation.mturk.client import LOCAL_CREDENTIALS, _cached_client
 from annotation.mturk.questions import EXTERNAL_QUESTION_NS, answer_xml, parse_external_question
 
 
-@pytest.mark.parametrize("endpoint, url", [
-    ("production", "https://mturk-requester.us-east-1.amazonaws.com"),
-    ("sandbox", "https://mturk-requester-sandbox.us-east-1.amazonaws.com"),
-    ("local", "http://127.0.0.1:9999"),
-])
+@pytest.mark.parametrize(
+    "endpoint, url",
+    [
+        ("production", "https://mturk-requester.us-east-1.amazonaws.com"),
+        ("sandbox", "https://mturk-requester-sandbox.us-east-1.amazonaws.com"),
+        ("local", "http://127.0.0.1:9999"),
+    ],
+)
 def test_make_client_picks_endpoint_region_and_retries(endpoint, url):
-    mturk_client = mturk.make_client(endpoint, local_url="http://127.0.0.1:9999/",
-                               aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="secret",
-                               retry_mode="adaptive", max_attempts=7)
+    mturk_client = mturk.make_client(
+        endpoint,
+        local_url="http://127.0.0.1:9999/",
+        aws_access_key_id="AKIDEXAMPLE",
+        aws_secret_access_key="secret",
+        retry_mode="adaptive",
+        max_attempts=7,
+    )
     assert mturk_client.meta.endpoint_url == url
     assert mturk_client.meta.region_name == "us-east-1"
     assert mturk_client.meta.config.retries == {"mode": "adaptive", "total_max_attempts": 7}
@@ -33,11 +42,14 @@ def test_local_client_gets_dummy_credentials_and_needs_a_url():
         mturk.make_client("local")
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"endpoint": "live"}, "unknown MTurk endpoint 'live'; known: local, sandbox, production"),
-    ({"endpoint": "sandbox", "retry_mode": "legacy"}, "retry_mode"),
-    ({"endpoint": "sandbox", "max_attempts": 0}, "max_attempts"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"endpoint": "live"}, "unknown MTurk endpoint 'live'; known: local, sandbox, production"),
+        ({"endpoint": "sandbox", "retry_mode": "legacy"}, "retry_mode"),
+        ({"endpoint": "sandbox", "max_attempts": 0}, "max_attempts"),
+    ],
+)
 def test_make_client_refuses_bad_configuration(kwargs, message):
     with pytest.raises(ValueError, match=message):
         mturk.make_client(**kwargs)
@@ -90,10 +102,16 @@ def test_external_question_xml_escapes_the_url():
     assert parse_external_question(xml) == (url, 700)
 
 
-@pytest.mark.parametrize("url, height", [
-    ("javascript:alert(1)", 0), ("/relative/path", 0), ("https://a.org/x y", 0),
-    ("https://a.org/", -1), ("https://a.org/", 10001),
-])
+@pytest.mark.parametrize(
+    "url, height",
+    [
+        ("javascript:alert(1)", 0),
+        ("/relative/path", 0),
+        ("https://a.org/x y", 0),
+        ("https://a.org/", -1),
+        ("https://a.org/", 10001),
+    ],
+)
 def test_external_question_xml_refuses_bad_input(url, height):
     with pytest.raises(ValueError):
         mturk.external_question_xml(url, height)
@@ -108,19 +126,27 @@ def test_answers_round_trip_through_question_form_answers():
 
 def test_qualification_builders():
     assert q.locale_requirement() == {
-        "QualificationTypeId": "00000000000000000071", "Comparator": "In",
+        "QualificationTypeId": "00000000000000000071",
+        "Comparator": "In",
         "LocaleValues": [{"Country": c} for c in ("US", "GB", "CA", "AU", "NZ", "IE")],
-        "ActionsGuarded": "DiscoverPreviewAndAccept"}
+        "ActionsGuarded": "DiscoverPreviewAndAccept",
+    }
     assert q.approval_rate_requirement()["IntegerValues"] == [90]
     assert q.approval_rate_requirement()["Comparator"] == "GreaterThan"
     assert q.approval_rate_requirement()["QualificationTypeId"] == "000000000000000000L0"
     assert q.hits_approved_requirement(500) == {
-        "QualificationTypeId": "00000000000000000040", "Comparator": "GreaterThanOrEqualTo",
-        "IntegerValues": [500], "ActionsGuarded": "DiscoverPreviewAndAccept"}
+        "QualificationTypeId": "00000000000000000040",
+        "Comparator": "GreaterThanOrEqualTo",
+        "IntegerValues": [500],
+        "ActionsGuarded": "DiscoverPreviewAndAccept",
+    }
     assert q.masters_requirement("production")["QualificationTypeId"] == "2F1QJWKUDD8XADTFD2Q0G6UTO95ALH"
     assert q.masters_requirement("sandbox")["QualificationTypeId"] == "2ARFPLSP75KLA8M8DH1HTEQVJT3SY6"
     assert q.private_requirement("3PRIV", actions_guarded="Accept") == {
-        "QualificationTypeId": "3PRIV", "Comparator": "Exists", "ActionsGuarded": "Accept"}
+        "QualificationTypeId": "3PRIV",
+        "Comparator": "Exists",
+        "ActionsGuarded": "Accept",
+    }
     assert q.uses_masters([q.locale_requirement(), q.masters_requirement("sandbox")])
     with pytest.raises(ValueError):
         q.locale_requirement(["USA"])
@@ -128,12 +154,15 @@ def test_qualification_builders():
         q.check_requirements([q.locale_requirement()] * 11)
 
 
-@pytest.mark.parametrize("reward, n, masters, cost", [
-    ("0.50", 3, False, "0.60"),    # 20 %
-    ("0.50", 10, False, "0.70"),   # +20 % from 10 assignments
-    ("1.00", 10, True, "1.45"),    # +5 % Masters
-    ("0.01", 1, False, "0.02"),    # the fee is at least one cent
-])
+@pytest.mark.parametrize(
+    "reward, n, masters, cost",
+    [
+        ("0.50", 3, False, "0.60"),  # 20 %
+        ("0.50", 10, False, "0.70"),  # +20 % from 10 assignments
+        ("1.00", 10, True, "1.45"),  # +5 % Masters
+        ("0.01", 1, False, "0.02"),  # the fee is at least one cent
+    ],
+)
 def test_assignment_cost(reward, n, masters, cost):
     assert mturk.assignment_cost(reward, max_assignments=n, masters=masters) == Decimal(cost)
 

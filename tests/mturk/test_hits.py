@@ -1,4 +1,5 @@
 """HIT types and HITs through boto3 against the local endpoint."""
+
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -11,8 +12,13 @@ from .conftest import admin, make_hit
 
 
 def test_create_hit_type_returns_the_same_id_for_identical_values(mturk_client):
-    values = dict(title="Read", description="A passage", reward="0.25",
-                  assignment_duration_seconds=900, qualification_requirements=[mturk.locale_requirement()])
+    values = dict(
+        title="Read",
+        description="A passage",
+        reward="0.25",
+        assignment_duration_seconds=900,
+        qualification_requirements=[mturk.locale_requirement()],
+    )
     first = mturk.create_hit_type(mturk_client, **values)
     assert first.reward == Decimal("0.25")
     assert first.hit_type_id == mturk.create_hit_type(mturk_client, **values).hit_type_id
@@ -46,8 +52,14 @@ def test_same_unique_request_token_returns_the_first_hit(mturk_client, server):
 def test_server_reports_a_duplicate_token_as_mturk_does(mturk_client, server):
     first = make_hit(mturk_client, token="dup")
     with pytest.raises(mturk.MTurkRequestError) as caught:
-        mturk.hits.call(mturk_client, "CreateHITWithHITType", HITTypeId=first.hit_type_id,
-                        Question=first.question, LifetimeInSeconds=60, UniqueRequestToken="dup")
+        mturk.hits.call(
+            mturk_client,
+            "CreateHITWithHITType",
+            HITTypeId=first.hit_type_id,
+            Question=first.question,
+            LifetimeInSeconds=60,
+            UniqueRequestToken="dup",
+        )
     assert caught.value.turk_error_code == "AWS.MechanicalTurk.HitAlreadyExists"
     assert first.hit_id in caught.value.message
 
@@ -61,8 +73,12 @@ def test_a_token_reused_for_other_work_is_an_error(mturk_client):
 def test_lost_response_after_create_is_recovered_without_a_second_hit(mturk_client, server):
     # The HIT is created, then the response is a ServiceFault: botocore retries the call, MTurk
     # answers HitAlreadyExists, and the client returns the HIT that exists.
-    admin(server, "POST", "/_local/faults", {"operation": "CreateHITWithHITType",
-                                            "error": "ServiceFault", "after_effect": True})
+    admin(
+        server,
+        "POST",
+        "/_local/faults",
+        {"operation": "CreateHITWithHITType", "error": "ServiceFault", "after_effect": True},
+    )
     hit = make_hit(mturk_client, token="lost-response")
     assert admin(server, "GET", "/_local/state")["hits"] == 1
     assert mturk.get_hit(mturk_client, hit.hit_id).requester_annotation == "unit:1"
@@ -123,13 +139,25 @@ def test_unknown_hit_is_a_request_error(mturk_client):
 
 
 def test_create_hit_checks_the_question_and_qualifications(mturk_client):
-    hit_type = mturk.create_hit_type(mturk_client, title="t", description="d", reward="0.10",
-                                     assignment_duration_seconds=60)
+    hit_type = mturk.create_hit_type(
+        mturk_client, title="t", description="d", reward="0.10", assignment_duration_seconds=60
+    )
     with pytest.raises(mturk.MTurkRequestError) as caught:
-        mturk.create_hit_with_type(mturk_client, hit_type_id=hit_type.hit_type_id, question_xml="<oops",
-                                   lifetime_seconds=60, max_assignments=1, unique_request_token="q")
+        mturk.create_hit_with_type(
+            mturk_client,
+            hit_type_id=hit_type.hit_type_id,
+            question_xml="<oops",
+            lifetime_seconds=60,
+            max_assignments=1,
+            unique_request_token="q",
+        )
     assert caught.value.turk_error_code == "AWS.MechanicalTurk.XMLParseError"
     with pytest.raises(mturk.MTurkRequestError, match="QualificationType 3UNKNOWN does not exist"):
-        mturk.create_hit_type(mturk_client, title="t", description="d", reward="0.10",
-                              assignment_duration_seconds=60,
-                              qualification_requirements=[mturk.private_requirement("3UNKNOWN")])
+        mturk.create_hit_type(
+            mturk_client,
+            title="t",
+            description="d",
+            reward="0.10",
+            assignment_duration_seconds=60,
+            qualification_requirements=[mturk.private_requirement("3UNKNOWN")],
+        )

@@ -1,4 +1,5 @@
 """The local endpoint's wire protocol, validation, persistence and command line."""
+
 import json
 import os
 import socket
@@ -40,22 +41,43 @@ def test_unknown_operation_and_bad_json(server):
     assert (status, body["__type"].rpartition("#")[2]) == (400, "SerializationException")
 
 
-@pytest.mark.parametrize("operation, params, message", [
-    ("ListAssignmentsForHIT", {"HITId": "3A", "MaxResults": 101}, "MaxResults must be at most 100"),
-    ("GetHIT", {"HITId": "3a-lower"}, "regular expression pattern"),
-    ("GetHIT", {}, "HITId is required"),
-    ("GetHIT", {"HITId": "3A", "Extra": 1}, "Extra is not a parameter"),
-    ("CreateHITType", {"Title": "t", "Description": "d", "Reward": "1.234",
-                       "AssignmentDurationInSeconds": 60}, "Reward"),
-    ("CreateHITType", {"Title": "t", "Description": "d", "Reward": "1.00",
-                       "AssignmentDurationInSeconds": 10}, "AssignmentDurationInSeconds must be between 30"),
-    ("SendBonus", {"WorkerId": "A1", "AssignmentId": "3A", "BonusAmount": "1", "Reason": "r",
-                   "UniqueRequestToken": "x" * 65}, "UniqueRequestToken must be at most 64"),
-    ("CreateHITType", {"Title": "t", "Description": "d", "Reward": "1.00",
-                       "AssignmentDurationInSeconds": 60, "QualificationRequirements": [
-                           {"QualificationTypeId": "00000000000000000071", "Comparator": "GreaterThan",
-                            "IntegerValues": [1]}]}, "compares LocaleValues"),
-])
+@pytest.mark.parametrize(
+    "operation, params, message",
+    [
+        ("ListAssignmentsForHIT", {"HITId": "3A", "MaxResults": 101}, "MaxResults must be at most 100"),
+        ("GetHIT", {"HITId": "3a-lower"}, "regular expression pattern"),
+        ("GetHIT", {}, "HITId is required"),
+        ("GetHIT", {"HITId": "3A", "Extra": 1}, "Extra is not a parameter"),
+        (
+            "CreateHITType",
+            {"Title": "t", "Description": "d", "Reward": "1.234", "AssignmentDurationInSeconds": 60},
+            "Reward",
+        ),
+        (
+            "CreateHITType",
+            {"Title": "t", "Description": "d", "Reward": "1.00", "AssignmentDurationInSeconds": 10},
+            "AssignmentDurationInSeconds must be between 30",
+        ),
+        (
+            "SendBonus",
+            {"WorkerId": "A1", "AssignmentId": "3A", "BonusAmount": "1", "Reason": "r", "UniqueRequestToken": "x" * 65},
+            "UniqueRequestToken must be at most 64",
+        ),
+        (
+            "CreateHITType",
+            {
+                "Title": "t",
+                "Description": "d",
+                "Reward": "1.00",
+                "AssignmentDurationInSeconds": 60,
+                "QualificationRequirements": [
+                    {"QualificationTypeId": "00000000000000000071", "Comparator": "GreaterThan", "IntegerValues": [1]}
+                ],
+            },
+            "compares LocaleValues",
+        ),
+    ],
+)
 def test_validation_follows_the_service_model(server, operation, params, message):
     status, body = api_raw(server, operation, params)
     assert status == 400, body
@@ -81,7 +103,11 @@ def test_state_survives_a_restart(tmp_path):
         mturk_client = mturk.make_client("local", local_url=second.url)
         assert mturk.get_account_balance(mturk_client).available == Decimal("48.80")  # 50 - (1.00 + 20 %)
         [assignment] = mturk.list_assignments_for_hit(mturk_client, hit.hit_id)
-        assert (assignment.assignment_id, assignment.status, assignment.answers) == (assignment_id, "Approved", {"answer": "kept"})
+        assert (assignment.assignment_id, assignment.status, assignment.answers) == (
+            assignment_id,
+            "Approved",
+            {"answer": "kept"},
+        )
         assert make_hit(mturk_client, reward="1.00").hit_id == hit.hit_id  # its token is remembered
 
 
@@ -110,10 +136,25 @@ def _free_port() -> int:
 def test_command_line_server(tmp_path):
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "annotation.mturk.local", "--host", "127.0.0.1", "--port", str(port),
-         "--db", str(tmp_path / "cli.sqlite3"), "--balance", "42.00"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        [
+            sys.executable,
+            "-m",
+            "annotation.mturk.local",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--db",
+            str(tmp_path / "cli.sqlite3"),
+            "--balance",
+            "42.00",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     try:
         banner = process.stdout.readline()
         assert f"http://127.0.0.1:{port}" in banner

@@ -1,5 +1,6 @@
 """botocore's own retries against injected throttling and faults (nothing is patched: the
 server answers ThrottlingException / ServiceFault and botocore decides to retry)."""
+
 import pytest
 
 from annotation import mturk
@@ -13,8 +14,9 @@ def calls(server, operation):
 
 
 def test_throttling_is_retried_until_it_succeeds(mturk_client, server):
-    admin(server, "POST", "/_local/faults", {"operation": "GetAccountBalance", "count": 2,
-                                            "error": "ThrottlingException"})
+    admin(
+        server, "POST", "/_local/faults", {"operation": "GetAccountBalance", "count": 2, "error": "ThrottlingException"}
+    )
     assert mturk.get_account_balance(mturk_client).available == 100
     assert calls(server, "GetAccountBalance") == ["ThrottlingException", "ThrottlingException", ""]
 
@@ -75,8 +77,12 @@ def test_an_unreachable_endpoint_is_a_transient_error():
 
 
 def test_fault_rules_over_http(server):
-    rule = admin(server, "POST", "/_local/faults", {"operation": "GetHIT", "error": "ServiceFault",
-                                                   "count": 4, "delay_seconds": 0.1})
+    rule = admin(
+        server,
+        "POST",
+        "/_local/faults",
+        {"operation": "GetHIT", "error": "ServiceFault", "count": 4, "delay_seconds": 0.1},
+    )
     assert rule["count"] == 4 and rule["error"] == "ServiceFault"
     assert admin(server, "GET", "/_local/faults")[0]["operation"] == "GetHIT"
     admin(server, "DELETE", "/_local/faults")

@@ -1,5 +1,6 @@
 """The local worker site, driven over HTTP like a browser: list, preview, accept, the
 ExternalQuestion frame with MTurk's parameters, externalSubmit, then the requester API."""
+
 from decimal import Decimal
 
 import pytest
@@ -31,25 +32,35 @@ def test_full_loop_from_list_to_approval(mturk_client, server, browser):
     preview = browser.get(f"/worker/preview?hitId={hit.hit_id}")
     url, params = iframe_params(preview.text)
     assert url == "https://annotate.example.org/mturk/"
-    assert params == {"project": "7", "batch": "2", "assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE",
-                      "hitId": hit.hit_id}
+    assert params == {"project": "7", "batch": "2", "assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": hit.hit_id}
 
     task = accept(browser, hit)
     assert task.status == 200 and "/worker/task?assignmentId=" in task.url
     url, params = iframe_params(task.text)
     assignment_id = params["assignmentId"]
-    assert params == {"project": "7", "batch": "2", "assignmentId": assignment_id,
-                      "hitId": hit.hit_id, "workerId": "A1ALICE", "turkSubmitTo": server.url}
+    assert params == {
+        "project": "7",
+        "batch": "2",
+        "assignmentId": assignment_id,
+        "hitId": hit.hit_id,
+        "workerId": "A1ALICE",
+        "turkSubmitTo": server.url,
+    }
     assert mturk.list_assignments_for_hit(mturk_client, hit.hit_id) == []  # accepted is not listed
     assert mturk.get_hit(mturk_client, hit.hit_id).assignments_pending == 1
 
     # What our ExternalQuestion page posts to turkSubmitTo + "/mturk/externalSubmit".
-    done = browser.post(params["turkSubmitTo"] + "/mturk/externalSubmit",
-                        [("assignmentId", assignment_id), ("completion", "tok&<123>"), ("n", "5")])
+    done = browser.post(
+        params["turkSubmitTo"] + "/mturk/externalSubmit",
+        [("assignmentId", assignment_id), ("completion", "tok&<123>"), ("n", "5")],
+    )
     assert done.status == 200 and "Thank you" in done.text
     [assignment] = mturk.list_assignments_for_hit(mturk_client, hit.hit_id)
     assert (assignment.assignment_id, assignment.worker_id, assignment.status) == (
-        assignment_id, "A1ALICE", "Submitted")
+        assignment_id,
+        "A1ALICE",
+        "Submitted",
+    )
     assert assignment.answers == {"completion": "tok&<123>", "n": "5"}
     assert "<QuestionIdentifier>completion</QuestionIdentifier>" in assignment.answer_xml
 
@@ -78,8 +89,7 @@ def test_forged_submission_is_refused(mturk_client, server, browser):
     hit = make_hit(mturk_client)
     forged = browser.post("/mturk/externalSubmit", {"assignmentId": "3FORGEDASSIGNMENT", "answer": "A"})
     assert forged.status == 404 and "There is no assignment" in forged.text
-    preview_id = browser.post("/mturk/externalSubmit",
-                              {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "answer": "A"})
+    preview_id = browser.post("/mturk/externalSubmit", {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "answer": "A"})
     assert preview_id.status == 404
     assert browser.post("/mturk/externalSubmit", {"answer": "A"}).status == 400
     assert admin(server, "GET", "/_local/state")["assignments"] == 0
@@ -139,8 +149,7 @@ def test_locale_requirement_hides_the_hit(mturk_client, server, browser):
 def test_accept_guard_still_allows_preview(mturk_client, server, browser):
     requirement = mturk.approval_rate_requirement(95, actions_guarded="Accept")
     hit = make_hit(mturk_client, requirements=[requirement])  # new workers have 99 %
-    admin(server, "POST", "/_local/workers", {"worker_id": "A1SLOPPY",
-                                              "qualifications": {"000000000000000000L0": 80}})
+    admin(server, "POST", "/_local/workers", {"worker_id": "A1SLOPPY", "qualifications": {"000000000000000000L0": 80}})
     browser.sign_in("A1SLOPPY")
     assert hit.title in browser.get("/worker/").text
     preview = browser.get(f"/worker/preview?hitId={hit.hit_id}")

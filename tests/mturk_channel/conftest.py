@@ -1,6 +1,7 @@
 """The MTurk channel against the local MTurk-compatible endpoint: a server per test, Django
 settings pointed at it, MTurk batches, and workers who do the work as the surveys view would
 record it (Annotator, Assignment with MTurk's assignmentId, completed Responses)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,13 +34,20 @@ def mturk_settings(settings, server):
     return settings
 
 
-def mturk_batch(*, units: int = 3, assignments: int = 3, channel_settings: dict | None = None,
-                project=None, items_per_unit: int = 1) -> Batch:
+def mturk_batch(
+    *, units: int = 3, assignments: int = 3, channel_settings: dict | None = None, project=None, items_per_unit: int = 1
+) -> Batch:
     project = project or ProjectFactory(name="Reading study")
     items = ItemFactory.create_batch(units * items_per_unit, project=project)
-    return batch_create(project=project, name="round 1", items=items, items_per_unit=items_per_unit,
-                        assignments_per_unit=assignments,
-                        channel="mturk", channel_settings=channel_settings or {})
+    return batch_create(
+        project=project,
+        name="round 1",
+        items=items,
+        items_per_unit=items_per_unit,
+        assignments_per_unit=assignments,
+        channel="mturk",
+        channel_settings=channel_settings or {},
+    )
 
 
 def hit_rows(server) -> list[dict]:
@@ -52,9 +60,18 @@ class Work:
     mturk_id: str  # MTurk's assignmentId
 
 
-def do_work(server, unit: Unit, worker_id: str, *, token: str | None = None, ours: bool = True,
-            our_worker: str | None = None, our_id: str | None = None, complete: bool = True,
-            submit: bool = True) -> Work:
+def do_work(
+    server,
+    unit: Unit,
+    worker_id: str,
+    *,
+    token: str | None = None,
+    ours: bool = True,
+    our_worker: str | None = None,
+    our_id: str | None = None,
+    complete: bool = True,
+    submit: bool = True,
+) -> Work:
     """A worker accepts the unit's HIT on the local endpoint; our page records an Assignment
     (as surveys' MTurk view does) and posts the completion token to externalSubmit.
 
@@ -63,7 +80,8 @@ def do_work(server, unit: Unit, worker_id: str, *, token: str | None = None, our
     recorded on our side; ``complete=False``: the items were not all answered.
     """
     mturk_id = admin(server, "POST", "/_local/accept", {"hit_id": unit.channel_ref, "worker_id": worker_id})[
-        "assignment_id"]
+        "assignment_id"
+    ]
     assignment = record_ours(unit, our_worker or worker_id, our_id or mturk_id, complete=complete) if ours else None
     if submit:
         value = completion_token(mturk_id) if token is None else token
@@ -73,16 +91,21 @@ def do_work(server, unit: Unit, worker_id: str, *, token: str | None = None, our
 
 def record_ours(unit: Unit, worker_id: str, mturk_id: str, *, complete: bool = True) -> Assignment:
     annotator, _ = Annotator.objects.get_or_create(
-        project=unit.batch.project, channel="mturk", external_id=worker_id, defaults={"batch": unit.batch})
+        project=unit.batch.project, channel="mturk", external_id=worker_id, defaults={"batch": unit.batch}
+    )
     now = timezone.now()
     assignment = Assignment.objects.create(
-        unit=unit, annotator=annotator, channel_assignment_id=mturk_id,
+        unit=unit,
+        annotator=annotator,
+        channel_assignment_id=mturk_id,
         status=Assignment.Status.SUBMITTED if complete else Assignment.Status.ACTIVE,
         submitted_at=now if complete else None,
     )
     for unit_item in unit.unit_items.order_by("position"):
         Response.objects.create(
-            assignment=assignment, item=unit_item.item, position=unit_item.position,
+            assignment=assignment,
+            item=unit_item.item,
+            position=unit_item.position,
             answers={"pre": {"choice": 1}} if complete else {},
             completed_at=now if complete else None,
         )

@@ -24,8 +24,8 @@ def test_estimate_publish_sync_review(mturk_settings, server, settings, django_c
     settings.PUBLIC_BASE_URL = "https://annotate.example.org"
     batch = mturk_batch(units=2, assignments=3)
     assert run("estimate", str(batch.pk)).strip() == (
-        "2 unit(s) x 3 assignment(s) x ($0.50 reward + $0.10 fee) = $3.60 (rewards $3.00, fees $0.60); "
-        "balance $100.00")
+        "2 unit(s) x 3 assignment(s) x ($0.50 reward + $0.10 fee) = $3.60 (rewards $3.00, fees $0.60); balance $100.00"
+    )
     with django_capture_on_commit_callbacks(execute=True):  # the command runs in autocommit
         run("publish", str(batch.pk), "--yes")
     with django_capture_on_commit_callbacks(execute=True):

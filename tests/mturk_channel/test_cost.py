@@ -1,4 +1,5 @@
 """The cost estimate (reward + MTurk's fees, bonuses apart) and the balance check."""
+
 from decimal import Decimal
 
 import pytest
@@ -11,20 +12,23 @@ from .conftest import BASE_URL, hit_rows, mturk_batch
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("reward, assignments, masters, fee, total", [
-    # 4 units. 20 % of 0.50 = 0.10 -> 0.60 per assignment, x 3 x 4 = 7.20
-    ("0.50", 3, False, "0.10", "7.20"),
-    # Masters: 25 % of 0.50 = 0.125 -> 0.13 -> 0.63 x 12 = 7.56
-    ("0.50", 3, True, "0.13", "7.56"),
-    # 10 assignments: 40 % of 0.50 = 0.20 -> 0.70 x 40 = 28.00
-    ("0.50", 10, False, "0.20", "28.00"),
-    # both: 45 % of 0.50 = 0.225 -> 0.23 -> 0.73 x 40 = 29.20
-    ("0.50", 10, True, "0.23", "29.20"),
-    # tiny reward: 20 % of 0.02 = 0.004 -> the $0.01 minimum -> 0.03 x 12 = 0.36
-    ("0.02", 3, False, "0.01", "0.36"),
-    # 9 assignments stay at 20 %: 1.00 + 0.20 = 1.20 x 36 = 43.20
-    ("1.00", 9, False, "0.20", "43.20"),
-])
+@pytest.mark.parametrize(
+    "reward, assignments, masters, fee, total",
+    [
+        # 4 units. 20 % of 0.50 = 0.10 -> 0.60 per assignment, x 3 x 4 = 7.20
+        ("0.50", 3, False, "0.10", "7.20"),
+        # Masters: 25 % of 0.50 = 0.125 -> 0.13 -> 0.63 x 12 = 7.56
+        ("0.50", 3, True, "0.13", "7.56"),
+        # 10 assignments: 40 % of 0.50 = 0.20 -> 0.70 x 40 = 28.00
+        ("0.50", 10, False, "0.20", "28.00"),
+        # both: 45 % of 0.50 = 0.225 -> 0.23 -> 0.73 x 40 = 29.20
+        ("0.50", 10, True, "0.23", "29.20"),
+        # tiny reward: 20 % of 0.02 = 0.004 -> the $0.01 minimum -> 0.03 x 12 = 0.36
+        ("0.02", 3, False, "0.01", "0.36"),
+        # 9 assignments stay at 20 %: 1.00 + 0.20 = 1.20 x 36 = 43.20
+        ("1.00", 9, False, "0.20", "43.20"),
+    ],
+)
 def test_estimate_matches_hand_computed_figures(mturk_settings, reward, assignments, masters, fee, total):
     batch = mturk_batch(units=4, assignments=assignments, channel_settings={"reward": reward, "masters": masters})
     estimate = cost_estimate(batch=batch)

@@ -1,5 +1,6 @@
 """Publishing a batch: one HIT per unit with the batch's settings, exactly once, whatever
 happens (second click, throttling, a lost response); a failing unit is listed with its reason."""
+
 import json
 
 import pytest
@@ -27,20 +28,35 @@ def published_once(server, batch) -> list[dict]:
     assert len(hits) == len(units)
     assert sorted(h["id"] for h in hits) == sorted(u.channel_ref for u in units)
     assert sorted(h["requester_annotation"] for h in hits) == sorted(
-        f"batch {batch.pk} unit {u.pk} round 1" for u in units)
+        f"batch {batch.pk} unit {u.pk} round 1" for u in units
+    )
     assert Posting.objects.filter(unit__batch=batch).count() == len(units)
     return hits
 
 
-def test_publish_makes_one_hit_per_unit_with_the_batch_settings(mturk_settings, server,
-                                                                 django_capture_on_commit_callbacks):
-    batch = mturk_batch(units=3, assignments=2, channel_settings={
-        "title": "Read and answer", "description": "Three questions on a passage", "keywords": "reading, nlp",
-        "reward": "0.75", "assignment_duration_seconds": 1800, "lifetime_seconds": 2 * 86400,
-        "auto_approval_delay_seconds": 86400, "frame_height": 900, "locales": ["US", "GB"],
-        "min_approval_rate": 95, "min_hits_approved": 500, "masters": True,
-        "private_qualification": "Trusted readers", "require_private_qualification": True,
-    })
+def test_publish_makes_one_hit_per_unit_with_the_batch_settings(
+    mturk_settings, server, django_capture_on_commit_callbacks
+):
+    batch = mturk_batch(
+        units=3,
+        assignments=2,
+        channel_settings={
+            "title": "Read and answer",
+            "description": "Three questions on a passage",
+            "keywords": "reading, nlp",
+            "reward": "0.75",
+            "assignment_duration_seconds": 1800,
+            "lifetime_seconds": 2 * 86400,
+            "auto_approval_delay_seconds": 86400,
+            "frame_height": 900,
+            "locales": ["US", "GB"],
+            "min_approval_rate": 95,
+            "min_hits_approved": 500,
+            "masters": True,
+            "private_qualification": "Trusted readers",
+            "require_private_qualification": True,
+        },
+    )
     with django_capture_on_commit_callbacks(execute=True):
         job = batch_publish_request(batch=batch, base_url=BASE_URL + "/")
     job.refresh_from_db()
@@ -51,18 +67,37 @@ def test_publish_makes_one_hit_per_unit_with_the_batch_settings(mturk_settings, 
     hit_type = dict(types[0])
     assert {h["hit_type_id"] for h in hits} == {hit_type["id"]}
     assert (hit_type["title"], hit_type["description"], hit_type["keywords"], hit_type["reward"]) == (
-        "Read and answer", "Three questions on a passage", "reading, nlp", "0.75")
+        "Read and answer",
+        "Three questions on a passage",
+        "reading, nlp",
+        "0.75",
+    )
     assert (hit_type["assignment_duration"], hit_type["auto_approval_delay"]) == (1800, 86400)
     private = server.store.row("SELECT id FROM qualification_types WHERE name = 'Trusted readers'")["id"]
     assert json.loads(hit_type["qualification_requirements"]) == [
-        {"QualificationTypeId": q.LOCALE, "Comparator": "In", "LocaleValues": [{"Country": "US"}, {"Country": "GB"}],
-         "ActionsGuarded": "DiscoverPreviewAndAccept"},
-        {"QualificationTypeId": q.PERCENT_ASSIGNMENTS_APPROVED, "Comparator": "GreaterThan", "IntegerValues": [95],
-         "ActionsGuarded": "DiscoverPreviewAndAccept"},
-        {"QualificationTypeId": q.NUMBER_HITS_APPROVED, "Comparator": "GreaterThanOrEqualTo",
-         "IntegerValues": [500], "ActionsGuarded": "DiscoverPreviewAndAccept"},
-        {"QualificationTypeId": "2ARFPLSP75KLA8M8DH1HTEQVJT3SY6", "Comparator": "Exists",
-         "ActionsGuarded": "DiscoverPreviewAndAccept"},
+        {
+            "QualificationTypeId": q.LOCALE,
+            "Comparator": "In",
+            "LocaleValues": [{"Country": "US"}, {"Country": "GB"}],
+            "ActionsGuarded": "DiscoverPreviewAndAccept",
+        },
+        {
+            "QualificationTypeId": q.PERCENT_ASSIGNMENTS_APPROVED,
+            "Comparator": "GreaterThan",
+            "IntegerValues": [95],
+            "ActionsGuarded": "DiscoverPreviewAndAccept",
+        },
+        {
+            "QualificationTypeId": q.NUMBER_HITS_APPROVED,
+            "Comparator": "GreaterThanOrEqualTo",
+            "IntegerValues": [500],
+            "ActionsGuarded": "DiscoverPreviewAndAccept",
+        },
+        {
+            "QualificationTypeId": "2ARFPLSP75KLA8M8DH1HTEQVJT3SY6",
+            "Comparator": "Exists",
+            "ActionsGuarded": "DiscoverPreviewAndAccept",
+        },
         {"QualificationTypeId": private, "Comparator": "Exists", "ActionsGuarded": "DiscoverPreviewAndAccept"},
     ]
     for hit in hits:
@@ -80,11 +115,17 @@ def test_default_settings_ask_for_the_default_presets(mturk_settings, server):
     hit_type = dict(server.store.rows("SELECT * FROM hit_types")[0])
     requirements = json.loads(hit_type["qualification_requirements"])
     assert [r["QualificationTypeId"] for r in requirements] == [
-        q.LOCALE, q.PERCENT_ASSIGNMENTS_APPROVED, q.NUMBER_HITS_APPROVED]
+        q.LOCALE,
+        q.PERCENT_ASSIGNMENTS_APPROVED,
+        q.NUMBER_HITS_APPROVED,
+    ]
     assert [c["Country"] for c in requirements[0]["LocaleValues"]] == ["US", "GB", "CA", "AU", "NZ", "IE"]
     assert requirements[1]["IntegerValues"] == [90]
     assert (hit_type["reward"], hit_type["assignment_duration"], hit_type["auto_approval_delay"]) == (
-        "0.50", 3600, 3 * 86400)
+        "0.50",
+        3600,
+        3 * 86400,
+    )
     assert parse_external_question(hit_rows(server)[0]["question"])[1] == 0
 
 
@@ -108,8 +149,9 @@ def test_second_click_creates_no_duplicates(mturk_settings, server, django_captu
     assert len(server.faults.requests("CreateHITWithHITType")) == 3  # the second job had nothing to do
 
 
-def test_a_click_while_a_job_is_open_sends_the_same_job_again(mturk_settings, server,
-                                                             django_capture_on_commit_callbacks):
+def test_a_click_while_a_job_is_open_sends_the_same_job_again(
+    mturk_settings, server, django_capture_on_commit_callbacks
+):
     batch = mturk_batch(units=2)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         first = batch_publish_request(batch=batch, base_url=BASE_URL)
@@ -167,8 +209,12 @@ def test_throttling_past_the_retries_is_transient_and_the_next_run_finishes(mtur
 
 def test_a_refused_unit_is_listed_with_its_reason_and_the_others_go_on(mturk_settings, server):
     batch = mturk_batch(units=3)
-    server.faults.add("CreateHITWithHITType", "RequestError", message="The question is not acceptable",
-                      turk_error_code="AWS.MechanicalTurk.InvalidQuestion")
+    server.faults.add(
+        "CreateHITWithHITType",
+        "RequestError",
+        message="The question is not acceptable",
+        turk_error_code="AWS.MechanicalTurk.InvalidQuestion",
+    )
     job = publish_job_run(job=new_job(batch))
     failed_unit = batch.units.get(position=0)
     assert (job.status, job.done, job.total) == ("done", 2, 3)
@@ -176,7 +222,8 @@ def test_a_refused_unit_is_listed_with_its_reason_and_the_others_go_on(mturk_set
     assert (failure["unit"], failure["position"], failure["transient"]) == (failed_unit.pk, 0, False)
     assert failure["reason"].startswith(
         "MTurk CreateHITWithHITType failed: RequestError/AWS.MechanicalTurk.InvalidQuestion: "
-        "The question is not acceptable")
+        "The question is not acceptable"
+    )
     assert failed_unit.channel_ref == "" and len(hit_rows(server)) == 2
     job.refresh_from_db()
     assert job.failures[0]["position"] == 0 and job.done == 2  # saved, not only returned

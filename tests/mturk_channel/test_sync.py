@@ -1,4 +1,5 @@
 """Sync: MTurk's assignments matched with what we saved; forged submissions are flagged."""
+
 import pytest
 
 from annotation.channels import get_channel
@@ -33,8 +34,7 @@ def test_genuine_submission_is_verified_and_its_state_follows_mturk(published, s
     assert (report.hits, report.listed, report.verified, report.flagged, report.updated) == (3, 1, 1, 0, 1)
     row = record(good)
     assert (row.verified, row.problem, row.channel_status) == (True, "", "Submitted")
-    assert (row.participant_ref, row.posting_ref, row.ref) == ("A1GOOD", unit(published, 0).channel_ref,
-                                                                  good.mturk_id)
+    assert (row.participant_ref, row.posting_ref, row.ref) == ("A1GOOD", unit(published, 0).channel_ref, good.mturk_id)
     assert Assignment.objects.get(pk=good.assignment.pk).status == Assignment.Status.SUBMITTED
     assert get_channel("mturk").verify_submission(good.assignment) == (True, "")
 
@@ -65,16 +65,21 @@ def test_forged_submissions_are_flagged(published, server):
 
     report = batch_sync(batch=published)
     assert (report.listed, report.verified, report.flagged) == (7, 1, 7)
-    problems = {row.ref + ":" + (row.assignment.annotator.external_id if row.assignment else "-"):
-                (row.verified, row.problem) for row in Submission.objects.select_related("assignment__annotator")}
+    problems = {
+        row.ref + ":" + (row.assignment.annotator.external_id if row.assignment else "-"): (row.verified, row.problem)
+        for row in Submission.objects.select_related("assignment__annotator")
+    }
     assert problems[f"{good.mturk_id}:A1GOOD"] == (True, "")
     assert problems[f"{bad_token.mturk_id}:A1GUESSER"] == (False, "completion token missing or wrong")
     assert problems[f"{no_token.mturk_id}:A1SKIPPER"] == (False, "completion token missing or wrong")
     assert problems[f"{real.mturk_id}:A1FORGER"] == (
-        False, "participant mismatch: the channel says A1REAL, our annotator is A1FORGER")
+        False,
+        "participant mismatch: the channel says A1REAL, our annotator is A1FORGER",
+    )
     assert problems["3NOSUCHASSIGNMENTEVERISSUED:A1GHOST"] == (False, "the channel does not know this work")
     assert problems[f"{elsewhere.mturk_id}:A1WANDERER"][1].startswith(
-        f"posting mismatch: the channel says {unit(published, 0).channel_ref}")
+        f"posting mismatch: the channel says {unit(published, 0).channel_ref}"
+    )
     assert problems[f"{orphan.mturk_id}:-"] == (False, "no saved answers on our side")
     assert problems[f"{unfinished.mturk_id}:A1HALFWAY"] == (False, "no saved answers on our side")
     assert len(problems) == 8
@@ -120,11 +125,17 @@ def test_periodic_sync_covers_open_mturk_batches_only(published, server):
 
 def test_unreachable_hit_is_reported_and_the_others_go_on(published, server):
     do_work(server, unit(published, 2), "A1GOOD")
-    server.faults.add("ListAssignmentsForHIT", "RequestError", message="no such HIT",
-                      turk_error_code="AWS.MechanicalTurk.HITDoesNotExist")
+    server.faults.add(
+        "ListAssignmentsForHIT",
+        "RequestError",
+        message="no such HIT",
+        turk_error_code="AWS.MechanicalTurk.HITDoesNotExist",
+    )
     report = batch_sync(batch=published)
-    assert list(report.errors) == [unit(published, 0).channel_ref] and "no such HIT" in report.errors[
-        unit(published, 0).channel_ref]
+    assert (
+        list(report.errors) == [unit(published, 0).channel_ref]
+        and "no such HIT" in report.errors[unit(published, 0).channel_ref]
+    )
     assert report.verified == 1
 
 

@@ -1,5 +1,6 @@
 """A real Celery worker process (tests.worker) that also knows the local MTurk endpoint; the
 yielded Worker can be killed with SIGKILL mid-task."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -1,6 +1,7 @@
 """The local Prolific endpoint on a free port for each test, the real client pointed at it,
 and small HTTP helpers (admin API, a participant's browser with cookies). Nothing is stubbed:
 the client sends real HTTP requests to a real server."""
+
 from __future__ import annotations
 
 import http.cookiejar
@@ -17,8 +18,10 @@ from annotation import prolific
 from annotation.prolific.local import LocalProlificServer
 
 TASK_URL = "https://annotate.example.org/prolific/"
-REJECTION = ("Your answers did not follow the instructions given at the start of the task: "
-             "most items were left at their default value.")
+REJECTION = (
+    "Your answers did not follow the instructions given at the start of the task: "
+    "most items were left at their default value."
+)
 
 
 @pytest.fixture
@@ -29,21 +32,22 @@ def server():
 
 @pytest.fixture
 def client(server):
-    return prolific.make_client(api_url=server.url, token=server.token, max_retries=3,
-                                backoff_factor=0.01)
+    return prolific.make_client(api_url=server.url, token=server.token, max_retries=3, backoff_factor=0.01)
 
 
 def admin(server: LocalProlificServer, method: str, path: str, body: dict | None = None) -> Any:
     """Call the admin API; returns the decoded JSON (raises HTTPError on 4xx/5xx)."""
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(server.url + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        server.url + path, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
 
 
-def api_raw(server: LocalProlificServer, method: str, path: str, *, token: str | None = None,
-            body: dict | None = None) -> tuple[int, Any]:
+def api_raw(
+    server: LocalProlificServer, method: str, path: str, *, token: str | None = None, body: dict | None = None
+) -> tuple[int, Any]:
     """An API call without the client, to see exactly what the server answers."""
     headers = {"Content-Type": "application/json"}
     if token is not None:
@@ -62,15 +66,18 @@ def calls(server: LocalProlificServer, operation: str) -> list[int]:
     return [r["status"] for r in admin(server, "GET", f"/_local/requests?operation={operation}")]
 
 
-def draft(internal_name: str = "batch-1", *, places: int = 3, reward: int = 150,
-          **changes: Any) -> prolific.StudyDraft:
+def draft(internal_name: str = "batch-1", *, places: int = 3, reward: int = 150, **changes: Any) -> prolific.StudyDraft:
     values = dict(
-        name="Read a passage and answer", internal_name=internal_name,
+        name="Read a passage and answer",
+        internal_name=internal_name,
         description="Answer questions about short passages.",
         external_study_url=prolific.external_study_url(TASK_URL, batch="1"),
-        total_available_places=places, reward=reward, estimated_completion_time=10,
+        total_available_places=places,
+        reward=reward,
+        estimated_completion_time=10,
         completion_codes=tuple(prolific.standard_codes("C1DONE", "C2FAIL")),
-        device_compatibility=("desktop",))
+        device_compatibility=("desktop",),
+    )
     return prolific.StudyDraft(**{**values, **changes})
 
 
@@ -81,8 +88,7 @@ def published(client, name: str = "batch-1", **changes: Any) -> prolific.Study:
 
 def take_part(server, study_id: str, participant_id: str, code: str | None = "C1DONE") -> str:
     """A participant starts the study (and comes back with ``code``); the submission id."""
-    started = admin(server, "POST", "/_local/start", {"study_id": study_id,
-                                                     "participant_id": participant_id})
+    started = admin(server, "POST", "/_local/start", {"study_id": study_id, "participant_id": participant_id})
     if code is not None:
         admin(server, "POST", "/_local/complete", {"submission_id": started["id"], "code": code})
     return started["id"]
@@ -108,8 +114,7 @@ class Browser:
     def __init__(self, base_url: str) -> None:
         self.base_url = base_url
         self.jar = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar),
-                                                  _NoRedirect())
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), _NoRedirect())
 
     def get(self, path: str) -> Response:
         return self._open(urllib.request.Request(self._url(path)))
@@ -126,5 +131,4 @@ class Browser:
             with self.opener.open(request, timeout=10) as response:
                 return Response(response.status, response.url, response.read().decode())
         except urllib.error.HTTPError as exc:
-            return Response(exc.code, exc.url, exc.read().decode(),
-                            exc.headers.get("Location") or "")
+            return Response(exc.code, exc.url, exc.read().decode(), exc.headers.get("Location") or "")

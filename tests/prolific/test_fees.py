@@ -1,6 +1,7 @@
 """The fee rule against the reference's figures (reference/prolific.md "Fees and pay rules":
 33.3 % academic, 42.8 % corporate; Prolific's help centre: UK VAT 20 % on the fee only), and
 the local endpoint's quote against the same rule."""
+
 from decimal import Decimal
 
 import pytest
@@ -32,10 +33,15 @@ def test_rounding_is_half_up_in_minor_units():
     assert fees.cost(0).total == 0
 
 
-@pytest.mark.parametrize("country, has_number, rate", [
-    ("GB", False, Decimal("0.20")), ("gb", True, Decimal("0.20")), ("US", False, Decimal(0)),
-    ("DE", True, Decimal(0)),
-])
+@pytest.mark.parametrize(
+    "country, has_number, rate",
+    [
+        ("GB", False, Decimal("0.20")),
+        ("gb", True, Decimal("0.20")),
+        ("US", False, Decimal(0)),
+        ("DE", True, Decimal(0)),
+    ],
+)
 def test_vat_rate_for(country, has_number, rate):
     assert fees.vat_rate_for(country, has_vat_number=has_number) == rate
 

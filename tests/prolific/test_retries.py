@@ -1,6 +1,7 @@
 """The client's retries against injected faults (nothing is patched: the server answers 429,
 5xx, or takes effect and drops the answer, and urllib3's Retry decides), and the errors a
 researcher sees for a bad token."""
+
 import pytest
 
 from annotation import prolific
@@ -10,8 +11,7 @@ from .conftest import admin, calls, draft, published, take_part
 
 
 def test_429_is_retried_and_retry_after_is_honoured(client, server):
-    admin(server, "POST", "/_local/faults", {"operation": "get_me", "kind": "429", "count": 2,
-                                            "retry_after": 1})
+    admin(server, "POST", "/_local/faults", {"operation": "get_me", "kind": "429", "count": 2, "retry_after": 1})
     assert prolific.get_me(client).currency_code == "GBP"
     assert calls(server, "get_me") == [429, 429, 200]
 

@@ -1,5 +1,6 @@
 """Studies through the real client against the local endpoint: create, find by internal name
 (idempotent publishing), list with pages, publish/pause/start/stop, changes and errors."""
+
 import pytest
 
 from annotation import prolific
@@ -20,9 +21,9 @@ def test_create_sends_every_field_the_platform_needs(client):
     assert len(study.id) == 24 and int(study.id, 16) >= 0
     assert study.external_study_url == (
         f"{TASK_URL}?batch=1&PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
-        f"&SESSION_ID={{{{%SESSION_ID%}}}}")
-    assert (study.reward, study.total_available_places, study.estimated_completion_time) == (
-        150, 3, 10)
+        f"&SESSION_ID={{{{%SESSION_ID%}}}}"
+    )
+    assert (study.reward, study.total_available_places, study.estimated_completion_time) == (150, 3, 10)
     assert study.filters == filters
     assert study.device_compatibility == ("desktop",)
     assert study.code_of(prolific.COMPLETED) == "C1DONE"
@@ -61,8 +62,7 @@ def test_publish_pause_start_stop(client, server):
     assert prolific.pause_study(client, study.id).status == "PAUSED"
     assert prolific.start_study(client, study.id).status == "ACTIVE"
     assert prolific.stop_study(client, study.id).status == "COMPLETED"
-    with pytest.raises(prolific.ProlificValidationError, match="Cannot PAUSE a study whose "
-                                                              "status is COMPLETED"):
+    with pytest.raises(prolific.ProlificValidationError, match="Cannot PAUSE a study whose status is COMPLETED"):
         prolific.pause_study(client, study.id)
 
 
@@ -84,13 +84,11 @@ def test_publishing_with_a_short_balance_says_to_top_up(client, server):
 
 def test_places_only_grow_after_publishing(client, server):
     study = published(client)
-    assert prolific.update_study(client, study.id, total_available_places=5) \
-        .total_available_places == 5
+    assert prolific.update_study(client, study.id, total_available_places=5).total_available_places == 5
     assert admin(server, "GET", "/_local/state")["balance"] == 100_000 - 600 - 400
     with pytest.raises(prolific.ProlificValidationError) as caught:
         prolific.update_study(client, study.id, total_available_places=2)
-    assert caught.value.fields == {
-        "total_available_places": ("Places can only be increased once published.",)}
+    assert caught.value.fields == {"total_available_places": ("Places can only be increased once published.",)}
     with pytest.raises(prolific.ProlificValidationError, match="cannot change reward"):
         prolific.update_study(client, study.id, reward=500)
 
@@ -103,16 +101,16 @@ def test_validation_errors_name_the_field(client):
     assert error.status == 400
     assert error.fields["completion_codes"] == ("Completion code 'SAME' is used twice.",)
     assert error.fields["reward"] == ("Ensure this value is a whole number of at least 1.",)
-    assert str(error).startswith("Prolific create_study failed (HTTP 400): Prolific refused "
-                                 "the request: ")
+    assert str(error).startswith("Prolific create_study failed (HTTP 400): Prolific refused the request: ")
     assert "completion_codes: Completion code 'SAME' is used twice." in str(error)
 
 
 def test_drafts_without_the_placeholders_are_refused_before_sending(client, server):
     with pytest.raises(ValueError, match=r"lacks \{\{%SESSION_ID%\}\}"):
-        prolific.create_study(client, draft(
-            external_study_url=f"{TASK_URL}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
-                               "&STUDY_ID={{%STUDY_ID%}}"))
+        prolific.create_study(
+            client,
+            draft(external_study_url=f"{TASK_URL}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"),
+        )
     assert admin(server, "GET", "/_local/state")["studies"] == 0
 
 
@@ -121,8 +119,7 @@ def test_delete_only_drafts_and_not_found(client):
     prolific.delete_study(client, study.id)
     with pytest.raises(prolific.ProlificNotFoundError) as caught:
         prolific.get_study(client, study.id)
-    assert "Check the id, and that PROLIFIC_API_TOKEN belongs to the workspace" \
-        in str(caught.value)
+    assert "Check the id, and that PROLIFIC_API_TOKEN belongs to the workspace" in str(caught.value)
     live = published(client)
     with pytest.raises(prolific.ProlificValidationError, match="Only unpublished"):
         prolific.delete_study(client, live.id)
@@ -135,8 +132,12 @@ def test_account_me_workspace_balance_filters(client):
     balance = prolific.get_balance(client, workspace.id)
     assert (balance.available_balance, balance.currency_code) == (100_000, "GBP")
     ids = {f["filter_id"] for f in prolific.list_filters(client)}
-    assert {prolific.FIRST_LANGUAGE, prolific.COUNTRY_OF_RESIDENCE, prolific.APPROVAL_RATE,
-            prolific.CUSTOM_ALLOWLIST} <= ids
+    assert {
+        prolific.FIRST_LANGUAGE,
+        prolific.COUNTRY_OF_RESIDENCE,
+        prolific.APPROVAL_RATE,
+        prolific.CUSTOM_ALLOWLIST,
+    } <= ids
 
 
 def test_client_from_settings(settings, server):

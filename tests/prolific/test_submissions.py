@@ -1,6 +1,7 @@
 """Submissions through the real client: a simulated participant's way in and out, pages,
 review (approve, reject with category, bulk approve), return requests, returns and
 time-outs freeing places, and bonuses (set up, then pay)."""
+
 import urllib.parse
 
 import pytest
@@ -27,8 +28,7 @@ def test_a_participant_opens_the_study_url_and_comes_back_with_the_code(client, 
     done = browser.get(prolific.completion_url("C1DONE", base=server.completion_url))
     assert done.status == 200 and "AWAITING REVIEW" in done.text
     submission = prolific.get_submission(client, session_id)
-    assert (submission.status, submission.code, submission.participant_id) == (
-        "AWAITING REVIEW", "C1DONE", "P1")
+    assert (submission.status, submission.code, submission.participant_id) == ("AWAITING REVIEW", "C1DONE", "P1")
 
 
 def test_the_failed_check_code_asks_for_a_return(client, server):
@@ -45,11 +45,9 @@ def test_a_wrong_code_still_goes_to_review(client, server):
 
 
 def test_the_simulator_refuses_what_prolific_would(client, server):
-    study = published(client, places=1, filters=(
-        prolific.select_filter(prolific.CUSTOM_BLOCKLIST, ["BLOCKED"]),))
+    study = published(client, places=1, filters=(prolific.select_filter(prolific.CUSTOM_BLOCKLIST, ["BLOCKED"]),))
     browser = Browser(server.url)
-    refused = browser.post("/participant/start", {"study_id": study.id,
-                                                  "participant_id": "BLOCKED"})
+    refused = browser.post("/participant/start", {"study_id": study.id, "participant_id": "BLOCKED"})
     assert refused.status == 400 and "not eligible" in refused.text
     assert Browser(server.url).get("/submissions/complete?cc=C1DONE").status == 400
     take_part(server, study.id, "P1")
@@ -58,8 +56,7 @@ def test_the_simulator_refuses_what_prolific_would(client, server):
 
 
 def test_an_allow_list_admits_only_its_participants(client, server):
-    study = published(client, filters=(
-        prolific.select_filter(prolific.CUSTOM_ALLOWLIST, ["P1"]),))
+    study = published(client, filters=(prolific.select_filter(prolific.CUSTOM_ALLOWLIST, ["P1"]),))
     take_part(server, study.id, "P1")
     browser = Browser(server.url)
     page = browser.get(f"/participant/start?study_id={study.id}&participant_id=P2")
@@ -83,17 +80,16 @@ def test_listing_submissions_page_by_page(client, server):
 
 def test_approve_and_reject_with_a_category(client, server):
     study = published(client)
-    good, bad, busy = (take_part(server, study.id, p, code)
-                       for p, code in (("P1", "C1DONE"), ("P2", "C1DONE"), ("P3", None)))
+    good, bad, busy = (
+        take_part(server, study.id, p, code) for p, code in (("P1", "C1DONE"), ("P2", "C1DONE"), ("P3", None))
+    )
     assert prolific.approve_submission(client, good).status == "APPROVED"
     assert prolific.approve_submission(client, good).status == "APPROVED"  # repeat ignored
-    rejected = prolific.reject_submission(client, bad, category="FAILED_INSTRUCTIONS",
-                                          message=REJECTION)
+    rejected = prolific.reject_submission(client, bad, category="FAILED_INSTRUCTIONS", message=REJECTION)
     assert rejected.status == "REJECTED"
     with pytest.raises(prolific.ProlificValidationError) as caught:
         prolific.approve_submission(client, busy)
-    assert "its status is ACTIVE, and only submissions AWAITING REVIEW can be reviewed" \
-        in str(caught.value)
+    assert "its status is ACTIVE, and only submissions AWAITING REVIEW can be reviewed" in str(caught.value)
 
 
 def test_reject_needs_a_known_category_and_a_long_message(client):
@@ -104,13 +100,23 @@ def test_reject_needs_a_known_category_and_a_long_message(client):
 
 
 def test_the_server_refuses_a_short_rejection_message_too(client, server):
-    status, _ = api_raw(server, "POST", f"/api/v1/submissions/{'0' * 24}/transition/",
-                        token=server.token, body={"action": "REJECT", "message": "no"})
+    status, _ = api_raw(
+        server,
+        "POST",
+        f"/api/v1/submissions/{'0' * 24}/transition/",
+        token=server.token,
+        body={"action": "REJECT", "message": "no"},
+    )
     assert status == 404  # an unknown submission
     study = published(client)
     submission_id = take_part(server, study.id, "P1")
-    status, body = api_raw(server, "POST", f"/api/v1/submissions/{submission_id}/transition/",
-                           token=server.token, body={"action": "REJECT", "message": "no"})
+    status, body = api_raw(
+        server,
+        "POST",
+        f"/api/v1/submissions/{submission_id}/transition/",
+        token=server.token,
+        body={"action": "REJECT", "message": "no"},
+    )
     assert status == 400
     assert set(body["error"]["detail"]) == {"rejection_category", "message"}
 
@@ -120,8 +126,7 @@ def test_bulk_approve(client, server):
     ids = [take_part(server, study.id, f"P{n}") for n in range(2)]
     busy = take_part(server, study.id, "P9", code=None)
     prolific.bulk_approve(client, [*ids, busy])
-    assert [prolific.get_submission(client, i).status for i in (*ids, busy)] == [
-        "APPROVED", "APPROVED", "ACTIVE"]
+    assert [prolific.get_submission(client, i).status for i in (*ids, busy)] == ["APPROVED", "APPROVED", "ACTIVE"]
     with pytest.raises(ValueError):
         prolific.bulk_approve(client, [])
 
@@ -151,8 +156,7 @@ def test_bonus_set_up_then_paid(client, server):
     submission_id = take_part(server, study.id, "P1")
     take_part(server, study.id, "P2")
     bonus = prolific.set_up_bonuses(client, study.id, {submission_id: 150, "P2": 25})
-    assert (bonus.study_id, bonus.amount, bonus.fees, bonus.total_amount) == (
-        study.id, 175, 58, 233)
+    assert (bonus.study_id, bonus.amount, bonus.fees, bonus.total_amount) == (study.id, 175, 58, 233)
     (row,) = admin(server, "GET", "/_local/bonuses")
     assert row["rows"] == [[submission_id, 150], ["P2", 25]] and row["times_paid"] == 0
     before = admin(server, "GET", "/_local/state")["balance"]
@@ -166,8 +170,7 @@ def test_bonus_for_someone_outside_the_study_names_them(client, server):
     take_part(server, study.id, "P1")
     with pytest.raises(prolific.ProlificValidationError) as caught:
         prolific.set_up_bonuses(client, study.id, {"P1": 100, "STRANGER": 100})
-    assert caught.value.fields == {
-        "csv_bonuses": ("Not participants of this study: STRANGER.",)}
+    assert caught.value.fields == {"csv_bonuses": ("Not participants of this study: STRANGER.",)}
 
 
 def test_paying_a_bonus_with_a_short_balance_says_to_top_up(client, server):

@@ -2,6 +2,7 @@
 Django settings pointed at it, Prolific batches, and participants who take a place on the local
 endpoint (its participant simulator, with cookies) and do the work on the platform's pages
 (Django's test client), coming back to the endpoint's completion page with the code."""
+
 from __future__ import annotations
 
 from urllib.parse import urlsplit
@@ -37,9 +38,15 @@ def prolific_settings(settings, server):
 def prolific_batch(*, units: int = 3, assignments: int = 2, channel_settings: dict | None = None) -> Batch:
     project = ProjectFactory(name="Reading study", kind="recam")
     items = ItemFactory.create_batch(units, project=project)
-    return batch_create(project=project, name="round 1", items=items, items_per_unit=1,
-                        assignments_per_unit=assignments, channel="prolific",
-                        channel_settings=channel_settings or {"min_approval_rate": None})
+    return batch_create(
+        project=project,
+        name="round 1",
+        items=items,
+        items_per_unit=1,
+        assignments_per_unit=assignments,
+        channel="prolific",
+        channel_settings=channel_settings or {"min_approval_rate": None},
+    )
 
 
 def local_path(url: str) -> str:
@@ -75,8 +82,13 @@ def take_part(server, study_id: str, pid: str, *, finish: bool = True) -> dict:
     opened = platform.get(local_path(study_url))
     assert opened.status_code == 302, opened.content[:300]
     work = opened["Location"]
-    result = {"study_url": study_url, "work": work, "platform": platform, "prolific_side": prolific_side,
-              "session": study_url.split("SESSION_ID=")[1]}
+    result = {
+        "study_url": study_url,
+        "work": work,
+        "platform": platform,
+        "prolific_side": prolific_side,
+        "session": study_url.split("SESSION_ID=")[1],
+    }
     if finish:
         completion = answer_all(platform, work)
         result["completion"] = completion

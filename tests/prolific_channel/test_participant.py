@@ -1,6 +1,7 @@
 """The participant's way in and out: the study URL from Prolific's (simulated) app, our pages,
 and back to Prolific with the code; wrong ids refused; a forged session never reaches another
 participant's work (the takeover of tests/surveys/test_mturk_assignment_binding.py)."""
+
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -28,8 +29,11 @@ def study(server):
 
 
 def entry(pid: str, study_id: str, session: str) -> str:
-    return reverse("surveys:prolific") + "?" + urlencode(
-        {"PROLIFIC_PID": pid, "STUDY_ID": study_id, "SESSION_ID": session})
+    return (
+        reverse("surveys:prolific")
+        + "?"
+        + urlencode({"PROLIFIC_PID": pid, "STUDY_ID": study_id, "SESSION_ID": session})
+    )
 
 
 def test_a_participant_completes_a_unit_and_prolific_gets_our_code(server, study):
@@ -52,16 +56,21 @@ def test_opening_the_url_twice_gives_the_same_work_and_a_return_later_resumes(se
     item = Response.objects.get(pk=fields["response"]).item
     platform.post(work, {**fields, **answer_for(fields["page"], item)})
     again = Client().get(reverse("surveys:prolific") + "?" + first["study_url"].split("?", 1)[1])
-    assert work_token_pk(again["Location"].rstrip("/").rsplit("/", 1)[1]) == work_token_pk(work.rstrip("/").rsplit("/", 1)[1])
+    assert work_token_pk(again["Location"].rstrip("/").rsplit("/", 1)[1]) == work_token_pk(
+        work.rstrip("/").rsplit("/", 1)[1]
+    )
     assert form_fields(Client().get(again["Location"]).content.decode())["page"] != fields["page"]  # resumed
     assert Assignment.objects.count() == 1
 
 
-@pytest.mark.parametrize("query", [
-    {"PROLIFIC_PID": "P1", "STUDY_ID": "NOT-OUR-STUDY", "SESSION_ID": "S1"},
-    {"PROLIFIC_PID": "P1", "SESSION_ID": "S1"},
-    {"PROLIFIC_PID": "<script>", "STUDY_ID": "X", "SESSION_ID": "S1"},
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"PROLIFIC_PID": "P1", "STUDY_ID": "NOT-OUR-STUDY", "SESSION_ID": "S1"},
+        {"PROLIFIC_PID": "P1", "SESSION_ID": "S1"},
+        {"PROLIFIC_PID": "<script>", "STUDY_ID": "X", "SESSION_ID": "S1"},
+    ],
+)
 def test_ids_that_do_not_match_a_study_of_ours_are_refused_with_a_clear_page(study, client, query):
     page = client.get(reverse("surveys:prolific") + "?" + urlencode(query))
     assert page.status_code in (400, 404)

@@ -1,5 +1,6 @@
 """Publishing a batch as one Prolific study: the draft's contents, the cost, idempotence, and
 recovery from faults (429, 5xx, an answer lost after the study was made)."""
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -36,20 +37,38 @@ def _publish(batch) -> PublishJob:
 
 
 def test_a_batch_becomes_one_active_study_with_our_url_codes_and_filters(server):
-    batch = prolific_batch(units=3, assignments=2, channel_settings={
-        "reward": "2.00", "estimated_minutes": 12, "countries": ["0"], "first_languages": ["0"],
-        "min_approval_rate": 95, "min_previous_submissions": 50, "block_list": ["BAD1"], "devices": ["desktop"]})
+    batch = prolific_batch(
+        units=3,
+        assignments=2,
+        channel_settings={
+            "reward": "2.00",
+            "estimated_minutes": 12,
+            "countries": ["0"],
+            "first_languages": ["0"],
+            "min_approval_rate": 95,
+            "min_previous_submissions": 50,
+            "block_list": ["BAD1"],
+            "devices": ["desktop"],
+        },
+    )
     job = _publish(batch)
     assert job.status == PublishJob.Status.DONE and job.done == 3
     study = prolific.get_study(prolific.client_from_settings(), batch.units.first().channel_ref)
     assert study.status == "ACTIVE" and study.total_available_places == 6 and study.reward == 200
-    assert study.external_study_url == (f"{BASE_URL}/prolific/?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
-                                        "&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}")
+    assert study.external_study_url == (
+        f"{BASE_URL}/prolific/?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
+        "&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+    )
     codes = completion_codes(batch)
     assert study.code_of("COMPLETED") == codes["COMPLETED"]
     assert study.code_of("FAILED_ATTENTION_CHECK") == codes["FAILED_ATTENTION_CHECK"]
     assert {f["filter_id"] for f in study.filters} == {
-        "current-country-of-residence", "first-language", "approval_rate", "approval_numbers", "custom_blocklist"}
+        "current-country-of-residence",
+        "first-language",
+        "approval_rate",
+        "approval_numbers",
+        "custom_blocklist",
+    }
     assert set(batch.units.values_list("channel_ref", flat=True)) == {study.id}
     assert Posting.objects.get().places == 6
 
@@ -113,10 +132,22 @@ def test_a_crash_between_create_and_publish_is_recovered(server):
 
 
 def test_bad_settings_name_every_problem():
-    batch = prolific_batch(channel_settings={"reward": "-1", "devices": ["fridge"], "allow_list": ["A"],
-                                             "block_list": ["A"], "colour": "red"})
+    batch = prolific_batch(
+        channel_settings={
+            "reward": "-1",
+            "devices": ["fridge"],
+            "allow_list": ["A"],
+            "block_list": ["A"],
+            "colour": "red",
+        }
+    )
     with pytest.raises(ChannelSettingsError) as raised:
         get_channel("prolific").check_settings(batch)
     text = str(raised.value)
-    for word in ("reward", "devices", "allow_list and block_list", "colour", ):
+    for word in (
+        "reward",
+        "devices",
+        "allow_list and block_list",
+        "colour",
+    ):
         assert word in text

@@ -1,6 +1,7 @@
 """Sync, review and payment of Prolific work against the local endpoint: verified submissions
 approved or rejected (with Prolific's category and message), one bulk bonus per round set up and
 paid once whatever fails, returned and timed-out submissions free their units."""
+
 from __future__ import annotations
 
 from decimal import Decimal

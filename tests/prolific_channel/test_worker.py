@@ -1,5 +1,6 @@
 """Publish and the periodic sync of a Prolific batch in a real Celery worker process, against
 the local Prolific endpoint (run with CELERY_TEST_BROKER_URL=redis://127.0.0.1:6379/13)."""
+
 import os
 
 import pytest
@@ -22,8 +23,11 @@ def test_worker_publishes_the_study_and_the_beat_job_syncs_it(prolific_settings,
 
     batch = prolific_batch(units=2, assignments=1)
     job = PublishJob.objects.create(batch=batch, base_url=BASE_URL, total=2)
-    env = {"PROLIFIC_API_URL": server.url, "PROLIFIC_API_TOKEN": server.token,
-           "PROLIFIC_COMPLETION_URL": server.completion_url}
+    env = {
+        "PROLIFIC_API_URL": server.url,
+        "PROLIFIC_API_TOKEN": server.token,
+        "PROLIFIC_COMPLETION_URL": server.completion_url,
+    }
     with worker_process(extra_env=env, log_dir=tmp_path) as worker:
         result = publish_batch.apply_async(args=[job.pk], queue=worker.queue).get(timeout=90)
         assert result == {"job": job.pk, "status": "done", "done": 2, "total": 2, "failed": 0}

@@ -7,6 +7,7 @@ The 20 sample items go in 4 units of 5, each unit to 3 distinct annotators:
 - sloppy: units 2 and 3, always right, but finds no supporting span; stops after the
   pre-reading page of its very last item (one incomplete response).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -94,7 +95,9 @@ class AnnotatedProject:
     annotators: dict[str, Annotator] = field(default_factory=dict)
 
 
-def build_annotated_project(data: bytes, *, name: str = "ReCAM pilot", settings: dict | None = None) -> AnnotatedProject:
+def build_annotated_project(
+    data: bytes, *, name: str = "ReCAM pilot", settings: dict | None = None
+) -> AnnotatedProject:
     project = ProjectFactory(kind="recam", name=name, settings=settings or {})
     items_import(project=project, data=data, filename="Task_1_dev.sample.jsonl")
     batch = batch_create(project=project, name="b1", items_per_unit=5, assignments_per_unit=3)

@@ -1,4 +1,5 @@
 """Test data for the quality tests: awkward text, and many responses made quickly."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,11 @@ def tricky_jsonl() -> bytes:
         record = {
             "article": f'{AWKWARD_START} naïve café — 中文 Â£{n}; "quoted", and a tab\there. Line {n}\r\nmore text.',
             "question": f'"Hello" , said the @placeholder ( № {n} ) .',
-            "option_0": "naïve", "option_1": "x,y", "option_2": '"q"', "option_3": "中文", "option_4": "a;b",
+            "option_0": "naïve",
+            "option_1": "x,y",
+            "option_2": '"q"',
+            "option_3": "中文",
+            "option_4": "a;b",
             "label": n % 5,
         }
         lines.append(json.dumps(record, ensure_ascii=False))
@@ -30,8 +35,12 @@ def tricky_jsonl() -> bytes:
 def complete_answers(label: int) -> dict:
     span = {"text": "The cat sat", "start": 0, "end": 11}
     return {
-        "pre": {"choice": label}, "post": {"choice": label}, "second": {"choice": None},
-        "support_span": span, "relation": {"relation": "summarize"}, "summary_span": span,
+        "pre": {"choice": label},
+        "post": {"choice": label},
+        "second": {"choice": None},
+        "support_span": span,
+        "relation": {"relation": "summarize"},
+        "summary_span": span,
         "difficulty": {"difficulty": "medium"},
     }
 
@@ -53,7 +62,9 @@ def bulk_responses(n: int, *, annotators: int = 3) -> Project:
         Assignment(unit=u, annotator=a, status=Assignment.Status.SUBMITTED) for u in units for a in people
     )
     by_unit: dict[int, list[tuple[int, int]]] = {}
-    for unit_id, item_id, position in UnitItem.objects.filter(unit__batch=batch).values_list("unit_id", "item_id", "position"):
+    for unit_id, item_id, position in UnitItem.objects.filter(unit__batch=batch).values_list(
+        "unit_id", "item_id", "position"
+    ):
         by_unit.setdefault(unit_id, []).append((item_id, position))
     now = timezone.now()
     answers = complete_answers(RECAM_PAYLOAD["label"])

@@ -1,5 +1,6 @@
 """The final-label exports and the quality run's adjudication counts, on GCRC's hand-checked
 item after an adjudicator decided its two disputed fields (one adjudicated, one unresolved)."""
+
 import json
 
 import pytest
@@ -35,9 +36,15 @@ def test_final_rows_say_how_and_who(decided):
     found = {row["field"]: row for row in rows(project, "final")}
     assert len(found) == 16
     assert (found["a_skill"]["how"], found["a_skill"]["value"], found["a_skill"]["decided_by"]) == (
-        "agreed", '"DTL-R"', "")
+        "agreed",
+        '"DTL-R"',
+        "",
+    )
     assert (found["a_error"]["how"], found["a_error"]["value"], found["a_error"]["decided_by"]) == (
-        "adjudicated", '"ITQ"', adjudicator.external_id)
+        "adjudicated",
+        '"ITQ"',
+        adjudicator.external_id,
+    )
     assert found["d_evidence"]["how"] == "unresolved" and found["d_evidence"]["value"] is None
     assert "two supports" in found["d_evidence"]["reason"]
 
@@ -66,8 +73,13 @@ def test_the_quality_run_reports_the_stage(decided):
     project, _adjudicator = decided
     quality_run_create(project=project)
     report = QualityRun.objects.get(project=project).report
-    expected = {"adjudication_tasks_open": 0, "adjudication_tasks_decided": 1, "fields_agreed": 14,
-                "fields_adjudicated": 1, "fields_unresolved": 1}
+    expected = {
+        "adjudication_tasks_open": 0,
+        "adjudication_tasks_decided": 1,
+        "fields_agreed": 14,
+        "fields_adjudicated": 1,
+        "fields_unresolved": 1,
+    }
     assert {key: report["summary"][key] for key in expected} == expected
     assert report["summary_keys"][-6:] == [*expected, "final_vs_reference_items"]
     assert report["summary"]["final_vs_reference_items"] == 0  # its d_evidence is unresolved: not scored

@@ -1,4 +1,5 @@
 """The quality REST API: staff only, runs through the task, exports streamed, schema correct."""
+
 from __future__ import annotations
 
 import csv
@@ -90,7 +91,9 @@ def test_export_streams_csv_and_jsonl(api, annotated):
     response = api.get(url, {"dataset": "raw", "format": "csv"})
     assert response.status_code == 200 and isinstance(response, StreamingHttpResponse)
     assert response["Content-Type"].startswith("text/csv")
-    assert re.fullmatch(r'attachment; filename="recam-pilot-raw-\d{4}-\d{2}-\d{2}\.csv"', response["Content-Disposition"])
+    assert re.fullmatch(
+        r'attachment; filename="recam-pilot-raw-\d{4}-\d{2}-\d{2}\.csv"', response["Content-Disposition"]
+    )
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode(), newline="")))
     assert len(rows) == 60
     response = api.get(url, {"dataset": "items", "format": "jsonl"})
@@ -121,7 +124,11 @@ def test_openapi_schema_describes_the_endpoints():
     assert params["dataset"]["schema"]["enum"][:3] == ["raw", "clean", "items"]
     assert {"kit_gold", "kit_data"} <= set(params["dataset"]["schema"]["enum"])
     assert params["format"]["schema"]["enum"] == ["csv", "tsv", "jsonl"]
-    assert set(export["responses"]["200"]["content"]) == {"text/csv", "text/tab-separated-values", "application/x-ndjson"}
+    assert set(export["responses"]["200"]["content"]) == {
+        "text/csv",
+        "text/tab-separated-values",
+        "application/x-ndjson",
+    }
     score = paths["/api/projects/{project_id}/scores/{scorer}/"]["post"]
     assert set(score["requestBody"]["content"]) == {"multipart/form-data"}
     assert set(score["responses"]) == {"200", "400", "403", "404", "406", "409", "413", "415"}

@@ -1,4 +1,5 @@
 """`manage.py run_quality` and `manage.py export`."""
+
 from __future__ import annotations
 
 import csv
@@ -33,7 +34,10 @@ def test_run_quality_prints_the_outcome(annotated):
 def test_run_quality_settings_and_errors(annotated):
     run("run_quality", str(annotated.project.pk), "--set", "min_accuracy=0.96", "--set", "require_spans=false")
     assert QualityRun.objects.get().parameters == {
-        **AGREEMENT_SETTINGS, "min_accuracy": 0.96, "require_spans": False, "easy_must_be_correct": True,
+        **AGREEMENT_SETTINGS,
+        "min_accuracy": 0.96,
+        "require_spans": False,
+        "easy_must_be_correct": True,
     }
     with pytest.raises(CommandError, match="unknown setting"):
         run("run_quality", str(annotated.project.pk), "--set", "min_acc=0.5")

@@ -1,6 +1,7 @@
 """CoSimLex selection and statistics: a hand-computed case, a synthetic panel with honest, biased
 and random annotators, the paper's Table 1 from the released scores, and what the release tells
 about its own conventions (sample standard deviation, one-sided p, ×10/6). No database."""
+
 from __future__ import annotations
 
 import csv
@@ -22,9 +23,16 @@ S = 10 / 6  # 0-6 -> 0-10
 def row(rid, who, item, rating, words=("lake", "stone"), completed=True):
     pair, context = {11: ("p1", 1), 12: ("p1", 2), 21: ("p2", 1), 22: ("p2", 2)}[item]
     return {
-        "response_id": rid, "annotator_id": who, "item_id": item, "external_id": f"e{item}",
-        "completed": completed, "pair": pair, "context": context,
-        "inspired_word_1": words[0], "inspired_word_2": words[1], "rating": rating,
+        "response_id": rid,
+        "annotator_id": who,
+        "item_id": item,
+        "external_id": f"e{item}",
+        "completed": completed,
+        "pair": pair,
+        "context": context,
+        "inspired_word_1": words[0],
+        "inspired_word_2": words[1],
+        "rating": rating,
     }
 
 
@@ -121,8 +129,18 @@ def test_hand_case_summary(selection):
 
 
 def test_edge_cases_empty_frame_unpaired_item_and_pair_without_kept_ratings():
-    columns = ["response_id", "annotator_id", "item_id", "external_id", "completed", "pair", "context",
-               "inspired_word_1", "inspired_word_2", "rating"]
+    columns = [
+        "response_id",
+        "annotator_id",
+        "item_id",
+        "external_id",
+        "completed",
+        "pair",
+        "context",
+        "inspired_word_1",
+        "inspired_word_2",
+        "rating",
+    ]
     empty = cosimlex.select_ratings(pd.DataFrame(columns=columns))
     assert empty.summary["responses"] == 0 and empty.summary["n_pairs"] == 0 and len(empty.items) == 0
     frame = pd.DataFrame(
@@ -167,11 +185,20 @@ def synthetic_panel(seed: int = 20200) -> tuple[pd.DataFrame, np.ndarray]:
             else:
                 rating = rng.integers(0, 7)
             w1, w2 = words[(a + i) % 5]
-            rows.append({
-                "response_id": len(rows) + 1, "annotator_id": f"{kind}-{a}", "item_id": i,
-                "external_id": f"ctx{i}", "completed": True, "pair": f"p{i // 2}", "context": 1 + i % 2,
-                "inspired_word_1": w1, "inspired_word_2": w2, "rating": int(rating),
-            })
+            rows.append(
+                {
+                    "response_id": len(rows) + 1,
+                    "annotator_id": f"{kind}-{a}",
+                    "item_id": i,
+                    "external_id": f"ctx{i}",
+                    "completed": True,
+                    "pair": f"p{i // 2}",
+                    "context": 1 + i % 2,
+                    "inspired_word_1": w1,
+                    "inspired_word_2": w2,
+                    "rating": int(rating),
+                }
+            )
     return pd.DataFrame(rows), truth
 
 
@@ -235,6 +262,7 @@ def test_synthetic_leave_one_out_flags_the_random_annotators(panel):
 
 
 # --- Table 1 ------------------------------------------------------------------------------------
+
 
 def test_dataset_summary_hand_case():
     pairs = pd.DataFrame(
@@ -329,6 +357,7 @@ def test_the_practice_kit_gold_is_in_the_score_fixtures(lang):
 
 
 # --- conventions of the release -------------------------------------------------------------------
+
 
 @functools.cache
 def _reachable(n: int) -> dict[int, int]:

@@ -1,5 +1,6 @@
 """The CoSimLex page-1 engagement check: gibberish words, identical words, a pair typed again and
 again, and the annotator-level share. No database."""
+
 from __future__ import annotations
 
 import csv

@@ -2,6 +2,7 @@
 reader, one writer): `PINNED` holds the SHA-256 of every dataset x format of the two projects
 of `export_projects`, taken from the exports as they were (on SQLite and PostgreSQL alike).
 A failure shows which files changed; `assert_same_bytes` shows the first differing line."""
+
 from __future__ import annotations
 
 import csv
@@ -143,7 +144,6 @@ def test_every_export_is_byte_identical_to_before(build):
     assert found == expected, json.dumps(found, indent=1)
 
 
-
 def assert_same_bytes(got: bytes, want: bytes) -> None:
     if got == want:
         return
@@ -151,7 +151,6 @@ def assert_same_bytes(got: bytes, want: bytes) -> None:
     for number, (g, w) in enumerate(zip(got_lines, want_lines), start=1):
         assert g == w, f"line {number} differs"
     assert len(got_lines) == len(want_lines), "line counts differ"
-
 
 
 def test_the_projects_are_as_varied_as_claimed():
@@ -170,7 +169,6 @@ def test_the_projects_are_as_varied_as_claimed():
     assert '"He said, ""Hello, world!""\r\nThen:' in raw  # quotes doubled, CR/LF kept inside the cell
     assert response_value_columns(latest_run(cosimlex))  # the clean dataset appends derived values
     assert b"rating_calibrated" in export_bytes(cosimlex, "clean", "tsv").split(b"\n")[0]
-
 
 
 def test_a_derived_value_named_like_an_annotation_column_replaces_it(monkeypatch):

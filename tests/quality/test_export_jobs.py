@@ -1,6 +1,7 @@
 """Export jobs: created -> run inline -> a file under EXPORT_ROOT -> downloaded; progress as it
 goes, a failure recorded, files expired after EXPORT_KEEP_DAYS, the report page lists them, and
 only staff get anything."""
+
 from __future__ import annotations
 
 import csv
@@ -64,8 +65,13 @@ def test_progress_is_recorded_every_n_rows(settings, django_capture_on_commit_ca
     project = bulk_responses(45)
     with CaptureQueriesContext(connection) as queries:
         job = run_job(django_capture_on_commit_callbacks, project=project, dataset="raw", fmt="jsonl")
-    progress = [q["sql"] for q in queries if "quality_exportjob" in q["sql"] and "rows_written" in q["sql"]
-                and q["sql"].lstrip().upper().startswith("UPDATE")]
+    progress = [
+        q["sql"]
+        for q in queries
+        if "quality_exportjob" in q["sql"]
+        and "rows_written" in q["sql"]
+        and q["sql"].lstrip().upper().startswith("UPDATE")
+    ]
     # the start (0), the writer's updates at chunk ends past every 10 rows, and the end (45)
     assert len(progress) >= 3
     assert job.rows_written == job.rows_total == 45 and job.status == "done"
@@ -159,8 +165,9 @@ def test_a_job_of_another_project_is_not_found_under_this_one(staff_client, djan
 
 def test_item_text_adds_what_was_annotated(django_capture_on_commit_callbacks):
     project = bulk_responses(3)
-    job = run_job(django_capture_on_commit_callbacks, project=project, dataset="raw", fmt="csv",
-                  options=Options(item_text=True))
+    job = run_job(
+        django_capture_on_commit_callbacks, project=project, dataset="raw", fmt="csv", options=Options(item_text=True)
+    )
     rows = list(csv.DictReader(io.StringIO(export_job_path(job).read_text(encoding="utf-8"), newline="")))
     assert len(rows) == 3 and rows[0]["article"].startswith("The cat sat") and rows[0]["question"].startswith("Q")
     plain = export_open(project=project, dataset="raw", fmt="csv")

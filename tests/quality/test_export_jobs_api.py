@@ -1,4 +1,5 @@
 """Export jobs in the REST API: create -> status -> download, errors, staff only, and the schema."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """An export job written by a real Celery worker process (broker: CELERY_TEST_BROKER_URL)."""
+
 import os
 
 import pytest
@@ -21,11 +22,13 @@ def test_worker_writes_the_export_file(settings, tmp_path):
 
     settings.EXPORT_ROOT = tmp_path / "exports"
     project = bulk_responses(27)
-    job = ExportJob.objects.create(project=project, dataset="raw", format="csv", file_name="raw.csv",
-                                   options={"spreadsheet_safe": True})
+    job = ExportJob.objects.create(
+        project=project, dataset="raw", format="csv", file_name="raw.csv", options={"spreadsheet_safe": True}
+    )
     ExportJob.objects.filter(pk=job.pk).update(file_path=f"{project.pk}/{job.pk}-raw.csv")
-    with worker_process(extra_env={"EXPORT_ROOT": str(settings.EXPORT_ROOT), "EXPORT_PROGRESS_ROWS": "10"},
-                        log_dir=tmp_path) as worker:
+    with worker_process(
+        extra_env={"EXPORT_ROOT": str(settings.EXPORT_ROOT), "EXPORT_PROGRESS_ROWS": "10"}, log_dir=tmp_path
+    ) as worker:
         result = run_export.apply_async(args=[job.pk], queue=worker.queue).get(timeout=90)
     assert result == {"job": job.pk, "status": "done", "rows": 27}
     job.refresh_from_db()

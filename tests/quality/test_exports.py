@@ -1,5 +1,6 @@
 """Exports: content round-trips through csv/json, awkward text survives, clean = kept, items keep
 the released key order, and the query count does not grow with the number of rows."""
+
 from __future__ import annotations
 
 import csv
@@ -121,7 +122,9 @@ def test_items_released_keys_in_order_with_diagnostics(annotated):
     rows = parse_jsonl(text(project, "items", "jsonl"))
     assert len(rows) == 20
     assert all(list(row) == RELEASED + DIAGNOSTICS for row in rows)
-    results = {r.item.payload["question"]: r.diagnostics for r in ItemResult.objects.filter(run=run).select_related("item")}
+    results = {
+        r.item.payload["question"]: r.diagnostics for r in ItemResult.objects.filter(run=run).select_related("item")
+    }
     for row in rows:
         assert {k: row[k] for k in DIAGNOSTICS} == results[row["question"]]
     header, csv_rows = parse_csv(text(project, "items", "csv"))
@@ -154,8 +157,19 @@ def test_decision_and_annotator_datasets_explain_removals(annotated):
     assert {d["reasons"] for d in decisions if d["keep"]} == {""}
     assert all(d["reasons"] for d in decisions if not d["keep"])
     header, annotators = parse_csv(text(annotated.project, "annotators", "csv"))
-    assert header == ["annotator_id", "annotator", "channel", "keep", "reasons", "n_responses", "n_gold", "accuracy",
-                      "n_items_vs_majority", "agreement_vs_majority", "kappa_vs_majority"]
+    assert header == [
+        "annotator_id",
+        "annotator",
+        "channel",
+        "keep",
+        "reasons",
+        "n_responses",
+        "n_gold",
+        "accuracy",
+        "n_items_vs_majority",
+        "agreement_vs_majority",
+        "kappa_vs_majority",
+    ]
     dropped = [a for a in annotators if a["keep"] == "False"]
     assert len(dropped) == 1 and dropped[0]["reasons"].startswith("accuracy 0.0% on 10 labeled items")
 

@@ -7,6 +7,7 @@ second's), the rest agreed as FIRST: reference evidences [[S1], [S2], [S3], [S3]
 9 predicted and 3 gold, P = 1/3, R = 1, F1 = 0.5; D: 3 common of 7 and 3, P = 3/7, F1 = 0.6;
 mean 0.775. Error reasons over the options that have one (A, C, D): ITQ vs DTL wrong, TEMP, ITA
 right: 2/3. Answer B (the item's own). Score = mean(1, 0.775, 2/3)."""
+
 import pytest
 
 from annotation.adjudication_selectors import adjudication_summary, resolved_finals

@@ -1,6 +1,7 @@
 """Rating-panel statistics (SimLex-999 §3): calibration, pairwise and leave-one-out agreement,
 agreement with the rest. Hand-computed cases, and scipy.stats.spearmanr as the reference.
 No database: quality.stats is pure pandas."""
+
 from __future__ import annotations
 
 import math

@@ -9,6 +9,7 @@ annotator 30              only the unlabeled item -> no accuracy, not judged, ke
 annotator 40              2/3 correct -> 0.667, kept; r403 rated Easy but wrong;
                           r404 incomplete (only the pre-reading page answered)
 """
+
 from __future__ import annotations
 
 import math
@@ -26,10 +27,18 @@ SPAN = "a supporting span"
 def row(rid, aid, item, pre, post, second=None, difficulty="medium", support=SPAN, summary=SPAN, completed=True):
     label = LABELS[item]
     return {
-        "response_id": rid, "annotator_id": aid, "item_id": item, "completed": completed,
-        "pre_choice": pre, "post_choice": post, "second_choice": second,
+        "response_id": rid,
+        "annotator_id": aid,
+        "item_id": item,
+        "completed": completed,
+        "pre_choice": pre,
+        "post_choice": post,
+        "second_choice": second,
         "no_other_answer": None if not completed else second is None,
-        "support_span": support, "summary_span": summary, "difficulty": difficulty, "label": label,
+        "support_span": support,
+        "summary_span": summary,
+        "difficulty": difficulty,
+        "label": label,
         "pre_correct": None if label is None or pre is None else pre == label,
         "post_correct": None if label is None or post is None else post == label,
     }

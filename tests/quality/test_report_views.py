@@ -1,4 +1,5 @@
 """The staff quality report page, its "Run quality now" button, downloads, and the admin."""
+
 from __future__ import annotations
 
 import json

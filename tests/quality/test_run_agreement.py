@@ -1,4 +1,5 @@
 """Agreement, aggregation and the per-annotator agreement rule of a quality run."""
+
 from __future__ import annotations
 
 import krippendorff
@@ -44,7 +45,8 @@ def test_headline_counts_kept_and_dropped_by_reason(annotated):
     assert headline["annotations"] == ResponseDecision.objects.filter(run=run).count()
     assert headline["annotations_kept"] == ResponseDecision.objects.filter(run=run, keep=True).count()
     assert headline["annotators_dropped_by_reason"] == {
-        "accuracy #% on # labeled items is not above the minimum of #%": 1}
+        "accuracy #% on # labeled items is not above the minimum of #%": 1
+    }
     assert headline["annotations_dropped_by_reason"]["annotator dropped"] == 10
 
 
@@ -55,7 +57,10 @@ def test_threshold_drops_an_annotator_below_kappa_with_the_reason(db, recam_dev_
     careless = AnnotatorDecision.objects.get(run=run, annotator=built.annotators["careless"])
     assert not careless.keep
     assert len(careless.reasons) == 1
-    assert careless.reasons[0].startswith("kappa ") and "against the others' majority on post_choice" in careless.reasons[0]
+    assert (
+        careless.reasons[0].startswith("kappa ")
+        and "against the others' majority on post_choice" in careless.reasons[0]
+    )
     assert careless.reasons[0].endswith("is below the minimum of 0.2")
     assert careless.metrics["kappa_vs_majority"] < 0.2
     theirs = ResponseDecision.objects.filter(run=run, response__assignment__annotator=built.annotators["careless"])

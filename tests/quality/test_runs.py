@@ -1,4 +1,5 @@
 """Quality runs on a project annotated through the real services (see conftest.HABITS)."""
+
 from __future__ import annotations
 
 import pytest
@@ -30,12 +31,17 @@ def test_annotator_decisions_and_reasons(annotated):
     assert run.status == QualityRun.Status.DONE and run.finished_at is not None
     by_role = {role: AnnotatorDecision.objects.get(run=run, annotator=a) for role, a in annotated.annotators.items()}
     assert {role: d.keep for role, d in by_role.items()} == {
-        "good_a": True, "good_b": True, "careless": False, "sloppy": True,
+        "good_a": True,
+        "good_b": True,
+        "careless": False,
+        "sloppy": True,
     }
     assert by_role["careless"].reasons == ["accuracy 0.0% on 10 labeled items is not above the minimum of 40%"]
     assert by_role["careless"].metrics.items() >= {"n_responses": 10, "n_gold": 10, "accuracy": 0.0}.items()
     assert by_role["good_b"].metrics.items() >= {"n_responses": 20, "n_gold": 20, "accuracy": 0.95}.items()
-    assert by_role["sloppy"].metrics.items() >= {"n_responses": 10, "n_gold": 9, "accuracy": 1.0}.items()  # one incomplete
+    assert (
+        by_role["sloppy"].metrics.items() >= {"n_responses": 10, "n_gold": 9, "accuracy": 1.0}.items()
+    )  # one incomplete
 
 
 def test_response_decisions_and_reasons(annotated):
@@ -49,11 +55,20 @@ def test_response_decisions_and_reasons(annotated):
     assert len(dropped_b) == 1 and dropped_b[0].reasons == ["rated Easy but answered wrongly"]
     assert dropped_b[0].response.item == item_at(annotated.project, 3, 0)
     sloppy = sorted(decisions_of(run, a["sloppy"]).values(), key=lambda d: d.response_id)
-    assert [d.reasons for d in sloppy] == [["supporting span is empty"]] * 9 + [["incomplete: not every page was answered"]]
+    assert [d.reasons for d in sloppy] == [["supporting span is empty"]] * 9 + [
+        ["incomplete: not every page was answered"]
+    ]
     assert run.report["summary"] == {
-        "responses": 60, "responses_kept": 39, "annotators": 4, "annotators_kept": 3, "min_accuracy": 0.4,
+        "responses": 60,
+        "responses_kept": 39,
+        "annotators": 4,
+        "annotators_kept": 3,
+        "min_accuracy": 0.4,
         "mean_annotator_accuracy": pytest.approx((1.0 + 0.95 + 0.0 + 1.0) / 4),
-        "dropped_incomplete": 1, "dropped_low_accuracy_annotator": 10, "dropped_empty_span": 9, "dropped_easy_wrong": 1,
+        "dropped_incomplete": 1,
+        "dropped_low_accuracy_annotator": 10,
+        "dropped_empty_span": 9,
+        "dropped_easy_wrong": 1,
     }
 
 
@@ -61,11 +76,21 @@ def test_item_results(annotated):
     run = quality_run_create(project=annotated.project)
     assert ItemResult.objects.filter(run=run).count() == 20
     first = item_at(annotated.project, 0, 0)  # good_a (Easy), good_b, careless (dropped)
-    assert ItemResult.objects.get(run=run, item=first).diagnostics.items() >= {
-        "n_annotations": 3, "n_kept": 2, "post_accuracy": 1.0, "pre_accuracy": 1.0, "second_answer_share": 0.0,
-        "difficulty_easy": 1, "difficulty_medium": 1, "difficulty_difficult": 0,
-        "majority_choice": first.payload["label"], "majority_share": 1.0,
-    }.items()
+    assert (
+        ItemResult.objects.get(run=run, item=first).diagnostics.items()
+        >= {
+            "n_annotations": 3,
+            "n_kept": 2,
+            "post_accuracy": 1.0,
+            "pre_accuracy": 1.0,
+            "second_answer_share": 0.0,
+            "difficulty_easy": 1,
+            "difficulty_medium": 1,
+            "difficulty_difficult": 0,
+            "majority_choice": first.payload["label"],
+            "majority_share": 1.0,
+        }.items()
+    )
     hard = item_at(annotated.project, 3, 0)  # good_a kept; good_b Easy-but-wrong and sloppy (no span) dropped
     diagnostics = ItemResult.objects.get(run=run, item=hard).diagnostics
     assert (diagnostics["n_annotations"], diagnostics["n_kept"], diagnostics["difficulty_easy"]) == (3, 1, 1)

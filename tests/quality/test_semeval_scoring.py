@@ -1,5 +1,6 @@
 """The SemEval-2020 Task 3 scorer against the practice-kit gold files, hand computations with numpy,
 and the kit-format errors. No database."""
+
 from __future__ import annotations
 
 import io

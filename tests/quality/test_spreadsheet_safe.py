@@ -1,6 +1,7 @@
 """Issue 20: CSV/TSV cells that a spreadsheet would run as a formula are prefixed with ' when the
 researcher asks for it (admin, API, command); the default stays exact, and each export says
 which one it is."""
+
 from __future__ import annotations
 
 import csv
@@ -19,8 +20,16 @@ from tests.factories import RECAM_PAYLOAD, ProjectFactory
 
 pytestmark = pytest.mark.django_db
 
-CRAFTED = ['=HYPERLINK("http://evil.example","click") @placeholder', "+1+2 @placeholder", "-2+3 @placeholder",
-           "@SUM(A1) @placeholder", "\t=1 @placeholder", "\r=1 @placeholder", "plain @placeholder", "a=b @placeholder"]
+CRAFTED = [
+    '=HYPERLINK("http://evil.example","click") @placeholder',
+    "+1+2 @placeholder",
+    "-2+3 @placeholder",
+    "@SUM(A1) @placeholder",
+    "\t=1 @placeholder",
+    "\r=1 @placeholder",
+    "plain @placeholder",
+    "a=b @placeholder",
+]
 
 
 @pytest.fixture
@@ -81,13 +90,24 @@ def test_admin_download_api_and_command_take_the_option(crafted, staff_client, s
     assert questions(b"".join(safe.streaming_content), "csv")[0].startswith("'=HYPERLINK")
     api = APIClient()
     api.force_authenticate(staff)
-    answer = api.get(reverse("api-project-export", args=[crafted.pk]),
-                     {"dataset": "items", "format": "tsv", "spreadsheet_safe": "true"})
+    answer = api.get(
+        reverse("api-project-export", args=[crafted.pk]),
+        {"dataset": "items", "format": "tsv", "spreadsheet_safe": "true"},
+    )
     assert answer["X-Export-Cells"] == "spreadsheet-safe"
     assert questions(b"".join(answer.streaming_content), "tsv")[1] == "'+1+2 @placeholder"
     target = tmp_path / "items.csv"
     err = io.StringIO()
-    call_command("export", str(crafted.pk), "--dataset", "items", "--spreadsheet-safe", "-o", str(target),
-                 stdout=io.StringIO(), stderr=err)
+    call_command(
+        "export",
+        str(crafted.pk),
+        "--dataset",
+        "items",
+        "--spreadsheet-safe",
+        "-o",
+        str(target),
+        stdout=io.StringIO(),
+        stderr=err,
+    )
     assert "cells: spreadsheet-safe" in err.getvalue()
     assert questions(target.read_bytes(), "csv")[3] == "'@SUM(A1) @placeholder"

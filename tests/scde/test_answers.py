@@ -1,4 +1,5 @@
 """The server-side check of an annotator's SCDE answers, on a made-up passage."""
+
 from __future__ import annotations
 
 import pytest

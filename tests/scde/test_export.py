@@ -1,4 +1,5 @@
 """SCDE answers written back in the released format's terms."""
+
 from __future__ import annotations
 
 import json

@@ -4,6 +4,7 @@ the released-format rows, on made_up.dev.json and cases computed by hand.
 P1 (madeup-dev-1) gold {1:0, 2:1, 3:3, 4:4, 5:6}, distractors {2, 5};
 P2 (madeup-dev-2) gold {1:1, 2:2, 3:4}, distractors {0, 3}.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,11 @@ def answered(payload: dict, picks: list, **kwargs) -> dict:
 def test_a_full_answer_is_stored_with_string_keys_and_visible_seconds():
     f = form(P1, post([0, 1, 2, 5, 6]))
     assert f.is_valid(), f.errors
-    assert f.answer() == {"choices": {"1": 0, "2": 1, "3": 2, "4": 5, "5": 6}, "difficulty": "Hard",
-                          "visible_seconds": 90.5}
+    assert f.answer() == {
+        "choices": {"1": 0, "2": 1, "3": 2, "4": 5, "5": 6},
+        "difficulty": "Hard",
+        "visible_seconds": 90.5,
+    }
     silent = form(P1, post([0, 1, 2, 5, 6], visible_ms=None))
     assert silent.is_valid() and silent.answer()["visible_seconds"] is None
 
@@ -65,8 +69,17 @@ def test_the_server_refuses_an_empty_blank_and_a_missing_difficulty():
     assert "difficulty" in f.errors
 
 
-@pytest.mark.parametrize("bad", [{"blank_1": "9"}, {"blank_1": "x"}, {"visible_ms": "-5"}, {"visible_ms": "abc"},
-                                 {"visible_ms": str(8 * 24 * 3600 * 1000)}, {"difficulty": "Trivial"}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"blank_1": "9"},
+        {"blank_1": "x"},
+        {"visible_ms": "-5"},
+        {"visible_ms": "abc"},
+        {"visible_ms": str(8 * 24 * 3600 * 1000)},
+        {"difficulty": "Trivial"},
+    ],
+)
 def test_values_the_page_cannot_send_are_refused(bad):
     f = form(P2, {**post([1, 2, 4]), **bad})
     assert not f.is_valid()
@@ -84,8 +97,14 @@ def test_page_context_numbers_the_blanks_in_place_and_letters_the_candidates():
 def test_columns_against_hand_computed_scores():
     # P1 answered 0 1 2 5 6: blanks 1, 2, 5 right (3/5), candidates 2 and 5 are distractors
     row = KIND.annotation_row(P1, answered(P1, [0, 1, 2, 5, 6]))
-    assert row == {"ba": 0.6, "pa": False, "de": 2, "visible_seconds": 90.5, "difficulty": "Hard",
-                   "answer_sequence": "[[1, 0], [2, 1], [3, 2], [4, 5], [5, 6]]"}
+    assert row == {
+        "ba": 0.6,
+        "pa": False,
+        "de": 2,
+        "visible_seconds": 90.5,
+        "difficulty": "Hard",
+        "answer_sequence": "[[1, 0], [2, 1], [3, 2], [4, 5], [5, 6]]",
+    }
     # P2 answered with its gold: all right, no distractor
     row = KIND.annotation_row(P2, answered(P2, [1, 2, 4], difficulty="VeryEasy"))
     assert (row["ba"], row["pa"], row["de"]) == (1.0, True, 0)
@@ -99,8 +118,9 @@ def test_columns_against_hand_computed_scores():
 
 
 def test_passage_seconds_prefers_the_visible_time_capped_by_the_servers():
-    frame = pd.DataFrame({"seconds": [100.0, 100.0, 80.0, None, None],
-                          "visible_seconds": [60.0, 130.0, None, 40.0, None]})
+    frame = pd.DataFrame(
+        {"seconds": [100.0, 100.0, 80.0, None, None], "visible_seconds": [60.0, 130.0, None, 40.0, None]}
+    )
     got = passage_seconds(frame).tolist()
     assert got[:4] == [60.0, 100.0, 80.0, 40.0] and math.isnan(got[4])
 
@@ -110,19 +130,33 @@ CASE = [  # response, worker, passage, picks, server s, visible s, difficulty, c
     (2, "w1", P2, [1, 2, 4], 500.0, None, "VeryEasy", True),
     (3, "w2", P1, [0, 1, 2, 5, 6], 700.0, 650.0, "Hard", True),
     (4, "w2", P2, [1, 2, 3], 650.0, 640.0, "Moderate", True),
-    (5, "w3", P1, [2, 5, 0, 1, 3], 30.0, 25.0, "VeryHard", True),   # too fast and wrong
-    (6, "w4", P2, [1, 2, 4], 400.0, 45.0, "Easy", True),            # visible only 45 s: too fast
-    (7, "w1", UNLABELED, None, None, None, None, False),           # never submitted
+    (5, "w3", P1, [2, 5, 0, 1, 3], 30.0, 25.0, "VeryHard", True),  # too fast and wrong
+    (6, "w4", P2, [1, 2, 4], 400.0, 45.0, "Easy", True),  # visible only 45 s: too fast
+    (7, "w1", UNLABELED, None, None, None, None, False),  # never submitted
 ]
 
 
 def case_frame() -> pd.DataFrame:
     rows = []
     for rid, worker, payload, picks, server, visible, difficulty, completed in CASE:
-        answers = answered(payload, picks, difficulty=difficulty,
-                           visible_ms=None if visible is None else str(int(visible * 1000))) if picks else {}
-        rows.append({"response_id": rid, "item_id": payload["eid"], "annotator_id": worker, "annotator": worker.upper(),
-                     "completed": completed, "seconds": server, **KIND.annotation_row(payload, answers)})
+        answers = (
+            answered(
+                payload, picks, difficulty=difficulty, visible_ms=None if visible is None else str(int(visible * 1000))
+            )
+            if picks
+            else {}
+        )
+        rows.append(
+            {
+                "response_id": rid,
+                "item_id": payload["eid"],
+                "annotator_id": worker,
+                "annotator": worker.upper(),
+                "completed": completed,
+                "seconds": server,
+                **KIND.annotation_row(payload, answers),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -131,8 +165,10 @@ def test_quality_drops_fast_and_inaccurate_workers_and_unsubmitted_passages_with
     kept = outcome.responses["keep"].to_dict()
     assert kept == {1: True, 2: True, 3: True, 4: True, 5: False, 6: False, 7: False}
     reasons = outcome.responses["reasons"].to_dict()
-    assert reasons[5] == ["worker dropped: median time per passage 25 s is below the minimum of 62.4 s",
-                          "worker dropped: blank accuracy 0.0% on 1 passage with gold is below the minimum of 50%"]
+    assert reasons[5] == [
+        "worker dropped: median time per passage 25 s is below the minimum of 62.4 s",
+        "worker dropped: blank accuracy 0.0% on 1 passage with gold is below the minimum of 50%",
+    ]
     assert reasons[6] == ["worker dropped: median time per passage 45 s is below the minimum of 62.4 s"]
     assert reasons[7] == ["incomplete: the passage was never submitted"]
     assert outcome.responses["passage_seconds"].tolist()[:6] == [600.0, 500.0, 650.0, 640.0, 25.0, 45.0]
@@ -162,8 +198,10 @@ def test_items_and_exports_in_the_released_format():
     p1 = items.loc["madeup-dev-1"]
     # P1 kept: w1 5/5, w2 3/5 -> BA 0.8, PA 0.5, DE 1; 3 responses, 2 kept
     assert (p1["n_responses"], p1["n_kept"], p1["ba"], p1["pa"], p1["de"]) == (3, 2, 0.8, 0.5, 1.0)
-    assert p1["worker_answers"] == [{"annotator": "W1", "answer_sequence": [[1, 0], [2, 1], [3, 3], [4, 4], [5, 6]]},
-                                    {"annotator": "W2", "answer_sequence": [[1, 0], [2, 1], [3, 2], [4, 5], [5, 6]]}]
+    assert p1["worker_answers"] == [
+        {"annotator": "W1", "answer_sequence": [[1, 0], [2, 1], [3, 3], [4, 4], [5, 6]]},
+        {"annotator": "W2", "answer_sequence": [[1, 0], [2, 1], [3, 2], [4, 5], [5, 6]]},
+    ]
     diagnostics = json.loads(json.dumps({k: (v.item() if isinstance(v, np.generic) else v) for k, v in p1.items()}))
     exported = KIND.export_item(P1, diagnostics)
     released = json.loads(data_file("scde", "made_up.dev.json").read_text(encoding="utf-8"))[0]

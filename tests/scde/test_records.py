@@ -1,4 +1,5 @@
 """Importing SCDE's released format: made-up passages (tests/fixtures/scde), good and bad files."""
+
 from __future__ import annotations
 
 import json
@@ -70,10 +71,18 @@ BAD = [
     ("marker_missing.json", "passage", "blank marker <3> is missing from the passage"),
     ("marker_inside_sentence.json", "passage", "element 5 holds it inside other text"),
     ("marker_twice.json", "passage", "<2> appears twice (elements 4 and 7)"),
-    ("blanks_not_numbered_from_1.json", "passage", "<1> is missing from the passage; blanks are numbered 1 to n without gaps (found <2>, <3>, <4>)"),
+    (
+        "blanks_not_numbered_from_1.json",
+        "passage",
+        "<1> is missing from the passage; blanks are numbered 1 to n without gaps (found <2>, <3>, <4>)",
+    ),
     ("blank_count_disagrees.json", "number_of_blanks", "is 2 but there are 3 blank markers"),
     ("candidate_count_disagrees.json", "candidate_length", "is 7 but there are 5 candidates"),
-    ("answer_outside_candidates.json", "answer_sequence", "points to candidate 5, outside the 5 candidates (ids 0 to 4)"),
+    (
+        "answer_outside_candidates.json",
+        "answer_sequence",
+        "points to candidate 5, outside the 5 candidates (ids 0 to 4)",
+    ),
     ("same_answer_twice.json", "answer_sequence", "blanks 1 and 3 have the same answer, candidate 2"),
     ("answer_for_missing_blank.json", "answer_sequence", "answers blank 4, but the passage has no blank marker <4>"),
     ("blank_answered_twice.json", "answer_sequence", "blank 2 is answered twice"),
@@ -123,4 +132,3 @@ def test_empty_answer_sequence_is_refused_not_read_as_unlabeled():
     records[2]["answer_sequence"] = []
     with pytest.raises(PassageProblem, match="answers 0 of 3 blanks"):
         parse_records(json.dumps(records))
-

@@ -2,6 +2,7 @@
 field), the annotator page through the test client (the server refuses reuse and empty blanks,
 stores the choices, the difficulty and both times), then a quality run and the exports.
 Runs on SQLite and, with DATABASE_URL, on PostgreSQL."""
+
 from __future__ import annotations
 
 import csv
@@ -56,14 +57,17 @@ def test_good_files_import_labeled_and_unlabeled_passages():
     assert "gold" not in items["101"] and items["101"]["eid"] == 101
 
 
-@pytest.mark.parametrize(("name", "field"), [
-    ("marker_missing.json", "passage"),
-    ("marker_twice.json", "passage"),
-    ("answer_outside_candidates.json", "answer_sequence"),
-    ("same_answer_twice.json", "answer_sequence"),
-    ("candidate_count_disagrees.json", "candidate_length"),
-    ("blank_count_disagrees.json", "number_of_blanks"),
-])
+@pytest.mark.parametrize(
+    ("name", "field"),
+    [
+        ("marker_missing.json", "passage"),
+        ("marker_twice.json", "passage"),
+        ("answer_outside_candidates.json", "answer_sequence"),
+        ("same_answer_twice.json", "answer_sequence"),
+        ("candidate_count_disagrees.json", "candidate_length"),
+        ("blank_count_disagrees.json", "number_of_blanks"),
+    ],
+)
 def test_a_bad_passage_imports_nothing_and_is_named_with_its_field(name, field):
     project = scde_project()
     import_file(project, "made_up.test.json")
@@ -80,8 +84,12 @@ def invite_to(project):
 
 
 def page_post(fields: dict, picks: list, **extra) -> dict:
-    return {**fields, **{f"blank_{n}": "" if p is None else str(p) for n, p in enumerate(picks, 1)},
-            "difficulty": "Moderate", **extra}
+    return {
+        **fields,
+        **{f"blank_{n}": "" if p is None else str(p) for n, p in enumerate(picks, 1)},
+        "difficulty": "Moderate",
+        **extra,
+    }
 
 
 def shown_before(response_id: int, seconds: float) -> str:
@@ -112,7 +120,7 @@ def test_the_page_shows_numbered_blanks_and_the_server_refuses_reuse_and_empty_b
     response = Response.objects.select_related("item").get(pk=fields["response"])
     blanks = response.item.payload["blanks"]
     assert html.count('<select name="blank_') == len(blanks) and "surveys/scde.js" in html
-    assert 'data-candidate="0"' in html and "<strong class=\"letter\">A.</strong>" in html
+    assert 'data-candidate="0"' in html and '<strong class="letter">A.</strong>' in html
     assert html.count('name="difficulty"') == 5
 
     reused = client.post(url, page_post(fields, [0, 0] + [None] * (len(blanks) - 2)))
@@ -183,10 +191,13 @@ def read_csv(export) -> list[dict]:
     return list(csv.DictReader(io.StringIO(b"".join(export.chunks).decode())))
 
 
-@pytest.mark.parametrize(("language", "title", "refusal"), [
-    ("hr", "Popunite praznine", "Rečenica A već je upotrijebljena za prazninu 1"),
-    ("zh-hans", "填空", "句子 A 已用于第 1 空"),
-])
+@pytest.mark.parametrize(
+    ("language", "title", "refusal"),
+    [
+        ("hr", "Popunite praznine", "Rečenica A već je upotrijebljena za prazninu 1"),
+        ("zh-hans", "填空", "句子 A 已用于第 1 空"),
+    ],
+)
 def test_the_page_and_its_refusals_are_in_the_projects_language(client, language, title, refusal):
     project = scde_project(language=language)
     import_file(project, "made_up.dev.json")

@@ -15,6 +15,7 @@ w3      P1       2 5 0 1 3                 0/5    2    30      VeryHard
 w3      P2       0 3 (empty)               0/3    2    40      Hard
 w4      P3       -                         -      -    45      Moderate
 """
+
 from __future__ import annotations
 
 import itertools
@@ -46,9 +47,18 @@ def frame() -> pd.DataFrame:
         gold = GOLD[passage]
         choices = {str(blank): pick for blank, pick in enumerate(picks, start=1)}
         score = scde.score_passage(gold, choices).row() if gold else {"ba": None, "pa": None, "de": None}
-        rows.append({"response_id": number, "annotator_id": worker, "item_id": passage,
-                     "ba": score["ba"], "pa": score["pa"], "de": score["de"],
-                     "seconds": seconds, "difficulty": difficulty})
+        rows.append(
+            {
+                "response_id": number,
+                "annotator_id": worker,
+                "item_id": passage,
+                "ba": score["ba"],
+                "pa": score["pa"],
+                "de": score["de"],
+                "seconds": seconds,
+                "difficulty": difficulty,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -67,8 +77,14 @@ def test_uniform_model_matches_the_papers_table_9():
     """Every way to fill 5 blanks from 7 candidates (2 distractors), each used once, equally
     likely: the paper's uniform model. Its DE is 5 * 2/7 = 1.429 (Table 9), BA 1/7, PA 1/2520."""
     rows = [
-        {"response_id": n, "annotator_id": "uniform", "item_id": "P1", "seconds": None, "difficulty": None,
-         **scde.score_passage(P1, dict(zip(range(1, 6), picks))).row()}
+        {
+            "response_id": n,
+            "annotator_id": "uniform",
+            "item_id": "P1",
+            "seconds": None,
+            "difficulty": None,
+            **scde.score_passage(P1, dict(zip(range(1, 6), picks))).row(),
+        }
         for n, picks in enumerate(itertools.permutations(range(7), 5))
     ]
     summary = scde.summarize(pd.DataFrame(rows))
@@ -151,10 +167,18 @@ def test_select_workers_with_the_default_rules():
     assert workers.loc["w4", "reasons"] == ["median time per passage 45 s is below the minimum of 62.4 s"]
     responses = selection.responses
     assert responses["keep"].tolist() == [True, True, False, False, False, False, False, False]
-    assert responses.loc[8, "reasons"] == ["worker dropped: median time per passage 45 s is below the minimum of 62.4 s"]
+    assert responses.loc[8, "reasons"] == [
+        "worker dropped: median time per passage 45 s is below the minimum of 62.4 s"
+    ]
     assert selection.summary == {
-        "responses": 8, "responses_kept": 2, "workers": 4, "workers_kept": 1,
-        "min_seconds": 62.4, "min_ba": 0.5, "dropped_too_fast": 2, "dropped_low_ba": 2,
+        "responses": 8,
+        "responses_kept": 2,
+        "workers": 4,
+        "workers_kept": 1,
+        "min_seconds": 62.4,
+        "min_ba": 0.5,
+        "dropped_too_fast": 2,
+        "dropped_low_ba": 2,
     }
 
 

@@ -1,5 +1,6 @@
 """A project with something behind every URL: items, a batch with an invite link, a finished
 quality run with its plots, a finished export job; and researchers of three kinds."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -34,8 +35,15 @@ def world(db, settings, tmp_path, recam_dev_bytes, django_capture_on_commit_call
     with django_capture_on_commit_callbacks(execute=True):
         job = export_job_create(project=project, dataset="raw", fmt="csv")
     batch = project.batches.get()
-    return World(project=project, item=project.items.first(), batch=batch, invite=batch.invites.get(),
-                 run=run, plot=RunPlot.objects.filter(run=run).first(), job=job)
+    return World(
+        project=project,
+        item=project.items.first(),
+        batch=batch,
+        invite=batch.invites.get(),
+        run=run,
+        plot=RunPlot.objects.filter(run=run).first(),
+        job=job,
+    )
 
 
 def staff_with(*codenames: str, apps: tuple[str, ...] = ("annotation", "quality"), teams=()):
@@ -43,8 +51,9 @@ def staff_with(*codenames: str, apps: tuple[str, ...] = ("annotation", "quality"
     one; "" = all of them), a member of `teams`."""
     user = UserFactory(is_staff=True)
     perms = Permission.objects.filter(content_type__app_label__in=apps)
-    chosen = [p for p in perms if any(p.codename == c or (c.endswith("_") and p.codename.startswith(c))
-                                      for c in codenames)]
+    chosen = [
+        p for p in perms if any(p.codename == c or (c.endswith("_") and p.codename.startswith(c)) for c in codenames)
+    ]
     user.user_permissions.set(chosen)
     user.teams.set(teams)
     return user

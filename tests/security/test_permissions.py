@@ -2,6 +2,7 @@
 (read from the OpenAPI schema, so a new endpoint is walked without touching this file) and every
 quality URL (read from quality.urls) as a staff user without permissions, with view permissions
 only, and as a superuser."""
+
 from __future__ import annotations
 
 import re
@@ -29,14 +30,22 @@ QUALITY_READS = {"report", "plot", "run_status", "report_download", "export", "e
 def api_operations() -> list[tuple[str, str, str, list[str]]]:
     """(method, path template, operationId, query parameter names) of every documented operation."""
     schema = SchemaGenerator().get_schema(request=None, public=True)
-    return [(method.upper(), path, op["operationId"], [p["name"] for p in op.get("parameters", []) if p["in"] == "query"])
-            for path, ops in schema["paths"].items() for method, op in ops.items()]
+    return [
+        (method.upper(), path, op["operationId"], [p["name"] for p in op.get("parameters", []) if p["in"] == "query"])
+        for path, ops in schema["paths"].items()
+        for method, op in ops.items()
+    ]
 
 
 def api_url(world: World, path: str, query: list[str]) -> str:
     """The template filled with ids of real objects; a resource this does not know fails loudly."""
-    by_resource = {"projects": world.project.pk, "items": world.item.pk, "batches": world.batch.pk,
-                   "quality-runs": world.run.pk, "exports": world.job.pk}
+    by_resource = {
+        "projects": world.project.pk,
+        "items": world.item.pk,
+        "batches": world.batch.pk,
+        "quality-runs": world.run.pk,
+        "exports": world.job.pk,
+    }
     resource = path.split("/")[2]
 
     def fill(match: re.Match) -> str:
@@ -99,8 +108,14 @@ def test_annotator_endpoints_keep_working_with_the_key(world):
 
 def quality_pages(world: World) -> dict[str, str]:
     """Every named quality URL, reversed with real objects; a new one without kwargs here fails."""
-    values = {"project_id": world.project.pk, "run_id": world.run.pk, "name": world.plot.name,
-              "dataset": "raw", "fmt": "csv", "job_id": world.job.pk}
+    values = {
+        "project_id": world.project.pk,
+        "run_id": world.run.pk,
+        "name": world.plot.name,
+        "dataset": "raw",
+        "fmt": "csv",
+        "job_id": world.job.pk,
+    }
     pages = {}
     for pattern in quality_urls.urlpatterns:
         names = re.findall(r"<(?:\w+:)?(\w+)>", str(pattern.pattern))
@@ -111,8 +126,11 @@ def quality_pages(world: World) -> dict[str, str]:
 
 def test_staff_without_permissions_gets_403_from_every_quality_url(world, no_perms, client):
     client.force_login(no_perms)
-    answers = {(method, name): getattr(client, method)(url).status_code
-               for name, url in quality_pages(world).items() for method in ("get", "post")}
+    answers = {
+        (method, name): getattr(client, method)(url).status_code
+        for name, url in quality_pages(world).items()
+        for method in ("get", "post")
+    }
     assert {key: code for key, code in answers.items() if code != 403} == {}
 
 
@@ -127,8 +145,9 @@ def test_quality_view_permission_reads_and_starts_nothing(world, viewer, client)
 def test_quality_add_permissions_start_runs_and_exports(world, client):
     from tests.security.conftest import staff_with
 
-    client.force_login(staff_with("view_qualityrun", "add_qualityrun", "view_exportjob", "add_exportjob",
-                                  teams=[world.project.team]))
+    client.force_login(
+        staff_with("view_qualityrun", "add_qualityrun", "view_exportjob", "add_exportjob", teams=[world.project.team])
+    )
     pages = quality_pages(world)
     assert client.post(pages["run"]).status_code == 302
     assert client.post(pages["export-start"], {"dataset": "raw", "format": "csv"}).status_code == 302

@@ -274,7 +274,10 @@ def test_every_api_operation_on_team_a_is_404_or_empty_for_team_b(teams):
                 r.get("project", r["id"] if path == "/api/projects/" else None) == a_project for r in rows
             ):
                 wrong[(method, path)] = body[:200]
-        elif response.status_code not in (400, 404):  # creating under team A's project (its id answers as one nobody has) or team
+        elif response.status_code not in (
+            400,
+            404,
+        ):  # creating under team A's project (its id answers as one nobody has) or team
             wrong[(method, path)] = response.status_code
     assert wrong == {}
     assert row_counts() == before

@@ -1,6 +1,7 @@
 """The adjudicator's page: only the disputed fields, both annotations side by side, Chinese for
 a zh-hans project; a decision posted twice (reload, back button) is stored once. And a ReCAM
 project adjudicates the same way, its annotators walking the ordinary pages."""
+
 import re
 
 import pytest
@@ -41,8 +42,12 @@ def test_a_decision_is_saved_once_and_the_page_moves_on(client, django_capture_o
     _project, batch = gcrc_batch()
     two_annotations(batch, django_capture_on_commit_callbacks)
     url = adjudicator_url(client, batch)
-    posted = {"task": task_id(client.get(url).content.decode()), "choice_a_error": "second",
-              "choice_d_evidence": "own", "own_d_evidence": "2，3"}
+    posted = {
+        "task": task_id(client.get(url).content.decode()),
+        "choice_a_error": "second",
+        "choice_d_evidence": "own",
+        "own_d_evidence": "2，3",
+    }
     for _twice in range(2):
         assert client.post(url, posted).status_code == 302
     assert AdjudicationTask.objects.get().answers == {"a_error": "ITQ", "d_evidence": [1, 2]}
@@ -55,8 +60,12 @@ def test_a_value_that_is_not_one_is_shown_again(client, django_capture_on_commit
     _project, batch = gcrc_batch()
     two_annotations(batch, django_capture_on_commit_callbacks)
     url = adjudicator_url(client, batch)
-    posted = {"task": task_id(client.get(url).content.decode()), "choice_a_error": "first",
-              "choice_d_evidence": "own", "own_d_evidence": "99"}
+    posted = {
+        "task": task_id(client.get(url).content.decode()),
+        "choice_a_error": "first",
+        "choice_d_evidence": "own",
+        "own_d_evidence": "99",
+    }
     page = client.post(url, posted)
     assert page.status_code == 400 and "这不是该字段的有效值" in page.content.decode()
     assert AdjudicationTask.objects.get().status == "open"
@@ -82,14 +91,16 @@ def test_recam_adjudicates_the_same_way(django_capture_on_commit_callbacks):
         walk_recam(join(Client(), invite), Client(), {})
     first, second = Client(), Client()
     with django_capture_on_commit_callbacks(execute=True):
-        walk_recam(join(second, invite), second, {"relation": {"relation": "paraphrase"},
-                                                  "difficulty": {"difficulty": "difficult"}})
+        walk_recam(
+            join(second, invite),
+            second,
+            {"relation": {"relation": "paraphrase"}, "difficulty": {"difficulty": "difficult"}},
+        )
     task = AdjudicationTask.objects.get()
     assert task.fields_in_dispute == ["relation", "difficulty"]
     assert set(FinalLabel.objects.values_list("field", flat=True)) == {"post_choice", "pre_choice", "second_choice"}
     url = adjudicator_url(first, batch)
-    posted = {"task": str(task.pk), "choice_relation": "first", "choice_difficulty": "own",
-              "own_difficulty": "easy"}
+    posted = {"task": str(task.pk), "choice_relation": "first", "choice_difficulty": "own", "own_difficulty": "easy"}
     assert first.post(url, posted).status_code == 302
     final = {label.field: (label.how, label.value) for label in FinalLabel.objects.exclude(how="agreed")}
     assert final == {"relation": ("adjudicated", "summarize"), "difficulty": ("unresolved", None)}

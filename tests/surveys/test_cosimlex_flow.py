@@ -1,5 +1,6 @@
 """The CoSimLex pages through Django's test client: page 1 does not leak the pair, page 2
 bolds the inflected forms, page 1 is locked once page 2 opens, and text stays exact."""
+
 import re
 
 import pytest
@@ -20,7 +21,9 @@ pytestmark = pytest.mark.django_db
 def make_invite(lang: str = "en", *, items_per_unit: int = 2, assignments_per_unit: int = 2):
     project = ProjectFactory(kind="cosimlex", language=lang)
     items_import(project=project, data=data_file("cosimlex", f"cosimlex_{lang}.sample.csv").read_bytes())
-    batch = batch_create(project=project, name="b", items_per_unit=items_per_unit, assignments_per_unit=assignments_per_unit)
+    batch = batch_create(
+        project=project, name="b", items_per_unit=items_per_unit, assignments_per_unit=assignments_per_unit
+    )
     return invite_link_create(batch=batch)
 
 
@@ -41,8 +44,12 @@ def test_page_one_shows_the_context_unmarked_and_never_names_the_pair(client, la
     assert escape(plain_context(context)) in html  # shown exactly, every script intact
     assert "<strong" not in html and "<b>" not in html and 'class="target"' not in html
     rest = strip_context_and_instructions(html, context).lower()
-    for word in {payload["word1"], payload["word2"], payload[f"word1_context{payload['context']}"],
-                 payload[f"word2_context{payload['context']}"]}:
+    for word in {
+        payload["word1"],
+        payload["word2"],
+        payload[f"word1_context{payload['context']}"],
+        payload[f"word2_context{payload['context']}"],
+    }:
         assert not re.search(rf"(?<!\w){re.escape(word.lower())}(?!\w)", rest), word
     assert payload["pair"].lower() not in html.lower()
     for value in payload["reference"].values():  # reference scores are never shown

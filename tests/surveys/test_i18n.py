@@ -7,6 +7,7 @@ Regenerate the catalogues with
         --ignore=tests --ignore=bench --ignore=templates/admin --ignore=templates/quality --no-obsolete
 and compile them with `.venv/bin/python manage.py compilemessages --ignore=.venv`.
 """
+
 from __future__ import annotations
 
 import gettext
@@ -122,7 +123,9 @@ def expected_mo_catalog(entries: list[PoEntry]) -> dict:
     catalog: dict = {}
     for e in entries:
         if e.msgid == "" and e.msgctxt is None:  # msgfmt leaves the POT-Creation-Date out of the header
-            catalog[""] = "".join(line for line in e.msgstr[0].splitlines(True) if not line.startswith("POT-Creation-Date:"))
+            catalog[""] = "".join(
+                line for line in e.msgstr[0].splitlines(True) if not line.startswith("POT-Creation-Date:")
+            )
             continue
         key = e.msgid if e.msgctxt is None else f"{e.msgctxt}\x04{e.msgid}"
         if e.msgid_plural is None:
@@ -287,7 +290,7 @@ def test_closed_invitation_message_is_translated(client, recam_dev_bytes):
     assert closed.status_code == 410 and "To povabilo je zaprto." in closed.content.decode()
 
 
-SAMPLE_PO = r'''# a comment
+SAMPLE_PO = r"""# a comment
 msgid ""
 msgstr ""
 "Content-Type: text/plain; charset=UTF-8\n"
@@ -312,7 +315,7 @@ msgstr "Spremi \"i\"\tnastavi"
 
 #~ msgid "Gone"
 #~ msgstr "Nema"
-'''
+"""
 
 
 def test_the_po_reader_reads_plurals_contexts_flags_and_continuations(tmp_path):
@@ -322,7 +325,15 @@ def test_the_po_reader_reads_plurals_contexts_flags_and_continuations(tmp_path):
     assert header.msgid == "" and "nplurals=3; plural=n%10==1" in header.msgstr[0] and "n%10<=4" in header.msgstr[0]
     assert (plural.msgid, plural.msgid_plural, plural.flags) == ("%(n)s item", "%(n)s items", {"python-format"})
     assert plural.msgstr == {0: "%(n)s primjer", 1: "%(n)s primjera", 2: "%(n)s primjera"}
-    assert (button.msgctxt, button.msgid, button.msgstr, button.flags) == ("button", 'Save "and" continue', {0: 'Spremi "i"\tnastavi'}, {"fuzzy"})
+    assert (button.msgctxt, button.msgid, button.msgstr, button.flags) == (
+        "button",
+        'Save "and" continue',
+        {0: 'Spremi "i"\tnastavi'},
+        {"fuzzy"},
+    )
     catalog = expected_mo_catalog([header, plural, button])
-    assert catalog[("%(n)s item", 2)] == "%(n)s primjera" and catalog["button\x04Save \"and\" continue"] == 'Spremi "i"\tnastavi'
+    assert (
+        catalog[("%(n)s item", 2)] == "%(n)s primjera"
+        and catalog['button\x04Save "and" continue'] == 'Spremi "i"\tnastavi'
+    )
     assert placeholders("%(n)s od %(total)d, {name} i %s %%") == ({"n", "total", "{name}"}, Counter({"%s": 1}))

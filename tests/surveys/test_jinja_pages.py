@@ -2,6 +2,7 @@
 escaped (Jinja2's autoescape), the strings they translate are the ones makemessages extracts
 from them (and are in the catalogues), dataset text in a translated sentence is escaped, and a
 message shows once."""
+
 from __future__ import annotations
 
 import ast
@@ -29,7 +30,7 @@ from .test_recam_flow import form_fields, join
 
 TEMPLATES = Path(settings.BASE_DIR) / "templates" / "jinja2"
 PAGES = sorted(p.relative_to(TEMPLATES).as_posix() for p in (TEMPLATES / "surveys").rglob("*.html"))
-TRICKY = '<b>"bold"</b> & \'more\''
+TRICKY = "<b>\"bold\"</b> & 'more'"
 
 
 def jinja():
@@ -41,7 +42,9 @@ def test_every_annotator_template_compiles_as_jinja2_and_has_no_dtl_tags_left():
     for name in PAGES:
         jinja().get_template(name)
         source = re.sub(r"\{#.*?#\}", "", (TEMPLATES / name).read_text(encoding="utf-8"), flags=re.S)
-        assert not re.search(r"\{%\s*(load|translate|trans|blocktranslate|csrf_token|static|option_input)\b", source), name
+        assert not re.search(r"\{%\s*(load|translate|trans|blocktranslate|csrf_token|static|option_input)\b", source), (
+            name
+        )
         assert not re.search(r"\|\w+:", source), name  # a DTL filter argument
 
 
@@ -70,13 +73,19 @@ def _templatized_msgids(source: str) -> set:
     found = {ast.literal_eval(m) for m in re.findall(r"""\b_\(("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\)""", out)}
     found |= {ast.literal_eval(m) for m in re.findall(r"""\bgettext\(u('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\)""", out)}
     string = r"""u('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
-    found |= {(ast.literal_eval(s), ast.literal_eval(p)) for s, p in re.findall(rf"\bngettext\({string}, {string}, count\)", out)}
+    found |= {
+        (ast.literal_eval(s), ast.literal_eval(p))
+        for s, p in re.findall(rf"\bngettext\({string}, {string}, count\)", out)
+    }
     return found
 
 
 def _jinja_msgids(source: str) -> set:
     """What the page translates when Jinja2 renders it."""
-    return {message if isinstance(message, str) else message[:2] for _line, _f, message in jinja().extract_translations(source)}
+    return {
+        message if isinstance(message, str) else message[:2]
+        for _line, _f, message in jinja().extract_translations(source)
+    }
 
 
 def test_makemessages_extracts_exactly_the_strings_each_page_translates():
@@ -102,8 +111,10 @@ def test_every_string_the_pages_translate_is_in_the_catalogue(catalogue):
 @pytest.mark.parametrize("language", ["en", "hr", "zh-hans"])
 def test_dataset_text_in_a_translated_sentence_is_escaped(client, language):
     header = "word1\tword2\tcontext1\tcontext2\tword1_context1\tword2_context1\tword1_context2\tword2_context2\n"
-    row = (f"<b>bold</b>\t{TRICKY}\tA <strong><b>bold</b></strong> and <strong>{TRICKY}</strong>.\t"
-           f"B <strong><b>bold</b>s</strong> and <strong>{TRICKY}s</strong>.\t<b>bold</b>\t{TRICKY}\t<b>bold</b>s\t{TRICKY}s\n")
+    row = (
+        f"<b>bold</b>\t{TRICKY}\tA <strong><b>bold</b></strong> and <strong>{TRICKY}</strong>.\t"
+        f"B <strong><b>bold</b>s</strong> and <strong>{TRICKY}s</strong>.\t<b>bold</b>\t{TRICKY}\t<b>bold</b>s\t{TRICKY}s\n"
+    )
     project = ProjectFactory(kind="cosimlex", language=language)
     items_import(project=project, data=(header + row).encode(), filename="data_en.tsv")
     batch = batch_create(project=project, name="b", items_per_unit=1, assignments_per_unit=1)

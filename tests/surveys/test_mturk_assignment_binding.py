@@ -5,6 +5,7 @@ who already held an assignment of the HIT, overwrote its assignment id and hande
 link: anyone with the HIT id and the victim's worker id could write the victim's answers and
 break their payment. Now another assignment id starts a separate assignment with its own answers.
 """
+
 from __future__ import annotations
 
 import pytest

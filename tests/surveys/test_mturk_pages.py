@@ -1,6 +1,7 @@
 """The worker's side of MTurk through Django's test client: preview records nothing, an accepted
 assignment opens our pages by a signed token (no cookies), framing is allowed only for MTurk's
 hosts, and the last page posts the completion token back to turkSubmitTo."""
+
 from __future__ import annotations
 
 import re
@@ -39,15 +40,18 @@ def mturk_batch(kind: str = "recam", *, items=None, items_per_unit: int = 2) -> 
         project = ProjectFactory(kind="cosimlex")
         items_import(project=project, data=data_file("cosimlex", "cosimlex_fi.sample.csv").read_bytes())
     chosen = items(project) if items else list(Item.objects.filter(project=project).order_by("id")[:4])
-    batch = batch_create(project=project, name="hits", items=chosen, items_per_unit=items_per_unit, assignments_per_unit=3)
+    batch = batch_create(
+        project=project, name="hits", items=chosen, items_per_unit=items_per_unit, assignments_per_unit=3
+    )
     Batch.objects.filter(pk=batch.pk).update(channel="mturk")
     for unit in Unit.objects.filter(batch=batch):
         Unit.objects.filter(pk=unit.pk).update(channel_ref=f"HIT{unit.position}")
     return batch
 
 
-def entry_url(hit: str, assignment: str = "ASSIGNMENT_ID_NOT_AVAILABLE", worker: str | None = None,
-              submit_to: str = SUBMIT_TO) -> str:
+def entry_url(
+    hit: str, assignment: str = "ASSIGNMENT_ID_NOT_AVAILABLE", worker: str | None = None, submit_to: str = SUBMIT_TO
+) -> str:
     query = {"assignmentId": assignment, "hitId": hit}
     if worker:
         query.update(workerId=worker, turkSubmitTo=submit_to)
@@ -74,7 +78,10 @@ def test_framing_is_limited_to_mturk_hosts_off_the_local_endpoint(client):
     mturk_batch()
     csp = client.get(entry_url("HIT0"))["Content-Security-Policy"]
     directives = dict(d.strip().split(" ", 1) for d in csp.split(";") if d.strip())
-    assert directives["frame-ancestors"] == "https://worker.mturk.com https://workersandbox.mturk.com https://www.mturk.com"
+    assert (
+        directives["frame-ancestors"]
+        == "https://worker.mturk.com https://workersandbox.mturk.com https://www.mturk.com"
+    )
     assert directives["script-src"] == "'self'" and directives["style-src"] == "'self'"  # the site's policy holds
 
 
@@ -108,14 +115,15 @@ def test_accepted_assignment_is_done_without_cookies_and_submits_the_completion_
     assert Assignment.objects.get().status == Assignment.Status.SUBMITTED
 
 
-
 def test_a_save_that_died_before_submitting_is_finished_when_the_frame_shows_the_submit_page():
     mturk_batch()
     browser = Client(enforce_csrf_checks=True)
     work = browser.get(entry_url("HIT0", "ASSIGN-1", "WORKER-1"))["Location"]
     assignment = Assignment.objects.get()
     # every item complete, the assignment still active (the save's second statement never ran)
-    Response.objects.filter(assignment=assignment).update(answers={"pre": {"choice": 0}}, completed_at=assignment.started_at)
+    Response.objects.filter(assignment=assignment).update(
+        answers={"pre": {"choice": 0}}, completed_at=assignment.started_at
+    )
     final = browser.get(work).content.decode()
     assert 'id="mturk-submit"' in final
     assert Assignment.objects.get().status == Assignment.Status.SUBMITTED

@@ -1,5 +1,6 @@
 """One request per saved page: with the page script's header the server answers a save with
 the next page itself (the same page a GET shows), not a redirect."""
+
 import re
 
 import pytest

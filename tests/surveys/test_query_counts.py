@@ -1,4 +1,5 @@
 """The annotator's hot pages run a small, constant number of queries."""
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext

@@ -1,4 +1,5 @@
 """The ReCAM pages through Django's test client: protocol enforced on the server."""
+
 import re
 from html import unescape
 
@@ -116,8 +117,10 @@ def test_a_save_that_died_before_submitting_the_assignment_is_finished_by_the_ne
     first = Assignment.objects.get()
     now = first.started_at
     for response in first.responses.select_related("item"):  # every answer saved, nothing else
-        answers = {page: answer_for(page, response.item) for page in
-                   ("pre", "post", "second", "support_span", "relation", "summary_span", "difficulty")}
+        answers = {
+            page: answer_for(page, response.item)
+            for page in ("pre", "post", "second", "support_span", "relation", "summary_span", "difficulty")
+        }
         Response.objects.filter(pk=response.pk).update(answers=answers, completed_at=now)
     assert Assignment.objects.get(pk=first.pk).status == Assignment.Status.ACTIVE
     page = client.get(url, follow=True)

@@ -1,4 +1,5 @@
 """surveys.flow.shown_token / shown_at: a page's signed note of when it was rendered."""
+
 from __future__ import annotations
 
 import time

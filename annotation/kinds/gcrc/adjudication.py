@@ -2,6 +2,7 @@
 sentences, skill, wrong statement?, error reason; the answer when the item came without one), how
 two values compare (sentence sets as sets), how the adjudicator reads and types a value, and the
 released format built from the final labels."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -50,8 +51,13 @@ def same(field: str, a: Any, b: Any) -> bool:
 
 def title(field: str) -> str:
     letter, part = split_field(field)
-    names = {"answer": _("Answer"), "evidence": _("supporting sentences"), "skill": _("reasoning skill"),
-             "wrong": _("wrong statement?"), "error": _("error reason")}
+    names = {
+        "answer": _("Answer"),
+        "evidence": _("supporting sentences"),
+        "skill": _("reasoning skill"),
+        "wrong": _("wrong statement?"),
+        "error": _("error reason"),
+    }
     return names[part] if not letter else _("Option %(letter)s: %(part)s") % {"letter": letter, "part": names[part]}
 
 
@@ -59,8 +65,9 @@ def item_text(payload: Mapping[str, Any]) -> dict[str, str]:
     """The question, the options (the answer marked) and the article's sentences numbered from
     1, as the annotators saw them numbered, so an own set of sentences can be typed by number."""
     answer = (payload.get("reference") or {}).get("answer")
-    options = "\n".join(f"{x}. {o}" + (" ✓" if x == answer else "")
-                        for x, o in zip(OPTION_LETTERS, payload["options"], strict=True))
+    options = "\n".join(
+        f"{x}. {o}" + (" ✓" if x == answer else "") for x, o in zip(OPTION_LETTERS, payload["options"], strict=True)
+    )
     sentences = "\n".join(f"[{i + 1}] {s['text']}" for i, s in enumerate(payload["sentences"]))
     return {_("Question"): payload["question"], _("Options"): options, _("Article"): sentences}
 

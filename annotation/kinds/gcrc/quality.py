@@ -5,6 +5,7 @@ other rule). The summary scores the annotations against the item's reference lab
 import had them (the task's eval.py measures) and, over the items two annotators did, their
 agreement per field (the paper reports 83.8 % overall).
 """
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,11 @@ REFERENCE_KEYS = ("answer", "evidences", "error_type")
 
 
 def _annotation(row: dict[str, Any]) -> dict[str, Any]:
-    who = {"response_id": int(row["response_id"]), "annotator_id": int(row["annotator_id"]),
-           "annotator": row.get("annotator")}
+    who = {
+        "response_id": int(row["response_id"]),
+        "annotator_id": int(row["annotator_id"]),
+        "annotator": row.get("annotator"),
+    }
     return {**who, **labels_from_row(row)}
 
 
@@ -86,9 +90,23 @@ def _agreement(by_item: dict[int, list[dict[str, Any]]]) -> dict[str, Any]:
     figures: dict[str, Any] = {"agreement_items": items, "paper_agreement_overall": PAPER_AGREEMENT}
     if items:
         result = gcrc_stats.two_annotator_agreement(first, second)
-        figures.update({f"agreement_{name}": getattr(result, name) for name in (
-            "options", "overall", "evidence", "skill", "error", "error_options", "evidence_f1",
-            "skill_kappa", "error_kappa", "evidence_alpha")})
+        figures.update(
+            {
+                f"agreement_{name}": getattr(result, name)
+                for name in (
+                    "options",
+                    "overall",
+                    "evidence",
+                    "skill",
+                    "error",
+                    "error_options",
+                    "evidence_f1",
+                    "skill_kappa",
+                    "error_kappa",
+                    "evidence_alpha",
+                )
+            }
+        )
     return figures
 
 
@@ -118,15 +136,24 @@ def select(frame: pd.DataFrame) -> QualityOutcome:
         by_item[int(row["item_id"])].append(_annotation(row))
     items = pd.DataFrame(
         [{"annotation_count": len(a), "annotations": a, "observed_agreement": _observed(a)} for a in by_item.values()],
-        index=pd.Index(list(by_item), name="item_id"), columns=ITEM_DIAGNOSTIC_COLUMNS,
+        index=pd.Index(list(by_item), name="item_id"),
+        columns=ITEM_DIAGNOSTIC_COLUMNS,
     )
     counts = pd.Series([int(r["annotator_id"]) for r in done], dtype="int64").value_counts()
     annotator_ids = sorted({int(a) for a in frame["annotator_id"]})
     annotators = pd.DataFrame(
-        {"keep": True, "reasons": [[] for _ in annotator_ids],
-         "annotations": [int(counts.get(a, 0)) for a in annotator_ids]},
+        {
+            "keep": True,
+            "reasons": [[] for _ in annotator_ids],
+            "annotations": [int(counts.get(a, 0)) for a in annotator_ids],
+        },
         index=pd.Index(annotator_ids, name="annotator_id"),
     )
-    summary = {"responses": len(frame), "responses_kept": int(completed.sum()), "annotators": len(annotator_ids),
-               **_reference_scores(done), **_agreement(by_item)}
+    summary = {
+        "responses": len(frame),
+        "responses_kept": int(completed.sum()),
+        "annotators": len(annotator_ids),
+        **_reference_scores(done),
+        **_agreement(by_item),
+    }
     return QualityOutcome(responses=responses, annotators=annotators, items=items, summary=summary)

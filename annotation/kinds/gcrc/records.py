@@ -68,7 +68,8 @@ def _four(record: dict[str, Any], key: str, number: int, kind: type) -> list[Any
 def _check_item(record: Any, number: int) -> None:
     if not isinstance(record, dict):
         raise ImportProblem(
-            f'expected a JSON object, got {type(record).__name__} (item {number} of "data", counted from 1)', line=number
+            f'expected a JSON object, got {type(record).__name__} (item {number} of "data", counted from 1)',
+            line=number,
         )
     _text(record, "id", number)
     _text(record, "title", number, allow_empty=True)

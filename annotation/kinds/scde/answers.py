@@ -4,6 +4,7 @@ The server must refuse what the page prevents (a candidate used for two blanks, 
 empty), since a page can be tampered with or outdated. Messages speak to the annotator and
 name candidates by the letters the page shows (A, B, C, ... as in the exams SCDE comes from).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -59,8 +60,13 @@ def check_answers(payload: Mapping[str, Any], submission: Mapping[Any, Any]) -> 
             continue
         candidate = _number(value)
         if isinstance(candidate, bool) or not isinstance(candidate, int) or not 0 <= candidate < n_candidates:
-            problems.append(AnswerProblem(blank, _("Blank %(blank)s: choose one of the sentences %(first)s to %(last)s.") % {
-                "blank": blank, "first": candidate_label(0), "last": candidate_label(n_candidates - 1)}))
+            problems.append(
+                AnswerProblem(
+                    blank,
+                    _("Blank %(blank)s: choose one of the sentences %(first)s to %(last)s.")
+                    % {"blank": blank, "first": candidate_label(0), "last": candidate_label(n_candidates - 1)},
+                )
+            )
             continue
         choices[blank] = candidate
     problems.extend(_reused(choices))
@@ -82,9 +88,13 @@ def _reused(choices: Mapping[int, int]) -> list[AnswerProblem]:
     problems = []
     for blank, candidate in choices.items():
         if candidate in first_blank:
-            problems.append(AnswerProblem(blank, _(
-                "Sentence %(label)s is already used for blank %(other)s; each sentence can fill only one blank."
-            ) % {"label": candidate_label(candidate), "other": first_blank[candidate]}))
+            problems.append(
+                AnswerProblem(
+                    blank,
+                    _("Sentence %(label)s is already used for blank %(other)s; each sentence can fill only one blank.")
+                    % {"label": candidate_label(candidate), "other": first_blank[candidate]},
+                )
+            )
         else:
             first_blank[candidate] = blank
     return problems

@@ -1,5 +1,6 @@
 """SCDE answers written back in the released format's terms, so the researcher's own SCDE
 scripts (which read `answer_sequence`) can score workers exactly as they score models."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping

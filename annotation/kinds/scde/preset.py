@@ -1,6 +1,7 @@
 """The paper's MTurk setup (§5.3) as a preset: workers from the USA or the UK with the Masters
 designation and a HIT approval rate above 90 %, one passage per assignment. The paper gives
 neither the reward nor the time allotted; the preset fills ours, which the researcher edits."""
+
 from __future__ import annotations
 
 from ..presets import ChannelPreset

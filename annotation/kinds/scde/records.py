@@ -14,6 +14,7 @@ Payload of an item:
 - labeled passages only: `gold` (`{"n": candidate id}`, keys are strings so the payload
   survives JSON unchanged) and `distractors` (sorted ids of the candidates no blank uses).
 """
+
 from __future__ import annotations
 
 import json
@@ -52,7 +53,9 @@ def parse_records(text: str) -> list[ParsedItem]:
         payload = passage_payload(record, index)
         external_id = str(payload["eid"])
         if external_id in first_seen:
-            raise PassageProblem(f"{external_id!r} is also the eid of passage {first_seen[external_id]}", passage=index, field="eid")
+            raise PassageProblem(
+                f"{external_id!r} is also the eid of passage {first_seen[external_id]}", passage=index, field="eid"
+            )
         first_seen[external_id] = index
         items.append(ParsedItem(external_id=external_id, payload=payload, line=index))
     return items
@@ -86,12 +89,17 @@ def passage_payload(record: Any, index: int) -> dict[str, Any]:
         raise PassageProblem(
             f"blank marker <{len(blanks) + 1}> is missing from the passage{_inside_hint(sentences, len(blanks) + 1)} "
             f"(number_of_blanks is {declared}, the passage has <1> to <{len(blanks)}>)",
-            passage=index, field="passage",
+            passage=index,
+            field="passage",
         )
     _count(record, "number_of_blanks", len(blanks), "blank markers in the passage", index)
     _count(record, "candidate_length", len(candidates), "candidates", index)
     if len(candidates) < len(blanks):
-        raise PassageProblem(f"{len(candidates)} candidates cannot fill {len(blanks)} blanks, each used at most once", passage=index, field="candidates")
+        raise PassageProblem(
+            f"{len(candidates)} candidates cannot fill {len(blanks)} blanks, each used at most once",
+            passage=index,
+            field="candidates",
+        )
     payload: dict[str, Any] = {
         "eid": eid,
         "pieces": [{"blank": int(s[1:-1])} if MARKER.fullmatch(s) else {"text": s} for s in sentences],
@@ -106,7 +114,9 @@ def passage_payload(record: Any, index: int) -> dict[str, Any]:
 
 
 def _type(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}.get(type(value), type(value).__name__)
+    return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def _is_int(value: Any) -> bool:
@@ -119,7 +129,9 @@ def _strings(record: dict[str, Any], key: str, index: int) -> list[str]:
         raise PassageProblem(f"must be a non-empty list of strings, got {_type(value)}", passage=index, field=key)
     for position, element in enumerate(value, start=1):
         if not isinstance(element, str) or not element.strip():
-            raise PassageProblem(f"element {position} must be a non-empty string, got {element!r}", passage=index, field=key)
+            raise PassageProblem(
+                f"element {position} must be a non-empty string, got {element!r}", passage=index, field=key
+            )
     return value
 
 
@@ -140,17 +152,24 @@ def _blanks(sentences: list[str], index: int) -> list[int]:
             continue
         number = int(match.group(1))
         if number in where:
-            raise PassageProblem(f"blank marker <{number}> appears twice (elements {where[number]} and {position})", passage=index, field="passage")
+            raise PassageProblem(
+                f"blank marker <{number}> appears twice (elements {where[number]} and {position})",
+                passage=index,
+                field="passage",
+            )
         where[number] = position
     if not where:
-        raise PassageProblem("has no blank marker (an element that is exactly '<1>', '<2>', ...)", passage=index, field="passage")
+        raise PassageProblem(
+            "has no blank marker (an element that is exactly '<1>', '<2>', ...)", passage=index, field="passage"
+        )
     for number in range(1, len(where) + 1):
         if number not in where:
             found = ", ".join(f"<{n}>" for n in sorted(where))
             raise PassageProblem(
                 f"blank marker <{number}> is missing from the passage{_inside_hint(sentences, number)}; "
                 f"blanks are numbered 1 to n without gaps (found {found})",
-                passage=index, field="passage",
+                passage=index,
+                field="passage",
             )
     return list(where)
 
@@ -167,29 +186,45 @@ def _gold(sequence: Any, blanks: list[int], n_candidates: int, index: int) -> di
     """`answer_sequence` as {blank: candidate id}: every blank once, every candidate at most once."""
     field = "answer_sequence"
     if not isinstance(sequence, list):
-        raise PassageProblem(f"must be a list of [blank, candidate_id] pairs, got {_type(sequence)}", passage=index, field=field)
+        raise PassageProblem(
+            f"must be a list of [blank, candidate_id] pairs, got {_type(sequence)}", passage=index, field=field
+        )
     gold: dict[int, int] = {}
     blank_of: dict[int, int] = {}
     for position, pair in enumerate(sequence, start=1):
         if not isinstance(pair, list) or len(pair) != 2 or not all(_is_int(v) for v in pair):
-            raise PassageProblem(f"element {position} must be a pair of integers [blank, candidate_id], got {pair!r}", passage=index, field=field)
+            raise PassageProblem(
+                f"element {position} must be a pair of integers [blank, candidate_id], got {pair!r}",
+                passage=index,
+                field=field,
+            )
         blank, candidate = pair
         if blank not in blanks:
-            raise PassageProblem(f"element {position} answers blank {blank}, but the passage has no blank marker <{blank}>", passage=index, field=field)
+            raise PassageProblem(
+                f"element {position} answers blank {blank}, but the passage has no blank marker <{blank}>",
+                passage=index,
+                field=field,
+            )
         if blank in gold:
             raise PassageProblem(f"blank {blank} is answered twice", passage=index, field=field)
         if not 0 <= candidate < n_candidates:
             raise PassageProblem(
                 f"element {position} points to candidate {candidate}, outside the {n_candidates} candidates (ids 0 to {n_candidates - 1})",
-                passage=index, field=field,
+                passage=index,
+                field=field,
             )
         if candidate in blank_of:
-            raise PassageProblem(f"blanks {blank_of[candidate]} and {blank} have the same answer, candidate {candidate}", passage=index, field=field)
+            raise PassageProblem(
+                f"blanks {blank_of[candidate]} and {blank} have the same answer, candidate {candidate}",
+                passage=index,
+                field=field,
+            )
         gold[blank], blank_of[candidate] = candidate, blank
     missing = [b for b in blanks if b not in gold]
     if missing:
         raise PassageProblem(
             f"answers {len(gold)} of {len(blanks)} blanks (no answer for {', '.join(map(str, missing))})",
-            passage=index, field=field,
+            passage=index,
+            field=field,
         )
     return gold

@@ -1,4 +1,5 @@
 """Helpers shared by the annotation commands (the underscore keeps Django from listing it)."""
+
 from __future__ import annotations
 
 from django.conf import settings

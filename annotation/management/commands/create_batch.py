@@ -1,5 +1,6 @@
 """manage.py create_batch <project_id> --name N --items-per-unit K --annotators-per-item M [--consistency-set 20]
 [--preset NAME [--channel-settings JSON]]"""
+
 from __future__ import annotations
 
 import json
@@ -27,29 +28,40 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("project_id", type=int)
         parser.add_argument("--name", required=True)
-        parser.add_argument("--items-per-unit", type=int,
-                            help=f"Items one annotator gets at a time (default: the preset's, else {DEFAULT_ITEMS_PER_UNIT}).")
         parser.add_argument(
-            "--annotators-per-item", type=int,
-            help="Distinct annotators per item (default: the number the kind's paper used for the project's "
-            "language).",
+            "--items-per-unit",
+            type=int,
+            help=f"Items one annotator gets at a time (default: the preset's, else {DEFAULT_ITEMS_PER_UNIT}).",
+        )
+        parser.add_argument(
+            "--annotators-per-item",
+            type=int,
+            help="Distinct annotators per item (default: the number the kind's paper used for the project's language).",
         )
         parser.add_argument(
             "--release-after-minutes", type=int, default=60, help="Idle work is released to others after this."
         )
         parser.add_argument(
-            "--consistency-set", type=int, metavar="N",
+            "--consistency-set",
+            type=int,
+            metavar="N",
             help="First choose N random groups (items tied by their group key) as the project's consistency set, which every "
             "annotator rates first, for calibration (SimLex-999 used 20). Without it, an existing set is used.",
         )
         parser.add_argument("--seed", type=int, help="Random seed for --consistency-set (reproducible choice).")
         parser.add_argument(
-            "--preset", metavar="NAME",
+            "--preset",
+            metavar="NAME",
             help="A preset of the project's kind (e.g. a paper's MTurk setup): it sets the channel, the channel "
             "settings and items per unit; values given here win.",
         )
-        parser.add_argument("--channel-settings", metavar="JSON", type=json.loads, default={},
-                            help='Channel settings over the preset\'s, e.g. \'{"reward": "2.00"}\'.')
+        parser.add_argument(
+            "--channel-settings",
+            metavar="JSON",
+            type=json.loads,
+            default={},
+            help='Channel settings over the preset\'s, e.g. \'{"reward": "2.00"}\'.',
+        )
         add_base_url_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:

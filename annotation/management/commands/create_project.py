@@ -1,4 +1,5 @@
 """manage.py create_project --name NAME --kind KIND [--language LANG] [--team TEAM]"""
+
 from __future__ import annotations
 
 from typing import Any
@@ -25,7 +26,8 @@ class Command(BaseCommand):
         parser.add_argument("--language", default="en", help="Language of the annotator pages (default: en).")
         parser.add_argument("--instructions", default="", help="Instructions text (default: the kind's own).")
         parser.add_argument(
-            "--team", default=None,
+            "--team",
+            default=None,
             help=f"The team whose members see the project (made when missing). Default: the deployment's only "
             f"team, or “{DEFAULT_TEAM}” when there is none yet; with several teams it must be given.",
         )

@@ -1,4 +1,5 @@
 """manage.py import_items <project_id> <file>"""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,9 +23,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("project_id", type=int, help="Id of the project to import into.")
         parser.add_argument("file", type=Path, help="Path of the released file, in the format of the project's kind.")
-        parser.add_argument("--skip-conflicts", action="store_true",
-                            help="Skip records whose id the project already has with different content "
-                            "(default: such a record refuses the import).")
+        parser.add_argument(
+            "--skip-conflicts",
+            action="store_true",
+            help="Skip records whose id the project already has with different content "
+            "(default: such a record refuses the import).",
+        )
 
     def handle(self, *args: Any, project_id: int, file: Path, **options: Any) -> None:
         project = project_or_error(project_id)
@@ -33,7 +37,10 @@ class Command(BaseCommand):
         try:
             with file.open("rb") as handle:
                 report = items_import_file(
-                    project=project, fileobj=handle, size=file.stat().st_size, filename=file.name,
+                    project=project,
+                    fileobj=handle,
+                    size=file.stat().st_size,
+                    filename=file.name,
                     skip_conflicts=options["skip_conflicts"],
                 )
         except ImportProblem as exc:

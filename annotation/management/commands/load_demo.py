@@ -1,4 +1,5 @@
 """manage.py load_demo [--password P] [--base-url URL]"""
+
 from __future__ import annotations
 
 import os
@@ -55,9 +56,13 @@ class Command(BaseCommand):
         cosimlex = Path(settings.BASE_DIR) / "tests" / "fixtures" / "cosimlex" / COSIMLEX_DEMO_FILE
         gcrc = [Path(settings.BASE_DIR) / "tests" / "fixtures" / "gcrc" / name for name in GCRC_DEMO_FILES]
         scde = [Path(settings.BASE_DIR) / "tests" / "fixtures" / "scde" / name for name in SCDE_DEMO_FILES]
-        demo = demo_load(files=files, password=options["password"], cosimlex_file=cosimlex if cosimlex.is_file() else None,
-                         gcrc_files=[path for path in gcrc if path.is_file()],
-                         scde_files=[path for path in scde if path.is_file()])
+        demo = demo_load(
+            files=files,
+            password=options["password"],
+            cosimlex_file=cosimlex if cosimlex.is_file() else None,
+            gcrc_files=[path for path in gcrc if path.is_file()],
+            scde_files=[path for path in scde if path.is_file()],
+        )
         base = base_url(options["base_url"])
         lines = [
             f"Demo project {demo.project.pk}: {demo.project.name} "
@@ -71,8 +76,11 @@ class Command(BaseCommand):
         for other in demo.others:
             lines += [
                 f"Demo project {other.project.pk}: {other.project.name} ({other.project.items.count()} items)",
-                *(f"Invite link: {invite_url(link.token, base_url=base)}" + (f" ({link.label})" if other.more_invites else "")
-                  for link in (other.invite, *other.more_invites)),
+                *(
+                    f"Invite link: {invite_url(link.token, base_url=base)}"
+                    + (f" ({link.label})" if other.more_invites else "")
+                    for link in (other.invite, *other.more_invites)
+                ),
             ]
         if demo.mturk_batch is not None:
             lines += mturk_lines(demo.mturk_batch, base)
@@ -84,13 +92,16 @@ class Command(BaseCommand):
 def mturk_lines(batch: Batch, base: str) -> list[str]:
     """Where to publish the MTurk batch, and where its workers go (the local endpoint's site)."""
     changelist = base + reverse("admin:annotation_batch_changelist")
-    lines = [f"MTurk batch: “{batch.name}” ({batch.units.count()} HITs × {batch.assignments_per_unit} workers): "
-             f"tick it at {changelist} and run “{PUBLISH_ACTION}”"]
+    lines = [
+        f"MTurk batch: “{batch.name}” ({batch.units.count()} HITs × {batch.assignments_per_unit} workers): "
+        f"tick it at {changelist} and run “{PUBLISH_ACTION}”"
+    ]
     if settings.MTURK_ENDPOINT == "local":
         lines.append(f"MTurk workers: {settings.MTURK_LOCAL_URL.rstrip('/')}/worker/ (the local MTurk endpoint)")
     else:
-        lines.append(f"MTurk endpoint: {settings.MTURK_ENDPOINT} (publishing there needs AWS keys and an HTTPS "
-                     "PUBLIC_BASE_URL)")
+        lines.append(
+            f"MTurk endpoint: {settings.MTURK_ENDPOINT} (publishing there needs AWS keys and an HTTPS PUBLIC_BASE_URL)"
+        )
     return lines
 
 
@@ -104,13 +115,18 @@ def prolific_lines(batch: Batch, base: str) -> list[str]:
     """Where to publish the Prolific batch as a study, and where its participants go (the local
     endpoint's participant simulator, when the API URL is not Prolific's own)."""
     changelist = base + reverse("admin:annotation_batch_changelist")
-    lines = [f"Prolific batch: “{batch.name}” ({batch.units.count()} units × {batch.assignments_per_unit} "
-             f"participants, one study): tick it at {changelist} and run “{PUBLISH_ACTION}”"]
+    lines = [
+        f"Prolific batch: “{batch.name}” ({batch.units.count()} units × {batch.assignments_per_unit} "
+        f"participants, one study): tick it at {changelist} and run “{PUBLISH_ACTION}”"
+    ]
     api = settings.PROLIFIC_API_URL.rstrip("/")
     if urlsplit(api).hostname == REAL_PROLIFIC_HOST:
-        lines.append("Prolific endpoint: the real API (publishing there needs PROLIFIC_API_TOKEN and an HTTPS "
-                     "PUBLIC_BASE_URL)")
+        lines.append(
+            "Prolific endpoint: the real API (publishing there needs PROLIFIC_API_TOKEN and an HTTPS PUBLIC_BASE_URL)"
+        )
     else:
-        lines.append(f"Prolific participants: {api}/participant/ (the local Prolific endpoint: pick the study, "
-                     "give any participant id)")
+        lines.append(
+            f"Prolific participants: {api}/participant/ (the local Prolific endpoint: pick the study, "
+            "give any participant id)"
+        )
     return lines

@@ -1,12 +1,13 @@
 """MTurk from the shell: estimate, publish, sync and review a batch.
 
-    manage.py mturk estimate 7
-    manage.py mturk publish 7 [--base-url https://annotate.example.org] [--yes]
-    manage.py mturk sync [7]
-    manage.py mturk review 7 --reject-feedback "..." [--approve-feedback "..."]
-    manage.py mturk reject-unverified 7 --feedback "..."
-    manage.py mturk watchdog
+manage.py mturk estimate 7
+manage.py mturk publish 7 [--base-url https://annotate.example.org] [--yes]
+manage.py mturk sync [7]
+manage.py mturk review 7 --reject-feedback "..." [--approve-feedback "..."]
+manage.py mturk reject-unverified 7 --feedback "..."
+manage.py mturk watchdog
 """
+
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -39,8 +40,9 @@ class Command(BaseCommand):
         add_base_url_argument(publish)
         sync = sub.add_parser("sync", help="Sync one batch, or every open MTurk batch.")
         sync.add_argument("batch", type=int, nargs="?")
-        unverified = sub.add_parser("reject-unverified",
-                                    help="Reject submissions sync could not verify, before MTurk approves them.")
+        unverified = sub.add_parser(
+            "reject-unverified", help="Reject submissions sync could not verify, before MTurk approves them."
+        )
         unverified.add_argument("batch", type=int)
         unverified.add_argument("--feedback", required=True, help="What the workers are told.")
         sub.add_parser("watchdog", help="Resend publish jobs stuck without progress; give up after the last try.")
@@ -60,7 +62,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{e.units} unit(s) x {e.assignments_per_unit} assignment(s) x (${e.reward} reward + ${e.fee} fee) = "
             f"${e.total} (rewards ${e.rewards_total}, fees ${e.fees_total}); balance ${e.balance}"
-            + ("" if e.enough else f"; ${e.shortfall} short"))
+            + ("" if e.enough else f"; ${e.shortfall} short")
+        )
 
     def do_publish(self, *, batch: int, yes: bool, base_url: str | None, **opts) -> None:
         target = batch_or_error(batch)
@@ -96,8 +99,9 @@ class Command(BaseCommand):
     def do_review(self, *, batch: int, reject_feedback: str, approve_feedback: str, **_) -> None:
         target = batch_or_error(batch)
         decisions = decisions_for(target)
-        report = decisions_apply(batch=target, decisions=decisions, reject_feedback=reject_feedback,
-                                    approve_feedback=approve_feedback)
+        report = decisions_apply(
+            batch=target, decisions=decisions, reject_feedback=reject_feedback, approve_feedback=approve_feedback
+        )
         self.stdout.write(f"{decisions.source}: {report.summary()}")
         for ref, why in report.skipped.items():
             self.stdout.write(f"  skipped {ref}: {why}")

@@ -1,4 +1,5 @@
 """manage.py release_abandoned [--batch ID]"""
+
 from __future__ import annotations
 
 from typing import Any

@@ -3,6 +3,7 @@ fault injection and an admin API. Standard library only (plus botocore's service
 validation). Run it with ``python -m annotation.mturk.local --port 8765``; in tests,
 ``with LocalMTurkServer() as server: make_client("local", local_url=server.url)``.
 """
+
 from .faults import Fault, Faults
 from .server import LocalMTurk, LocalMTurkServer
 from .store import Store

@@ -1,5 +1,6 @@
 """Qualification requirements on the local endpoint: checked when a HIT type is created,
 evaluated when a worker looks for, previews or accepts a HIT (plus worker blocks)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,9 +16,12 @@ from .errors import invalid, not_found
 from .store import Store
 
 INTEGER_COMPARATORS = {
-    "LessThan": lambda v, x: v < x, "LessThanOrEqualTo": lambda v, x: v <= x,
-    "GreaterThan": lambda v, x: v > x, "GreaterThanOrEqualTo": lambda v, x: v >= x,
-    "EqualTo": lambda v, x: v == x, "NotEqualTo": lambda v, x: v != x,
+    "LessThan": lambda v, x: v < x,
+    "LessThanOrEqualTo": lambda v, x: v <= x,
+    "GreaterThan": lambda v, x: v > x,
+    "GreaterThanOrEqualTo": lambda v, x: v >= x,
+    "EqualTo": lambda v, x: v == x,
+    "NotEqualTo": lambda v, x: v != x,
 }
 STEPS = ("discover", "preview", "accept")
 GUARDS = {"Accept": 3, "PreviewAndAccept": 2, "DiscoverPreviewAndAccept": 1}  # first guarded step + 1
@@ -33,8 +37,10 @@ def check_requirements(store: Store, reqs: list[dict[str, Any]]) -> None:
 def _check_one(store: Store, req: dict[str, Any]) -> None:
     type_id, comparator = req["QualificationTypeId"], req["Comparator"]
     ints, locales = req.get("IntegerValues") or [], req.get("LocaleValues") or []
-    if type_id not in SYSTEM_QUALIFICATIONS and store.row(
-            "SELECT 1 FROM qualification_types WHERE id = ?", (type_id,)) is None:
+    if (
+        type_id not in SYSTEM_QUALIFICATIONS
+        and store.row("SELECT 1 FROM qualification_types WHERE id = ?", (type_id,)) is None
+    ):
         raise not_found("QualificationType", type_id)
     if comparator in ("Exists", "DoesNotExist"):
         if ints or locales:
@@ -42,8 +48,7 @@ def _check_one(store: Store, req: dict[str, Any]) -> None:
         return
     if type_id == LOCALE:
         if ints or comparator not in ("EqualTo", "NotEqualTo", "In", "NotIn"):
-            raise invalid("The Worker_Locale qualification compares LocaleValues with "
-                          "EqualTo, NotEqualTo, In or NotIn")
+            raise invalid("The Worker_Locale qualification compares LocaleValues with EqualTo, NotEqualTo, In or NotIn")
         values, limit = locales, MAX_LOCALES
     else:
         if locales:
@@ -72,8 +77,7 @@ def meets(req: dict[str, Any], profile: dict[str, Any]) -> bool:
         return False
     if type_id == LOCALE:
         hits = [_same_place(value, loc) for loc in req.get("LocaleValues") or []]
-        return {"EqualTo": any(hits), "In": any(hits),
-                "NotEqualTo": not any(hits), "NotIn": not any(hits)}[comparator]
+        return {"EqualTo": any(hits), "In": any(hits), "NotEqualTo": not any(hits), "NotIn": not any(hits)}[comparator]
     ints = req.get("IntegerValues") or []
     if comparator == "In":
         return value in ints
@@ -85,7 +89,8 @@ def meets(req: dict[str, Any], profile: dict[str, Any]) -> bool:
 def _same_place(place: tuple[str, str | None], locale: dict[str, str]) -> bool:
     country, subdivision = place
     return locale["Country"].upper() == country and (
-        not locale.get("Subdivision") or locale["Subdivision"].upper() == (subdivision or ""))
+        not locale.get("Subdivision") or locale["Subdivision"].upper() == (subdivision or "")
+    )
 
 
 def allowed(reqs: list[dict[str, Any]], profile: dict[str, Any]) -> dict[str, bool]:
@@ -94,8 +99,7 @@ def allowed(reqs: list[dict[str, Any]], profile: dict[str, Any]) -> dict[str, bo
     for req in reqs:
         if meets(req, profile):
             continue
-        guard = req.get("ActionsGuarded") or (
-            "PreviewAndAccept" if req.get("RequiredToPreview") else "Accept")
-        for step in STEPS[GUARDS[guard] - 1:]:
+        guard = req.get("ActionsGuarded") or ("PreviewAndAccept" if req.get("RequiredToPreview") else "Accept")
+        for step in STEPS[GUARDS[guard] - 1 :]:
             result[step] = False
     return result

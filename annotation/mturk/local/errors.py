@@ -5,13 +5,19 @@ refused request; HTTP 500 ``ServiceFault`` (botocore retries it); HTTP 400
 ``ThrottlingException`` (botocore's standard and adaptive modes retry it). Messages end with
 MTurk's millisecond timestamp in parentheses, as the real service's do.
 """
+
 from __future__ import annotations
 
 import time
 
 TYPE_PREFIX = "com.amazonaws.mturk.requester"
-STATUS = {"RequestError": 400, "ServiceFault": 500, "ThrottlingException": 400,
-          "UnknownOperationException": 400, "SerializationException": 400}
+STATUS = {
+    "RequestError": 400,
+    "ServiceFault": 500,
+    "ThrottlingException": 400,
+    "UnknownOperationException": 400,
+    "SerializationException": 400,
+}
 KINDS = ("RequestError", "ServiceFault", "ThrottlingException")
 
 
@@ -27,8 +33,7 @@ class ApiError(Exception):
         return STATUS.get(self.kind, 400)
 
     def body(self) -> dict:
-        body = {"__type": f"{TYPE_PREFIX}#{self.kind}",
-                "Message": f"{self.message} ({int(time.time() * 1000)})"}
+        body = {"__type": f"{TYPE_PREFIX}#{self.kind}", "Message": f"{self.message} ({int(time.time() * 1000)})"}
         if self.turk_error_code:
             body["TurkErrorCode"] = self.turk_error_code
         return body

@@ -10,6 +10,7 @@ whole ExternalQuestion loop offline. Plain HTML, every value escaped, no externa
     POST /worker/return  (assignmentId)  give the assignment back
     POST /mturk/externalSubmit           what the task page posts: the answer, then Submitted
 """
+
 from __future__ import annotations
 
 import html
@@ -24,8 +25,10 @@ from .store import Store
 from .work import NOT_AVAILABLE, WorkerError
 
 COOKIE = "local_mturk_worker"
-CSP = ("default-src 'none'; style-src 'unsafe-inline'; frame-src http: https:; "
-       "form-action 'self'; base-uri 'none'; frame-ancestors 'self'")
+CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; frame-src http: https:; "
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'self'"
+)
 STYLE = """body{font:15px/1.4 system-ui,sans-serif;margin:0;color:#222}
 header{background:#232f3e;color:#fff;padding:.5em 1em;display:flex;gap:1em;align-items:center}
 header form{margin-left:auto}main{padding:1em}table{border-collapse:collapse;width:100%}
@@ -45,11 +48,19 @@ def esc(value: object) -> str:
 
 
 def layout(title: str, body: str, worker_id: str | None = None, status: int = 200) -> Page:
-    who = (f"<span>Worker <b>{esc(worker_id)}</b></span><form method='post' action='/worker/logout'>"
-           "<button>Sign out</button></form>") if worker_id else ""
-    text = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{esc(title)}</title>"
-            f"<style>{STYLE}</style></head><body><header><a href='/worker/' target='_top' "
-            f"style='color:#fff'>Local MTurk</a>{who}</header><main>{body}</main></body></html>")
+    who = (
+        (
+            f"<span>Worker <b>{esc(worker_id)}</b></span><form method='post' action='/worker/logout'>"
+            "<button>Sign out</button></form>"
+        )
+        if worker_id
+        else ""
+    )
+    text = (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{esc(title)}</title>"
+        f"<style>{STYLE}</style></head><body><header><a href='/worker/' target='_top' "
+        f"style='color:#fff'>Local MTurk</a>{who}</header><main>{body}</main></body></html>"
+    )
     return Page(status, text, [("Content-Security-Policy", CSP)])
 
 
@@ -58,8 +69,12 @@ def redirect(location: str, headers: list[tuple[str, str]] | None = None) -> Pag
 
 
 def error_page(exc: WorkerError, worker_id: str | None) -> Page:
-    return layout("Error", f"<p class='error'>{esc(exc)}</p><p><a href='/worker/' target='_top'>"
-                  "Back to the HITs</a></p>", worker_id, exc.status)
+    return layout(
+        "Error",
+        f"<p class='error'>{esc(exc)}</p><p><a href='/worker/' target='_top'>Back to the HITs</a></p>",
+        worker_id,
+        exc.status,
+    )
 
 
 def frame_url(url: str, params: dict[str, str]) -> str:
@@ -74,8 +89,10 @@ def _frame(hit, params: dict[str, str]) -> str:
     except ValueError:
         external = None
     if external is None:
-        return ("<p class='note'>The local endpoint shows only ExternalQuestion HITs. Question:</p>"
-                f"<pre>{esc(hit['question'])}</pre>")
+        return (
+            "<p class='note'>The local endpoint shows only ExternalQuestion HITs. Question:</p>"
+            f"<pre>{esc(hit['question'])}</pre>"
+        )
     url, height = external
     size = f"height:{height}px" if height else "height:80vh"
     return f"<iframe src='{esc(frame_url(url, params))}' style='{size}' title='task'></iframe>"
@@ -83,34 +100,54 @@ def _frame(hit, params: dict[str, str]) -> str:
 
 def sign_in(message: str = "") -> Page:
     note = f"<p class='error'>{esc(message)}</p>" if message else ""
-    return layout("Sign in", f"<h1>Local MTurk worker site</h1>{note}<p class='note'>A local "
-                  "stand-in for signing in: choose any worker id ('A' then capital letters or "
-                  "digits).</p><form method='post' action='/worker/login'><label>Worker id "
-                  "<input name='workerId' required pattern='A[A-Z0-9]{1,63}' value='A1LOCALWORKER'>"
-                  "</label> <button>Sign in</button></form>", status=400 if message else 200)
+    return layout(
+        "Sign in",
+        f"<h1>Local MTurk worker site</h1>{note}<p class='note'>A local "
+        "stand-in for signing in: choose any worker id ('A' then capital letters or "
+        "digits).</p><form method='post' action='/worker/login'><label>Worker id "
+        "<input name='workerId' required pattern='A[A-Z0-9]{1,63}' value='A1LOCALWORKER'>"
+        "</label> <button>Sign in</button></form>",
+        status=400 if message else 200,
+    )
 
 
 def hit_list(store: Store, worker_id: str) -> Page:
     rows = []
     for entry in work.open_hits(store, worker_id):
         hit = entry["hit"]
-        preview = (f"<a href='/worker/preview?{urlencode({'hitId': hit['id']})}'>Preview</a>"
-                   if entry["preview"] else "<span class='note'>not qualified to preview</span>")
-        accept = (f"<form class='inline' method='post' action='/worker/accept'><input type='hidden'"
-                  f" name='hitId' value='{esc(hit['id'])}'><button>Accept</button></form>"
-                  if entry["accept"] else "<span class='note'>not qualified</span>")
-        rows.append(f"<tr><td>{esc(hit['title'])}<div class='note'>{esc(hit['description'])}</div>"
-                    f"</td><td>${esc(hit['reward'])}</td><td>{entry['available']}</td>"
-                    f"<td>{preview} {accept}</td></tr>")
-    mine = [f"<tr><td>{esc(a['title'])}</td><td>{esc(a['status'])}</td><td>"
-            + (f"<a href='/worker/task?{urlencode({'assignmentId': a['id']})}'>Continue</a>"
-               if a["status"] == "Accepted" else "") + "</td></tr>"
-            for a in work.worker_assignments(store, worker_id)]
-    body = ("<h1>HITs</h1><table><tr><th>HIT</th><th>Reward</th><th>Available</th><th></th></tr>"
-            + ("".join(rows) or "<tr><td colspan='4' class='note'>No HITs available.</td></tr>")
-            + "</table><h2>Your assignments</h2><table><tr><th>HIT</th><th>Status</th><th></th></tr>"
-            + ("".join(mine) or "<tr><td colspan='3' class='note'>None yet.</td></tr>")
-            + "</table>")
+        preview = (
+            f"<a href='/worker/preview?{urlencode({'hitId': hit['id']})}'>Preview</a>"
+            if entry["preview"]
+            else "<span class='note'>not qualified to preview</span>"
+        )
+        accept = (
+            f"<form class='inline' method='post' action='/worker/accept'><input type='hidden'"
+            f" name='hitId' value='{esc(hit['id'])}'><button>Accept</button></form>"
+            if entry["accept"]
+            else "<span class='note'>not qualified</span>"
+        )
+        rows.append(
+            f"<tr><td>{esc(hit['title'])}<div class='note'>{esc(hit['description'])}</div>"
+            f"</td><td>${esc(hit['reward'])}</td><td>{entry['available']}</td>"
+            f"<td>{preview} {accept}</td></tr>"
+        )
+    mine = [
+        f"<tr><td>{esc(a['title'])}</td><td>{esc(a['status'])}</td><td>"
+        + (
+            f"<a href='/worker/task?{urlencode({'assignmentId': a['id']})}'>Continue</a>"
+            if a["status"] == "Accepted"
+            else ""
+        )
+        + "</td></tr>"
+        for a in work.worker_assignments(store, worker_id)
+    ]
+    body = (
+        "<h1>HITs</h1><table><tr><th>HIT</th><th>Reward</th><th>Available</th><th></th></tr>"
+        + ("".join(rows) or "<tr><td colspan='4' class='note'>No HITs available.</td></tr>")
+        + "</table><h2>Your assignments</h2><table><tr><th>HIT</th><th>Status</th><th></th></tr>"
+        + ("".join(mine) or "<tr><td colspan='3' class='note'>None yet.</td></tr>")
+        + "</table>"
+    )
     return layout("HITs", body, worker_id)
 
 
@@ -118,12 +155,16 @@ def preview(store: Store, worker_id: str, hit_id: str) -> Page:
     hit, rights = work.hit_for_worker(store, hit_id, worker_id)
     if not rights["preview"]:
         raise WorkerError("You do not meet the qualification requirements to preview this HIT.", 403)
-    accept = (f"<form method='post' action='/worker/accept'><input type='hidden' name='hitId' "
-              f"value='{esc(hit['id'])}'><button>Accept this HIT</button></form>"
-              if rights["accept"] else "<p class='note'>You are not qualified to accept it.</p>")
+    accept = (
+        f"<form method='post' action='/worker/accept'><input type='hidden' name='hitId' "
+        f"value='{esc(hit['id'])}'><button>Accept this HIT</button></form>"
+        if rights["accept"]
+        else "<p class='note'>You are not qualified to accept it.</p>"
+    )
     frame = _frame(hit, {"assignmentId": NOT_AVAILABLE, "hitId": hit["id"]})
-    return layout(hit["title"], f"<h1>{esc(hit['title'])}</h1><p>Reward ${esc(hit['reward'])}</p>"
-                  f"{accept}{frame}", worker_id)
+    return layout(
+        hit["title"], f"<h1>{esc(hit['title'])}</h1><p>Reward ${esc(hit['reward'])}</p>{accept}{frame}", worker_id
+    )
 
 
 def group_preview(store: Store, worker_id: str, group_id: str) -> Page:
@@ -136,12 +177,12 @@ def group_preview(store: Store, worker_id: str, group_id: str) -> Page:
 def task(store: Store, worker_id: str, assignment_id: str, public_url: str) -> Page:
     row = work.in_progress(store, assignment_id, worker_id)
     hit = records.hit_row(store, row["hit_id"])
-    params = {"assignmentId": row["id"], "hitId": hit["id"], "workerId": worker_id,
-              "turkSubmitTo": public_url}
-    back = (f"<form method='post' action='/worker/return'><input type='hidden' name='assignmentId'"
-            f" value='{esc(row['id'])}'><button>Return this HIT</button></form>")
-    return layout(hit["title"], f"<h1>{esc(hit['title'])}</h1>{back}{_frame(hit, params)}",
-                  worker_id)
+    params = {"assignmentId": row["id"], "hitId": hit["id"], "workerId": worker_id, "turkSubmitTo": public_url}
+    back = (
+        f"<form method='post' action='/worker/return'><input type='hidden' name='assignmentId'"
+        f" value='{esc(row['id'])}'><button>Return this HIT</button></form>"
+    )
+    return layout(hit["title"], f"<h1>{esc(hit['title'])}</h1>{back}{_frame(hit, params)}", worker_id)
 
 
 def external_submit(store: Store, fields: list[tuple[str, str]], worker_id: str | None) -> Page:
@@ -149,12 +190,22 @@ def external_submit(store: Store, fields: list[tuple[str, str]], worker_id: str 
     if not assignment_id:
         raise WorkerError("The submission has no assignmentId.", 400)
     work.submit(store, assignment_id, fields, worker_id)
-    return layout("Submitted", "<h1>Thank you</h1><p>Your work was submitted.</p><p><a "
-                  "href='/worker/' target='_top'>Back to the HITs</a></p>", worker_id)
+    return layout(
+        "Submitted",
+        "<h1>Thank you</h1><p>Your work was submitted.</p><p><a href='/worker/' target='_top'>Back to the HITs</a></p>",
+        worker_id,
+    )
 
 
-def handle(store: Store, method: str, path: str, query: dict[str, str],
-           form: list[tuple[str, str]], worker_id: str | None, public_url: str) -> Page:
+def handle(
+    store: Store,
+    method: str,
+    path: str,
+    query: dict[str, str],
+    form: list[tuple[str, str]],
+    worker_id: str | None,
+    public_url: str,
+) -> Page:
     """The page for a worker-site request (``worker_id`` from the cookie, None if signed out)."""
     try:
         return _route(store, method, path, query, form, worker_id, public_url)
@@ -182,10 +233,10 @@ def _route(store, method, path, query, form, worker_id, public_url) -> Page:
         ("GET", "/worker/"): lambda: hit_list(store, worker_id),
         ("GET", "/worker/preview"): lambda: preview(store, worker_id, query.get("hitId", "")),
         ("GET", "/mturk/preview"): lambda: group_preview(store, worker_id, query.get("groupId", "")),
-        ("POST", "/worker/accept"): lambda: redirect("/worker/task?" + urlencode(
-            {"assignmentId": work.accept(store, values.get("hitId", ""), worker_id)})),
-        ("GET", "/worker/task"): lambda: task(store, worker_id, query.get("assignmentId", ""),
-                                              public_url),
+        ("POST", "/worker/accept"): lambda: redirect(
+            "/worker/task?" + urlencode({"assignmentId": work.accept(store, values.get("hitId", ""), worker_id)})
+        ),
+        ("GET", "/worker/task"): lambda: task(store, worker_id, query.get("assignmentId", ""), public_url),
         ("POST", "/worker/return"): lambda: _return(store, values.get("assignmentId", ""), worker_id),
     }
     view = routes.get((method, path))

@@ -1,6 +1,7 @@
 """Checks a request against botocore's own MTurk service model (the shapes boto3 was built
 from): required members, types, lengths, ranges, patterns and enums, as the real service
 would. botocore checks only some of these on the client side (no max, no pattern)."""
+
 from __future__ import annotations
 
 import functools
@@ -51,8 +52,10 @@ def _check(shape: Shape, value: Any, path: str) -> None:
         _check_range(shape, len(value), f"the length of {name}")
         pattern = shape.metadata.get("pattern")
         if pattern and not re.search(pattern, value):
-            raise invalid(f"Value '{value}' at '{name}' failed to satisfy constraint: "
-                          f"Member must satisfy regular expression pattern: {pattern}")
+            raise invalid(
+                f"Value '{value}' at '{name}' failed to satisfy constraint: "
+                f"Member must satisfy regular expression pattern: {pattern}"
+            )
         if shape.enum and value not in shape.enum:
             raise invalid(f"{name} must be one of {', '.join(shape.enum)}")
     elif kind in ("integer", "long"):

@@ -1,5 +1,6 @@
 """What workers do on the local endpoint: find, accept, return and submit HITs; and the
 auto-approval MTurk performs after the delay (here only when asked, see ``auto_approve``)."""
+
 from __future__ import annotations
 
 import re
@@ -45,8 +46,9 @@ def open_hits(store: Store, worker_id: str) -> list[dict[str, Any]]:
     store.sweep()
     profile = store.worker(worker_id)
     found = []
-    for hit in store.rows(records.HIT_SQL + " WHERE h.disposed = 0 AND h.expiration > ? "
-                          "ORDER BY h.created DESC", (store.now(),)):
+    for hit in store.rows(
+        records.HIT_SQL + " WHERE h.disposed = 0 AND h.expiration > ? ORDER BY h.created DESC", (store.now(),)
+    ):
         tally = records.counts(store, hit)
         rights = allowed(records.requirements(hit), profile)
         if tally["available"] > 0 and rights["discover"]:
@@ -56,9 +58,12 @@ def open_hits(store: Store, worker_id: str) -> list[dict[str, Any]]:
 
 def worker_assignments(store: Store, worker_id: str) -> list[sqlite3.Row]:
     store.sweep()
-    return store.rows("SELECT a.*, t.title, t.reward FROM assignments a JOIN hits h ON h.id = a.hit_id "
-                      "JOIN hit_types t ON t.id = h.hit_type_id WHERE a.worker_id = ? "
-                      "ORDER BY a.seq DESC", (worker_id,))
+    return store.rows(
+        "SELECT a.*, t.title, t.reward FROM assignments a JOIN hits h ON h.id = a.hit_id "
+        "JOIN hit_types t ON t.id = h.hit_type_id WHERE a.worker_id = ? "
+        "ORDER BY a.seq DESC",
+        (worker_id,),
+    )
 
 
 def accept(store: Store, hit_id: str, worker_id: str) -> str:
@@ -75,13 +80,17 @@ def accept(store: Store, hit_id: str, worker_id: str) -> str:
             raise WorkerError("This HIT has expired.", 410)
         if records.counts(store, hit)["available"] < 1:
             raise WorkerError("There are no more assignments available for this HIT.")
-        if db.execute("SELECT 1 FROM assignments WHERE hit_id = ? AND worker_id = ? AND status "
-                      "NOT IN ('Returned', 'Abandoned')", (hit_id, worker_id)).fetchone():
+        if db.execute(
+            "SELECT 1 FROM assignments WHERE hit_id = ? AND worker_id = ? AND status NOT IN ('Returned', 'Abandoned')",
+            (hit_id, worker_id),
+        ).fetchone():
             raise WorkerError("You have already accepted this HIT.")
         assignment_id, now = store.new_id(), store.now()
-        db.execute("INSERT INTO assignments (id, hit_id, worker_id, status, accept_time, deadline) "
-                   "VALUES (?, ?, ?, 'Accepted', ?, ?)",
-                   (assignment_id, hit_id, worker_id, now, now + hit["assignment_duration"]))
+        db.execute(
+            "INSERT INTO assignments (id, hit_id, worker_id, status, accept_time, deadline) "
+            "VALUES (?, ?, ?, 'Accepted', ?, ?)",
+            (assignment_id, hit_id, worker_id, now, now + hit["assignment_duration"]),
+        )
         return assignment_id
 
 
@@ -98,8 +107,9 @@ def in_progress(store: Store, assignment_id: str, worker_id: str | None) -> sqli
     return row
 
 
-def submit(store: Store, assignment_id: str, fields: list[tuple[str, str]],
-           worker_id: str | None = None) -> sqlite3.Row:
+def submit(
+    store: Store, assignment_id: str, fields: list[tuple[str, str]], worker_id: str | None = None
+) -> sqlite3.Row:
     """Record the posted fields (all but assignmentId) as the answer; the assignment is Submitted."""
     answers = [(k, v) for k, v in fields if k != "assignmentId"]
     if not answers:
@@ -108,9 +118,11 @@ def submit(store: Store, assignment_id: str, fields: list[tuple[str, str]],
         row = in_progress(store, assignment_id, worker_id)
         hit = records.hit_row(store, row["hit_id"])
         now = store.now()
-        db.execute("UPDATE assignments SET status = 'Submitted', submit_time = ?, "
-                   "auto_approval_time = ?, answer = ? WHERE id = ?",
-                   (now, now + hit["auto_approval_delay"], answer_xml(answers), assignment_id))
+        db.execute(
+            "UPDATE assignments SET status = 'Submitted', submit_time = ?, "
+            "auto_approval_time = ?, answer = ? WHERE id = ?",
+            (now, now + hit["auto_approval_delay"], answer_xml(answers), assignment_id),
+        )
         return db.execute("SELECT * FROM assignments WHERE id = ?", (assignment_id,)).fetchone()
 
 
@@ -124,8 +136,7 @@ def auto_approve(store: Store, *, everything: bool = False) -> list[str]:
     """Approve Submitted assignments whose AutoApprovalTime has passed (all with
     ``everything``), paying reward + fee as MTurk does; those the balance cannot cover stay."""
     approved = []
-    for row in store.rows("SELECT id, auto_approval_time FROM assignments "
-                          "WHERE status = 'Submitted' ORDER BY seq"):
+    for row in store.rows("SELECT id, auto_approval_time FROM assignments WHERE status = 'Submitted' ORDER BY seq"):
         if everything or row["auto_approval_time"] <= store.now():
             try:
                 approve(store, row["id"])

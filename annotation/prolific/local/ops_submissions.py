@@ -4,6 +4,7 @@ The submission transition is idempotent, as Prolific documents: repeating an APP
 that already took effect answers the submission unchanged. Bonus ``pay`` is deliberately NOT
 idempotent (each call pays again), so the client's own guard is what prevents double pay.
 """
+
 from __future__ import annotations
 
 import sqlite3
@@ -22,18 +23,31 @@ DONE = {"APPROVE": "APPROVED", "REJECT": "REJECTED"}
 
 def short_json(row: sqlite3.Row) -> dict[str, Any]:
     """SubmissionShort, as lists answer it."""
-    return {"id": row["id"], "participant_id": row["participant_id"], "status": row["status"],
-            "started_at": iso(row["started"]), "completed_at": iso(row["completed"]),
-            "has_siblings": False, "study_code": row["code"],
-            "return_requested": bool(row["return_requested"])}
+    return {
+        "id": row["id"],
+        "participant_id": row["participant_id"],
+        "status": row["status"],
+        "started_at": iso(row["started"]),
+        "completed_at": iso(row["completed"]),
+        "has_siblings": False,
+        "study_code": row["code"],
+        "return_requested": bool(row["return_requested"]),
+    }
 
 
 def detail_json(row: sqlite3.Row) -> dict[str, Any]:
     """SubmissionDetail, as the detail and transition answers give it."""
-    return {"id": row["id"], "study_id": row["study_id"], "participant": row["participant_id"],
-            "status": row["status"], "started_at": iso(row["started"]),
-            "completed_at": iso(row["completed"]), "entered_code": row["code"],
-            "return_requested": bool(row["return_requested"]), "bonus_payments": []}
+    return {
+        "id": row["id"],
+        "study_id": row["study_id"],
+        "participant": row["participant_id"],
+        "status": row["status"],
+        "started_at": iso(row["started"]),
+        "completed_at": iso(row["completed"]),
+        "entered_code": row["code"],
+        "return_requested": bool(row["return_requested"]),
+        "bonus_payments": [],
+    }
 
 
 def _status_filter(value: str | None) -> str | None:
@@ -44,16 +58,14 @@ def _status_filter(value: str | None) -> str | None:
 def listing(call: Call) -> tuple[int, Any]:
     study_id, status = call.query.get("study"), _status_filter(call.query.get("status"))
     rows = call.store.rows("SELECT * FROM submissions ORDER BY seq")
-    items = [short_json(r) for r in rows if study_id in (None, "", r["study_id"])
-             and status in (None, r["status"])]
+    items = [short_json(r) for r in rows if study_id in (None, "", r["study_id"]) and status in (None, r["status"])]
     return 200, paginate(call, items)
 
 
 @route("GET", "studies/{id}/submissions/", "list_study_submissions")
 def study_listing(call: Call) -> tuple[int, Any]:
     existing(call.store, call.args[0])
-    rows = call.store.rows("SELECT * FROM submissions WHERE study_id = ? ORDER BY seq",
-                           (call.args[0],))
+    rows = call.store.rows("SELECT * FROM submissions WHERE study_id = ? ORDER BY seq", (call.args[0],))
     return 200, paginate(call, [short_json(r) for r in rows])
 
 
@@ -87,8 +99,10 @@ def transition(call: Call) -> tuple[int, Any]:
 
 def _awaiting(row: sqlite3.Row, action: str) -> None:
     if row["status"] != "AWAITING REVIEW":
-        raise refused(f"Cannot {action} submission {row['id']}: its status is {row['status']}, "
-                      "and only submissions AWAITING REVIEW can be reviewed.")
+        raise refused(
+            f"Cannot {action} submission {row['id']}: its status is {row['status']}, "
+            "and only submissions AWAITING REVIEW can be reviewed."
+        )
 
 
 def _approve(store: Store, row: sqlite3.Row) -> None:
@@ -105,8 +119,10 @@ def _reject(store: Store, row: sqlite3.Row, category: Any, message: str) -> None
     if errors:
         raise invalid(**errors)
     _awaiting(row, "REJECT")
-    store.execute("UPDATE submissions SET status = 'REJECTED', rejection_category = ?, "
-                  "message = ? WHERE id = ?", (category, message, row["id"]))
+    store.execute(
+        "UPDATE submissions SET status = 'REJECTED', rejection_category = ?, message = ? WHERE id = ?",
+        (category, message, row["id"]),
+    )
 
 
 @route("POST", "submissions/bulk-approve/", "bulk_approve")
@@ -116,8 +132,10 @@ def bulk_approve(call: Call) -> tuple[int, Any]:
         raise invalid(submission_ids="Give 1 to 1000 submission ids.")
     with call.store.transaction() as db:
         for submission_id in ids:  # on Prolific this runs later; others are skipped
-            db.execute("UPDATE submissions SET status = 'APPROVED' WHERE id = ? AND "
-                       "status = 'AWAITING REVIEW'", (str(submission_id),))
+            db.execute(
+                "UPDATE submissions SET status = 'APPROVED' WHERE id = ? AND status = 'AWAITING REVIEW'",
+                (str(submission_id),),
+            )
     return 200, "The request to bulk approve has been queued successfully."
 
 
@@ -129,8 +147,12 @@ def request_return(call: Call) -> tuple[int, Any]:
     row = submission(call.store, call.args[0])
     call.store.execute("UPDATE submissions SET return_requested = 1 WHERE id = ?", (row["id"],))
     row = submission(call.store, row["id"])
-    return 200, {"id": row["id"], "status": row["status"], "participant": row["participant_id"],
-                 "return_requested": True}
+    return 200, {
+        "id": row["id"],
+        "status": row["status"],
+        "participant": row["participant_id"],
+        "return_requested": True,
+    }
 
 
 def _bonus_rows(store: Store, study_id: str, csv: Any) -> list[tuple[str, int]]:
@@ -143,8 +165,10 @@ def _bonus_rows(store: Store, study_id: str, csv: Any) -> list[tuple[str, int]]:
             minor = int((Decimal(amount.strip()) * 100).to_integral_exact())
         except (InvalidOperation, ArithmeticError):
             raise invalid(csv_bonuses=f"Bad amount in line {line!r} (pounds, e.g. 1.50).") from None
-        known = store.row("SELECT 1 FROM submissions WHERE study_id = ? AND (id = ? OR "
-                          "participant_id = ?)", (study_id, ident.strip(), ident.strip()))
+        known = store.row(
+            "SELECT 1 FROM submissions WHERE study_id = ? AND (id = ? OR participant_id = ?)",
+            (study_id, ident.strip(), ident.strip()),
+        )
         if known is None:
             unknown.append(ident.strip())
         rows.append((ident.strip(), minor))
@@ -162,12 +186,18 @@ def set_up_bonuses(call: Call) -> tuple[int, Any]:
     rows = _bonus_rows(store, study_id, call.field("csv_bonuses"))
     cost = store.cost(sum(minor for _, minor in rows))
     bonus_id = store.new_id()
-    store.execute("INSERT INTO bonuses (id, study_id, rows, amount, fees, vat, created) "
-                  "VALUES (?, ?, ?, ?, ?, ?, ?)", (bonus_id, study_id, dumps(rows), cost.rewards,
-                                                   cost.fees, cost.vat, store.now()))
-    return 201, {"id": bonus_id, "study": study_id, "amount": float(cost.rewards),
-                 "fees": float(cost.fees), "vat": float(cost.vat),
-                 "total_amount": float(cost.total)}
+    store.execute(
+        "INSERT INTO bonuses (id, study_id, rows, amount, fees, vat, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (bonus_id, study_id, dumps(rows), cost.rewards, cost.fees, cost.vat, store.now()),
+    )
+    return 201, {
+        "id": bonus_id,
+        "study": study_id,
+        "amount": float(cost.rewards),
+        "fees": float(cost.fees),
+        "vat": float(cost.vat),
+        "total_amount": float(cost.total),
+    }
 
 
 @route("POST", "bulk-bonus-payments/{id}/pay/", "pay_bonuses")
@@ -179,8 +209,11 @@ def pay_bonuses(call: Call) -> tuple[int, Any]:
     total = row["amount"] + row["fees"] + row["vat"]
     with store.transaction():
         if not store.charge(total):
-            raise ApiError(400, f"Insufficient funds: the bonus needs {total} and the workspace "
-                                f"has {store.balance()}. Top up your balance.",
-                           title="Insufficient funds")
+            raise ApiError(
+                400,
+                f"Insufficient funds: the bonus needs {total} and the workspace "
+                f"has {store.balance()}. Top up your balance.",
+                title="Insufficient funds",
+            )
         store.execute("UPDATE bonuses SET times_paid = times_paid + 1 WHERE id = ?", (row["id"],))
     return 202, {"id": row["id"], "rows": loads(row["rows"])}

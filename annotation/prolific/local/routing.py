@@ -6,6 +6,7 @@ what fault rules and the request log use. Lists accept both of Prolific's pagina
 ``{"results", "_links": {self, next, previous, last}, "meta": {"count"}}``; a page past the
 end is a 404, as Dallinger reports of Prolific.
 """
+
 from __future__ import annotations
 
 import math
@@ -43,6 +44,7 @@ def route(method: str, pattern: str, operation: str) -> Callable[[Handler], Hand
     def register(handler: Handler) -> Handler:
         ROUTES.append((method, compiled, operation, handler))
         return handler
+
     return register
 
 
@@ -75,10 +77,8 @@ def _int(call: Call, name: str, default: int, lowest: int) -> int:
 def _link(call: Call, params: dict[str, Any] | None) -> dict[str, Any]:
     if params is None:
         return {"href": None, "title": None}
-    query = {k: v for k, v in call.query.items() if k not in ("page", "page_size", "limit",
-                                                              "offset")}
-    return {"href": f"{call.base_url}{call.path}?{urlencode({**query, **params})}",
-            "title": None}
+    query = {k: v for k, v in call.query.items() if k not in ("page", "page_size", "limit", "offset")}
+    return {"href": f"{call.base_url}{call.path}?{urlencode({**query, **params})}", "title": None}
 
 
 def paginate(call: Call, items: list[Any]) -> dict[str, Any]:
@@ -90,7 +90,7 @@ def paginate(call: Call, items: list[Any]) -> dict[str, Any]:
         prev = {"limit": limit, "offset": max(0, offset - limit)} if offset else None
         last = {"limit": limit, "offset": max(0, (math.ceil(count / limit) - 1) * limit)}
         this = {"limit": limit, "offset": offset}
-        chunk = items[offset:offset + limit]
+        chunk = items[offset : offset + limit]
     else:
         page, size = _int(call, "page", 1, 1), _int(call, "page_size", 20, 1)
         pages = max(1, math.ceil(count / size))
@@ -99,7 +99,14 @@ def paginate(call: Call, items: list[Any]) -> dict[str, Any]:
         nxt = {"page": page + 1, "page_size": size} if page < pages else None
         prev = {"page": page - 1, "page_size": size} if page > 1 else None
         last, this = {"page": pages, "page_size": size}, {"page": page, "page_size": size}
-        chunk = items[(page - 1) * size:page * size]
-    return {"results": chunk, "meta": {"count": count},
-            "_links": {"self": _link(call, this), "next": _link(call, nxt),
-                       "previous": _link(call, prev), "last": _link(call, last)}}
+        chunk = items[(page - 1) * size : page * size]
+    return {
+        "results": chunk,
+        "meta": {"count": count},
+        "_links": {
+            "self": _link(call, this),
+            "next": _link(call, nxt),
+            "previous": _link(call, prev),
+            "last": _link(call, last),
+        },
+    }

@@ -1,12 +1,13 @@
 """The participant simulator: HTML pages standing in for Prolific's participant app.
 
-    GET  /participant/                  pick a study and a participant id
-    GET|POST /participant/start         study_id, participant_id: take a place (or resume),
-                                        remember the participant in a cookie, and redirect to
-                                        the study URL with the placeholders filled in
-    GET  /submissions/complete?cc=CODE  Prolific's completion URL: the code lands on the
-                                        participant's ACTIVE submission
+GET  /participant/                  pick a study and a participant id
+GET|POST /participant/start         study_id, participant_id: take a place (or resume),
+                                    remember the participant in a cookie, and redirect to
+                                    the study URL with the placeholders filled in
+GET  /submissions/complete?cc=CODE  Prolific's completion URL: the code lands on the
+                                    participant's ACTIVE submission
 """
+
 from __future__ import annotations
 
 import html
@@ -29,18 +30,21 @@ class Page:
 
 
 def _page(title: str, body: str, status: int = 200) -> Page:
-    return Page(status, f"<!doctype html><html><head><meta charset='utf-8'><title>"
-                        f"{html.escape(title)}</title></head><body><h1>{html.escape(title)}</h1>"
-                        f"{body}</body></html>")
+    return Page(
+        status,
+        f"<!doctype html><html><head><meta charset='utf-8'><title>"
+        f"{html.escape(title)}</title></head><body><h1>{html.escape(title)}</h1>"
+        f"{body}</body></html>",
+    )
 
 
 def _error(status: int, message: str) -> Page:
-    return _page("Cannot continue", f"<p class='error'>{html.escape(message)}</p>"
-                                    "<p><a href='/participant/'>Back</a></p>", status)
+    return _page(
+        "Cannot continue", f"<p class='error'>{html.escape(message)}</p><p><a href='/participant/'>Back</a></p>", status
+    )
 
 
-def handle(store: Store, method: str, path: str, params: dict[str, str],
-           participant: str | None) -> Page:
+def handle(store: Store, method: str, path: str, params: dict[str, str], participant: str | None) -> Page:
     if path == "/participant/" and method == "GET":
         return _chooser(store)
     if path == "/participant/start" and method in ("GET", "POST"):
@@ -53,10 +57,12 @@ def handle(store: Store, method: str, path: str, params: dict[str, str],
 def _chooser(store: Store) -> Page:
     rows = store.rows("SELECT id, data FROM studies WHERE status = 'ACTIVE' ORDER BY seq")
     options = "".join(f"<option value='{r['id']}'>{r['id']}</option>" for r in rows)
-    form = (f"<form method='post' action='/participant/start'>"
-            f"<label>Study <select name='study_id'>{options}</select></label> "
-            f"<label>Participant id <input name='participant_id' value='{store.new_id()}'>"
-            f"</label> <button type='submit'>Take part</button></form>")
+    form = (
+        f"<form method='post' action='/participant/start'>"
+        f"<label>Study <select name='study_id'>{options}</select></label> "
+        f"<label>Participant id <input name='participant_id' value='{store.new_id()}'>"
+        f"</label> <button type='submit'>Take part</button></form>"
+    )
     return _page("Local Prolific: take part in a study", form)
 
 
@@ -67,8 +73,7 @@ def _start(store: Store, study_id: str, participant_id: str) -> Page:
         _, url = start(store, study_id, participant_id)
     except ApiError as exc:
         return _error(exc.status, str(exc.detail))
-    return Page(302, "", [("Location", url),
-                          ("Set-Cookie", f"{COOKIE}={participant_id}; Path=/; SameSite=Lax")])
+    return Page(302, "", [("Location", url), ("Set-Cookie", f"{COOKIE}={participant_id}; Path=/; SameSite=Lax")])
 
 
 def _complete(store: Store, code: str, participant: str | None) -> Page:
@@ -78,9 +83,13 @@ def _complete(store: Store, code: str, participant: str | None) -> Page:
     if row is None:
         return _error(400, f"Participant {participant} has no active submission.")
     row = complete(store, row["id"], code)
-    return _page("Submission received", (
-        f"<p>Participant <code id='participant'>{html.escape(participant)}</code>, submission "
-        f"<code id='submission'>{row['id']}</code>: code "
-        f"<code id='code'>{html.escape(row['code'])}</code>, status "
-        f"<strong id='status'>{html.escape(row['status'])}</strong>.</p>"
-        "<p><a href='/participant/'>Take part in another study</a></p>"))
+    return _page(
+        "Submission received",
+        (
+            f"<p>Participant <code id='participant'>{html.escape(participant)}</code>, submission "
+            f"<code id='submission'>{row['id']}</code>: code "
+            f"<code id='code'>{html.escape(row['code'])}</code>, status "
+            f"<strong id='status'>{html.escape(row['status'])}</strong>.</p>"
+            "<p><a href='/participant/'>Take part in another study</a></p>"
+        ),
+    )

@@ -1,18 +1,32 @@
 """What the local endpoint refuses in a new or changed study (reference section 2), as
 field-by-field messages for Prolific's 400 body."""
+
 from __future__ import annotations
 
 from typing import Any
 
 from .errors import ApiError
 
-REQUIRED = ("name", "description", "external_study_url", "prolific_id_option",
-            "total_available_places", "estimated_completion_time", "reward")
+REQUIRED = (
+    "name",
+    "description",
+    "external_study_url",
+    "prolific_id_option",
+    "total_available_places",
+    "estimated_completion_time",
+    "reward",
+)
 ID_OPTIONS = ("url_parameters", "question", "not_required")
 ACTORS = ("participant", "researcher")
-ACTIONS = ("AUTOMATICALLY_APPROVE", "MANUALLY_REVIEW", "ADD_TO_PARTICIPANT_GROUP",
-           "REMOVE_FROM_PARTICIPANT_GROUP", "REQUEST_RETURN", "DYNAMIC_PAYMENT",
-           "FIXED_SCREEN_OUT_PAYMENT")
+ACTIONS = (
+    "AUTOMATICALLY_APPROVE",
+    "MANUALLY_REVIEW",
+    "ADD_TO_PARTICIPANT_GROUP",
+    "REMOVE_FROM_PARTICIPANT_GROUP",
+    "REQUEST_RETURN",
+    "DYNAMIC_PAYMENT",
+    "FIXED_SCREEN_OUT_PAYMENT",
+)
 DEVICES = ("desktop", "tablet", "mobile")
 
 
@@ -47,10 +61,10 @@ def _filters(filters: Any) -> list[str]:
     for item in filters:
         if not isinstance(item, dict) or not isinstance(item.get("filter_id"), str):
             problems.append("Each filter needs a filter_id.")
-        elif not (isinstance(item.get("selected_values"), list) and item["selected_values"]) \
-                and not isinstance(item.get("selected_range"), dict):
-            problems.append(f"Filter {item['filter_id']} needs selected_values or "
-                            "selected_range.")
+        elif not (isinstance(item.get("selected_values"), list) and item["selected_values"]) and not isinstance(
+            item.get("selected_range"), dict
+        ):
+            problems.append(f"Filter {item['filter_id']} needs selected_values or selected_range.")
     return problems
 
 

@@ -1,5 +1,6 @@
 """`manage.py export <project_id> --dataset raw|clean|items|... --format csv|tsv|jsonl [--output FILE]
 [--spreadsheet-safe] [--item-text] [--job]`."""
+
 from __future__ import annotations
 
 import os
@@ -16,23 +17,32 @@ from quality.services.exports import export_job_create, export_job_path
 
 
 class Command(BaseCommand):
-    help = ("Stream one of a project's datasets as CSV, TSV or JSONL to a file or to stdout, or (--job) "
-            "record an export job that writes it under EXPORT_ROOT, as the admin and the API do.")
+    help = (
+        "Stream one of a project's datasets as CSV, TSV or JSONL to a file or to stdout, or (--job) "
+        "record an export job that writes it under EXPORT_ROOT, as the admin and the API do."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("project_id", type=int)
         parser.add_argument(
-            "--dataset", default="raw",
+            "--dataset",
+            default="raw",
             help=f"{', '.join(DATASETS)}, or a further released format of the project's kind",
         )
         parser.add_argument("--format", choices=list(FORMATS), default="csv", dest="fmt")
         parser.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
-        parser.add_argument("--spreadsheet-safe", action="store_true",
-                            help="CSV/TSV: prefix text cells starting with =, +, -, @, tab or CR with ' "
-                                 "(default: every cell exactly as stored)")
+        parser.add_argument(
+            "--spreadsheet-safe",
+            action="store_true",
+            help="CSV/TSV: prefix text cells starting with =, +, -, @, tab or CR with ' "
+            "(default: every cell exactly as stored)",
+        )
         parser.add_argument("--item-text", action="store_true", help="raw and clean: add the item's text")
-        parser.add_argument("--job", action="store_true",
-                            help="record an export job (listed in the admin, kept EXPORT_KEEP_DAYS days) instead")
+        parser.add_argument(
+            "--job",
+            action="store_true",
+            help="record an export job (listed in the admin, kept EXPORT_KEEP_DAYS days) instead",
+        )
 
     def handle(self, *args: Any, project_id: int, dataset: str, fmt: str, output: Path | None, **options: Any) -> None:
         project = Project.objects.filter(pk=project_id).first()
@@ -61,8 +71,9 @@ class Command(BaseCommand):
         if job.status == ExportJob.Status.FAILED:
             raise CommandError(f"export job #{job.pk} failed: {job.error}")
         if job.status == ExportJob.Status.DONE:
-            self.stdout.write(f"export job #{job.pk} done ({job.cells} cells): {job.rows_written} rows, "
-                              f"{export_job_path(job)}")
+            self.stdout.write(
+                f"export job #{job.pk} done ({job.cells} cells): {job.rows_written} rows, {export_job_path(job)}"
+            )
         else:
             self.stdout.write(f"export job #{job.pk} queued ({job.cells} cells); a worker writes it")
 

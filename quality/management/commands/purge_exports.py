@@ -1,4 +1,5 @@
 """`manage.py purge_exports`: delete export files older than EXPORT_KEEP_DAYS (what beat does hourly)."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,5 @@
 """`manage.py run_quality <project_id> [--set key=value ...]`: a new quality run, now."""
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,14 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("project_id", type=int)
-        parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
-                            help="override a quality setting for this run, e.g. --set min_accuracy=0.5")
+        parser.add_argument(
+            "--set",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            dest="overrides",
+            help="override a quality setting for this run, e.g. --set min_accuracy=0.5",
+        )
 
     def handle(self, *args: Any, project_id: int, overrides: list[str], **options: Any) -> None:
         project = Project.objects.filter(pk=project_id).first()
@@ -54,9 +61,24 @@ class Command(BaseCommand):
         rows = agreement_rows(run_agreement(run))
         if rows:
             self.stdout.write("agreement (on the kept annotations):")
-            self.stdout.write(format_table(AGREEMENT_HEADERS, [
-                (r["name"], r["level"], str(r["n_items"]), r["observed"], r["cohen"], r["fleiss"], r["alpha"],
-                 r["interval"]) for r in rows]))
+            self.stdout.write(
+                format_table(
+                    AGREEMENT_HEADERS,
+                    [
+                        (
+                            r["name"],
+                            r["level"],
+                            str(r["n_items"]),
+                            r["observed"],
+                            r["cohen"],
+                            r["fleiss"],
+                            r["alpha"],
+                            r["interval"],
+                        )
+                        for r in rows
+                    ],
+                )
+            )
         for name, summary in run_aggregation(run).items():
             self.stdout.write(
                 f"aggregation {name}: {summary['n_items']} items, {summary['majority_ties']} majority ties, "

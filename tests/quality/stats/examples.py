@@ -1,4 +1,5 @@
 """Published worked examples and small builders shared by the agreement tests."""
+
 from __future__ import annotations
 
 import math
@@ -57,7 +58,9 @@ def from_counts(counts: list[list[int]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def random_labels(seed: int, *, items: int = 40, annotators: int = 5, values=(0, 1, 2), missing: float = 0.3) -> pd.DataFrame:
+def random_labels(
+    seed: int, *, items: int = 40, annotators: int = 5, values=(0, 1, 2), missing: float = 0.3
+) -> pd.DataFrame:
     """Labels that agree more than chance (a noisy copy of a hidden truth), some cells missing."""
     rng = np.random.default_rng(seed)
     truth = rng.choice(values, size=items)

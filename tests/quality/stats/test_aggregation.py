@@ -1,5 +1,6 @@
 """Majority vote with ties reported, and agreement of each annotator with the others' majority
 (Cohen's kappa checked against scikit-learn). No database."""
+
 from __future__ import annotations
 
 import math

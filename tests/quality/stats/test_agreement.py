@@ -1,5 +1,6 @@
 """The one entry point: every applicable coefficient of a field, NaN or None with a reason where
 not computable. No database."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -37,7 +38,9 @@ def test_ratings_get_the_spearman_figures_too():
         expected.append(spearmanr(both[a], both[b]).statistic)
     assert result.spearman.mean == pytest.approx(np.mean(expected))
     assert "spearman_vs_rest" in result.per_annotator.columns
-    assert result.per_annotator["spearman_vs_rest"].to_dict() == pytest.approx(result.spearman_vs_rest.per_annotator.to_dict())
+    assert result.per_annotator["spearman_vs_rest"].to_dict() == pytest.approx(
+        result.spearman_vs_rest.per_annotator.to_dict()
+    )
     assert "spearman" not in result.not_applicable
 
 

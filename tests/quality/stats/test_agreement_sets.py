@@ -1,5 +1,6 @@
 """Alpha for set-valued labels with the MASI distance: nltk's AnnotationTask, the `krippendorff`
 package with MASI as a custom distance, a hand computation. No database."""
+
 from __future__ import annotations
 
 import math
@@ -46,7 +47,9 @@ def test_matches_the_krippendorff_package_with_masi_as_its_distance():
     def distance(v1, v2, i1, i2, n_v, dtype=np.float64):
         return np.vectorize(lambda x, y: masi(domain[int(x)], domain[int(y)]))(v1, v2).astype(dtype)
 
-    expected = krippendorff.alpha(reliability_data=table, value_domain=np.arange(len(domain)), level_of_measurement=distance)
+    expected = krippendorff.alpha(
+        reliability_data=table, value_domain=np.arange(len(domain)), level_of_measurement=distance
+    )
     assert masi_alpha(labels, iterations=0).value == pytest.approx(expected)
 
 
@@ -70,7 +73,13 @@ def test_bootstrap_engine_equals_nltk_on_the_full_data():
     domain = value_domain(labels)
     _, counts = value_counts(labels, domain)
     distances = np.array([[masi(a, b) for b in domain] for a in domain])
-    rough = alpha_from_counts(counts, np.arange(len(domain)), lambda v1, v2, i1, i2, n_v, dtype=None: distances[i1, i2], level_name="set", iterations=0)
+    rough = alpha_from_counts(
+        counts,
+        np.arange(len(domain)),
+        lambda v1, v2, i1, i2, n_v, dtype=None: distances[i1, i2],
+        level_name="set",
+        iterations=0,
+    )
     result = masi_alpha(labels, iterations=200, seed=1)
     assert rough.value == pytest.approx(result.value)
     assert result.low <= result.value <= result.high

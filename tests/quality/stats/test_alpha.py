@@ -1,5 +1,6 @@
 """Krippendorff's alpha against his own worked example and the `krippendorff` package's
 reliability-data entry point; the bootstrap interval's determinism. No database."""
+
 from __future__ import annotations
 
 import math

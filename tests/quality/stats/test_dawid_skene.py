@@ -5,6 +5,7 @@ crowd-kit==1.4.2 numpy==2.4.6 pandas==3.1.1 scipy==1.17.1) by
     DawidSkene(n_iter=10000, tol=1e-12).fit(df)   # df: task, worker, label from DS_CASE
     ds.labels_, ds.probas_.round(6), ds.priors_.round(6)
 crowd-kit is not a dependency of the project (it pulls transformers and huggingface-hub)."""
+
 from __future__ import annotations
 
 import numpy as np
