@@ -135,8 +135,9 @@ def test_a_failed_write_stops_the_parser_thread(small_batches, monkeypatch):
                 raise failure
         return execute(sql, params, many, context)
 
+    project = ProjectFactory()  # made before the wrapper counts INSERTs: only the import's own count
     with connection.execute_wrapper(failing_second_insert), pytest.raises(OSError) as caught:
-        items_import(project=ProjectFactory(), data=as_file(recam_lines(500)))
+        items_import(project=project, data=as_file(recam_lines(500)))
     assert caught.value is failure
     assert not read_ahead_threads()
     assert len(parsed) < 500  # the parser was stopped, not left to read the whole file
