@@ -121,22 +121,23 @@ def units_seen_by(annotator: Annotator, *, exclusive_groups: bool) -> Q:
     """Units the annotator may not get: one holding an item they have had (in any batch of the
     project), or, for kinds whose groups are exclusive, an item of a group they have had (the
     other context of a word pair). The batch's every-annotator unit is exempt from the
-    group rule (everybody does it)."""
+    group rule (everybody does it).
+
+    Each rule is a plain `pk IN (subquery)` the database computes once (the few units of the few
+    items the annotator had), not a test of every unit of the batch: a hand-out stays as quick
+    in a batch of 20,000 units as in one of 300."""
     had_items = UnitItem.objects.filter(unit__assignments__annotator=annotator).values("item_id")
-    seen = Exists(UnitItem.objects.filter(unit=OuterRef("pk"), item_id__in=had_items))
-    rule = Q(seen)
+    rule = Q(pk__in=UnitItem.objects.filter(item_id__in=had_items).values("unit_id"))
     if exclusive_groups:
         groups = (
             Item.objects.filter(project_id=annotator.project_id, unit_items__unit__assignments__annotator=annotator)
             .exclude(group_key="")
             .values("group_key")
         )
-        group_seen = Exists(
-            UnitItem.objects.filter(
-                unit=OuterRef("pk"), item__project_id=annotator.project_id, item__group_key__in=groups
-            )
+        group_units = UnitItem.objects.filter(item__project_id=annotator.project_id, item__group_key__in=groups).values(
+            "unit_id"
         )
-        rule |= Q(group_seen, every_annotator=False)
+        rule |= Q(pk__in=group_units, every_annotator=False)
     return rule
 
 
