@@ -92,9 +92,14 @@ def assignments_set_status(*, assignments: QuerySet[Assignment], status: str, **
     """Move the assignments that `assignments` selects (checked again as they are written) to
     `status`, with other field `values`. Their responses' versions move in the same transaction:
     a save compares and sets on the version alone, so one that read the work before it was
-    reviewed or released writes nothing and decides again. How many assignments moved."""
+    reviewed or released writes nothing and decides again. How many assignments moved.
+
+    Nothing selected (the usual sweep at a hand-out) opens no transaction, so on SQLite it takes
+    no write lock."""
+    ids = list(assignments.values_list("pk", flat=True))
+    if not ids:
+        return 0
     with transaction.atomic():
-        ids = list(assignments.values_list("pk", flat=True))
         moved = assignments.filter(pk__in=ids).update(status=status, **values)
         if moved:
             Response.objects.filter(assignment_id__in=ids).update(version=F("version") + 1)
@@ -108,16 +113,17 @@ def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
     while unfinished, if its slot is still free; a new unit (`work_selectors.next_unit`).
     Raises NoWorkLeft when every unit is full or holds an item this annotator has seen.
     """
-    current = current_assignment(annotator, batch.pk)
+    mine = list(annotator_assignments(annotator, batch))
+    current = next((a for a in mine if a.status == Assignment.Status.ACTIVE), None)
     if current is not None:
         return current
     if batch.status != Batch.Status.OPEN:
         raise NoWorkLeft(_("This batch is closed."))
     assignments_release_abandoned(batch=batch)
-    for mine in annotator_assignments(annotator, batch):
-        unfinished = getattr(mine, "open_items")  # noqa: B009 - an annotation of annotator_assignments
-        if mine.status == Assignment.Status.RELEASED and unfinished and assignment_reclaim(assignment=mine):
-            return mine
+    for released in mine:
+        unfinished = getattr(released, "open_items")  # noqa: B009 - an annotation of annotator_assignments
+        if released.status == Assignment.Status.RELEASED and unfinished and assignment_reclaim(assignment=released):
+            return released
     exclusive = get_kind(annotator.project.kind).exclusive_groups
     with transaction.atomic():
         _lock(batch)
