@@ -1,7 +1,7 @@
 """Start and stop a gunicorn serving the app against a benchmark database.
 
-It uses deploy/gunicorn.conf.py (gthread-based workers) as deployed, overriding only the bind address,
-the log level and, when asked, the number of workers and threads.
+It uses deploy/gunicorn.conf.py (gunicorn's stock sync worker) as deployed, overriding only the bind
+address, the log level and, when asked, the number of workers and threads or other settings (`env`).
 """
 
 from __future__ import annotations
@@ -31,8 +31,10 @@ class Gunicorn:
         workers: int | None = None,
         threads: int | None = None,
         max_requests: int | None = None,
+        env: dict[str, str] | None = None,
     ):
         self.url, self.port, self.log = url, port, log
+        self.env = dict(env or {})
         self.workers, self.threads, self.max_requests = workers, threads, max_requests
         self.proc: subprocess.Popen | None = None
         self.starts = 0  # a restart appends to the log of the runs before
@@ -40,7 +42,7 @@ class Gunicorn:
     @property
     def config(self) -> dict:
         return {
-            "conf": str(DEPLOY_CONF.relative_to(common.ROOT)) if DEPLOY_CONF.exists() else "bench defaults",
+            "conf": str(DEPLOY_CONF.relative_to(common.ROOT)),
             "worker_class": os.environ.get("GUNICORN_WORKER_CLASS", "deploy/gunicorn.conf.py default"),
             "workers": self.workers,
             "threads": self.threads,
@@ -51,31 +53,14 @@ class Gunicorn:
         """Start and wait until every worker answers. `busy`: clients are already knocking (a
         restart under load), so the first answer may wait its turn behind theirs, and the
         server is not warmed (they warm it)."""
-        extra = {"GUNICORN_BIND": f"127.0.0.1:{self.port}", "GUNICORN_LOG_LEVEL": "warning"}
+        extra = {"GUNICORN_BIND": f"127.0.0.1:{self.port}", "GUNICORN_LOG_LEVEL": "warning", **self.env}
         if self.workers:
             extra["WEB_CONCURRENCY"] = str(self.workers)
         if self.threads:
             extra["GUNICORN_THREADS"] = str(self.threads)
         if self.max_requests is not None:
             extra["GUNICORN_MAX_REQUESTS"] = str(self.max_requests)
-        cmd = [sys.executable, "-m", "gunicorn"]
-        if DEPLOY_CONF.exists():
-            cmd += ["--config", str(DEPLOY_CONF)]
-        else:  # the deploy file is not there: the same shape, from the command line
-            cmd += [
-                "--worker-class",
-                "gthread",
-                "--workers",
-                str(self.workers or 4),
-                "--threads",
-                str(self.threads or 4),
-                "--access-logfile",
-                "-",
-                "--error-logfile",
-                "-",
-                "--access-logformat",
-                '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"',
-            ]
+        cmd = [sys.executable, "-m", "gunicorn", "--config", str(DEPLOY_CONF)]
         cmd += ["--bind", f"127.0.0.1:{self.port}", "config.wsgi:application"]
         self.log.parent.mkdir(parents=True, exist_ok=True)
         self._fh = open(self.log, "ab" if self.starts else "wb")

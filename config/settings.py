@@ -257,6 +257,9 @@ EXPORT_ROOT = env.path("EXPORT_ROOT", default=BASE_DIR / "exports")
 EXPORT_KEEP_DAYS = env.int("EXPORT_KEEP_DAYS", default=7)
 # A running job records its progress every this many rows.
 EXPORT_PROGRESS_ROWS = env.int("EXPORT_PROGRESS_ROWS", default=10_000)
+# A download at once (report page, GET /api/projects/<id>/export/) streams from a web worker,
+# which gunicorn stops after GUNICORN_TIMEOUT seconds; larger exports are export jobs.
+EXPORT_STREAM_MAX_RECORDS = env.int("EXPORT_STREAM_MAX_RECORDS", default=100_000)
 
 LOGGING = {
     "version": 1,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import permission_required
@@ -194,7 +195,10 @@ def export(request: HttpRequest, project_id: int, dataset: str, fmt: str) -> Htt
         spreadsheet_safe=request.GET.get("spreadsheet_safe") == "1", item_text=request.GET.get("item_text") == "1"
     )
     try:
-        return export_response(export_open(project=project, dataset=dataset, fmt=fmt, options=options))
+        export = export_open(
+            project=project, dataset=dataset, fmt=fmt, options=options, max_records=settings.EXPORT_STREAM_MAX_RECORDS
+        )
+        return export_response(export)
     except UnknownExport as exc:
         raise Http404(str(exc)) from None
     except ExportUnavailable as exc:

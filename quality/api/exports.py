@@ -3,6 +3,7 @@ write a file in the background: create, status, download. Thin views."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -48,7 +49,8 @@ FILE_HEADERS = [
 ]
 UNAVAILABLE = error_response(
     "Not available for this project: a dataset of another task kind (the detail lists "
-    "the project's), or one that needs a finished quality run."
+    "the project's), one that needs a finished quality run, or (a download at once) one larger than "
+    "EXPORT_STREAM_MAX_RECORDS: start an export job."
 )
 DATASETS_TEXT = (
     "raw (every annotation), clean (kept by the latest quality run), items (released format plus quality "
@@ -77,8 +79,9 @@ class ProjectExportView(APIView):
     @extend_schema(
         parameters=[ExportQuerySerializer, *FILE_HEADERS],
         responses={**FILE_RESPONSES, (409, "application/json"): UNAVAILABLE},
-        description="Stream a dataset of the project at once (meant for small exports; large ones are export "
-        f"jobs, POST .../exports/): {DATASETS_TEXT} The X-Export-Cells header says exact or spreadsheet-safe.",
+        description="Stream a dataset of the project at once (small exports: up to EXPORT_STREAM_MAX_RECORDS "
+        "source records, default 100,000; a larger one answers 409 and is an export job, POST .../exports/): "
+        f"{DATASETS_TEXT} The X-Export-Cells header says exact or spreadsheet-safe.",
     )
     def get(self, request: Request, project_id: int):
         project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
@@ -86,7 +89,13 @@ class ProjectExportView(APIView):
         query.is_valid(raise_exception=True)
         data = query.validated_data
         try:
-            export = export_open(project=project, dataset=data["dataset"], fmt=data["format"], options=_options(data))
+            export = export_open(
+                project=project,
+                dataset=data["dataset"],
+                fmt=data["format"],
+                options=_options(data),
+                max_records=settings.EXPORT_STREAM_MAX_RECORDS,
+            )
         except (ExportUnavailable, UnknownExport) as exc:
             raise Conflict(str(exc)) from None
         return export_response(export)

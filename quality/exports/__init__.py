@@ -28,6 +28,7 @@ __all__ = [
     "ExportUnavailable",
     "Format",
     "Options",
+    "ExportTooLarge",
     "UnknownExport",
     "export_dataset",
     "export_filename",
@@ -38,6 +39,11 @@ __all__ = [
 
 class UnknownExport(ValueError):
     """A dataset or format name that does not exist; the message lists the known ones."""
+
+
+class ExportTooLarge(ExportUnavailable):
+    """More records than a download at once may hold: a web worker streaming it would outlive
+    its timeout and the file would arrive cut off. The message says to start an export job."""
 
 
 @dataclass(frozen=True)
@@ -75,9 +81,18 @@ def export_dataset(*, project: Project, dataset: str, fmt: str, options: Options
     return build(project, options), FORMATS[fmt]
 
 
-def export_open(*, project: Project, dataset: str, fmt: str, options: Options = EXACT) -> Export:
-    """Prepare a streamed export through the one writer (`writers.encode`)."""
+def export_open(
+    *, project: Project, dataset: str, fmt: str, options: Options = EXACT, max_records: int | None = None
+) -> Export:
+    """Prepare a streamed export through the one writer (`writers.encode`). `max_records`: a
+    download at once refuses a dataset of more source records (ExportTooLarge), counted first."""
     source, file_format = export_dataset(project=project, dataset=dataset, fmt=fmt, options=options)
+    if max_records is not None and (records := source.total()) > max_records:
+        raise ExportTooLarge(
+            f"The {dataset} export holds {records:,} records, more than the {max_records:,} a download at "
+            "once may hold (EXPORT_STREAM_MAX_RECORDS); start an export job: it writes the file in the "
+            "background and lists it for download when it is ready."
+        )
     return Export(
         filename=export_filename(project, dataset, file_format, options=options),
         content_type=file_format.content_type,

@@ -93,3 +93,22 @@ def test_the_schema_documents_the_job_endpoints():
     assert set(download["200"]["content"]) == {"text/csv", "text/tab-separated-values", "application/x-ndjson"}
     params = {p["name"] for p in paths["/api/projects/{project_id}/export/"]["get"]["parameters"]}
     assert {"spreadsheet_safe", "item_text"} <= params
+
+
+def test_a_download_at_once_refuses_more_records_than_it_may_stream(api, settings):
+    """A web worker is stopped after its timeout: a large export streamed at once would arrive
+    cut off, so it is refused up front and named an export job's work."""
+    project = bulk_responses(6)  # 2 items x 3 annotators
+    url = reverse("api-project-export", args=[project.pk])
+    settings.EXPORT_STREAM_MAX_RECORDS = 6
+    at_limit = api.get(url, {"dataset": "raw", "format": "csv"})
+    assert at_limit.status_code == 200 and b"".join(at_limit.streaming_content).count(b"\n") == 7
+    settings.EXPORT_STREAM_MAX_RECORDS = 5
+    refused = api.get(url, {"dataset": "raw", "format": "csv"})
+    assert refused.status_code == 409 and refused["Content-Type"] == "application/json"
+    detail = refused.json()["detail"]
+    assert "6 records" in detail and "more than the 5" in detail and "export job" in detail
+    # the job of the same export is not limited
+    jobs = reverse("api-project-export-jobs", args=[project.pk])
+    created = api.post(jobs, {"dataset": "raw", "format": "csv"}, format="json")
+    assert created.status_code in (201, 202)

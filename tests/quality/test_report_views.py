@@ -113,3 +113,16 @@ def test_admin_pages_are_read_only(admin_client, annotated):
     decisions = admin_client.get(reverse("admin:quality_responsedecision_changelist"), {"keep__exact": "0"})
     assert decisions.status_code == 200 and "rated Easy but answered wrongly" in decisions.content.decode()
     assert admin_client.get(reverse("admin:quality_itemresult_changelist")).status_code == 200
+
+
+def test_a_download_at_once_over_the_limit_sends_back_to_the_report(staff_client, annotated, settings):
+    """The report page's download of a dataset larger than a web worker may stream: back to the
+    report with a message that says to start an export job, never a file cut off mid-way."""
+    project = annotated.project
+    url = reverse("quality:export", args=[project.pk, "raw", "csv"])
+    settings.EXPORT_STREAM_MAX_RECORDS = 1
+    response = staff_client.get(url, follow=True)
+    assert response.redirect_chain == [(report_url(project), 302)]
+    assert "a download at once may hold" in response.content.decode() and "export job" in response.content.decode()
+    settings.EXPORT_STREAM_MAX_RECORDS = 100_000
+    assert isinstance(staff_client.get(url), StreamingHttpResponse)
