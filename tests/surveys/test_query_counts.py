@@ -61,3 +61,38 @@ def test_a_save_answered_with_the_next_page_reads_nothing_more(client):
         page = client.post(url, {**fields, **answer_for(fields["page"], item)}, headers={"X-Page-Swap": "1"})
     assert page.status_code == 200 and form_fields(page.content.decode())["page"] == "post"
     assert len(q) <= MAX_SWAPPED_SAVE_QUERIES, [x["sql"][:60] for x in q.captured_queries]
+
+
+#: the view after a unit: who the key is (2), the annotator's assignments, the release sweep, and
+#: under the batch's lock: the lock, their current assignment, the next unit, its items, the
+#: assignment and its responses written, then the new unit's first open item
+MAX_HANDOUT_STATEMENTS = 11
+TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
+
+
+def _handout_statements(client, n_units: int) -> list[str]:
+    """The statements of the view that hands out an annotator's second unit, in a batch of
+    `n_units` one-item units (transaction control left out: BEGIN/COMMIT, or savepoints inside
+    the test's transaction)."""
+    project = ProjectFactory()
+    ItemFactory.create_batch(n_units, project=project)
+    batch = batch_create(project=project, name="b", items_per_unit=1, assignments_per_unit=1)
+    url = client.post(reverse("surveys:invite", args=[invite_link_create(batch=batch).token]))["Location"]
+    from annotation.models import Response
+
+    for _ in range(7):  # the first unit's item, every page
+        fields = form_fields(client.get(url).content.decode())
+        item = Response.objects.get(pk=fields["response"]).item
+        assert client.post(url, {**fields, **answer_for(fields["page"], item)}).status_code == 302
+    with CaptureQueriesContext(connection) as q:
+        page = client.get(url)
+    assert page.status_code == 200 and form_fields(page.content.decode())["page"] == "pre"
+    return [x["sql"] for x in q.captured_queries if x["sql"].split()[0] not in TRANSACTION_CONTROL]
+
+
+def test_a_hand_out_costs_the_same_few_statements_in_a_small_and_a_large_batch(client):
+    """The unit rule is a fixed number of statements whatever the batch's size; a release sweep
+    that finds nothing writes nothing."""
+    small, large = _handout_statements(client, 3), _handout_statements(client, 60)
+    assert len(small) == len(large) <= MAX_HANDOUT_STATEMENTS, [s[:70] for s in small]
+    assert sum(s.startswith("UPDATE") for s in large) == 0
