@@ -119,7 +119,7 @@ def annotator_assignments(annotator: Annotator, batch: Batch) -> QuerySet[Assign
 
 def units_seen_by(annotator: Annotator, *, exclusive_groups: bool) -> Q:
     """Units the annotator may not get: one holding an item they have had (in any batch of the
-    project), or, for kinds whose groups are exclusive, an item of a group they have had (the
+    project; so also every unit they were given), or, for kinds whose groups are exclusive, an item of a group they have had (the
     other context of a word pair). The batch's every-annotator unit is exempt from the
     group rule (everybody does it).
 
@@ -146,13 +146,12 @@ def next_unit(batch: Batch, annotator: Annotator, *, exclusive_groups: bool) -> 
 
     The rule: first the batch's every-annotator unit (the consistency set) if they have not had
     it; then, among units with a free slot (fewer holding assignments than
-    `batch.assignments_per_unit`), the one with the fewest, earliest by position. Never a unit
-    they hold already, nor one `units_seen_by` forbids.
+    `batch.assignments_per_unit`), the one with the fewest, earliest by position. Never one
+    `units_seen_by` forbids, which holds every unit they ever had (a unit holds its items).
     """
     holding = Count("assignments", filter=Q(assignments__status__in=Assignment.HOLDING))
     return (
         Unit.objects.filter(batch=batch)
-        .exclude(assignments__annotator=annotator)
         .exclude(units_seen_by(annotator, exclusive_groups=exclusive_groups))
         .annotate(holding=holding)
         .filter(Q(every_annotator=True) | Q(holding__lt=batch.assignments_per_unit))
