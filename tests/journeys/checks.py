@@ -1,0 +1,46 @@
+"""What a researcher checks by eye on a report and on downloads, written down."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .researcher import Download
+
+#: a number printed with more digits than any figure means (0.3333333333333333)
+UNROUNDED = re.compile(r"\d\.\d{5,}")
+#: a template's placeholder left in a sentence ("accuracy #% on # labeled item")
+PLACEHOLDER = re.compile(r"(?<![\w&])#(?![\w\d])")
+
+
+def report_reads_well(text: str) -> None:
+    """Numbers rounded, no placeholders, no note said twice."""
+    assert not UNROUNDED.findall(text), UNROUNDED.findall(text)[:5]
+    assert not PLACEHOLDER.findall(text), [line for line in text.splitlines() if PLACEHOLDER.search(line)][:5]
+    notes = [line.strip() for line in text.splitlines() if len(line.strip()) > 60]
+    repeated = {line for line in notes if notes.count(line) > 1}
+    assert not repeated, repeated
+
+
+def fits_the_window(page: Any) -> None:
+    """Nothing wider than the window: no horizontal scrolling."""
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], (width, page.viewport_size)
+
+
+def every_export_parses(downloads: dict[str, Download], *, empty: set[str] = set()) -> None:
+    """Each dataset in each format has a header (CSV/TSV) and rows, except the datasets the study
+    has nothing for (`empty`); CSV and TSV hold the same rows as JSONL."""
+    datasets = {key.rsplit(".", 1)[0] for key in downloads}
+    assert datasets, "no export buttons"
+    for dataset in sorted(datasets):
+        csv_, tsv, jsonl = (downloads[f"{dataset}.{fmt}"] for fmt in ("csv", "tsv", "jsonl"))
+        if dataset in empty:
+            assert csv_.rows == tsv.rows == jsonl.rows == [], dataset
+            continue
+        assert csv_.header and csv_.rows, f"{dataset}.csv has no header or no rows"
+        assert csv_.header == tsv.header, dataset
+        assert len(csv_.rows) == len(tsv.rows) == len(jsonl.rows), dataset
+        for row in csv_.rows:
+            for column, value in row.items():
+                assert not (value.startswith('"') and value.endswith('"')), (dataset, column, value)
