@@ -9,6 +9,7 @@ so that agreement, adjudication and the quality rules all have something to work
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -89,16 +90,14 @@ def recam(annotator: Annotator, response: Response, slug: str) -> None:
     driver.submit()
 
 
-COSIMLEX_WORDS = (("rijeka", "voda"), ("grad", "ulica"), ("more", "brod"))
-
-
 def cosimlex(annotator: Annotator, response: Response, slug: str) -> None:
     """CoSimLex: two words inspired by the plain context, then a 0-6 rating with the targets bold."""
     page = annotator.page
-    if slug == "inspired":
-        first, second = COSIMLEX_WORDS[annotator.who % len(COSIMLEX_WORDS)]
-        page.fill("input[name=word_1]", first)
-        page.fill("input[name=word_2]", second)
+    if slug == "inspired":  # two words the context brought to mind: here, two of its own words
+        words = [w for w in re.findall(r"\w+", page.inner_text(".context-text")) if len(w) > 4 and w.isalpha()]
+        first, second = words[annotator.who % len(words)], words[-1 - annotator.who % len(words)]
+        page.fill("input[name=word_1]", first.lower())
+        page.fill("input[name=word_2]", second.lower())
     elif slug == "rating":
         rating = (response.item.pk * 2 + annotator.who) % 7  # differs by item and, by one, by annotator
         page.locator(f"input[name=rating][value='{rating}']").check()

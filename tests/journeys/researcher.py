@@ -174,6 +174,13 @@ class Researcher:
             found[key] = parse_export(key, Path(download.path()).read_bytes())
         return found
 
+    def download_bytes(self, project: Project, dataset: str, fmt: str) -> bytes:
+        """One export's bytes, through its button on the report (to hand to a scorer as a file)."""
+        self.open_report(project)
+        with self.page.expect_download() as info:
+            self.page.locator(f"#exports a.button[download][href$='/{dataset}.{fmt}']").click()
+        return Path(info.value.path()).read_bytes()
+
     # --- the API, through a real HTTP client ----------------------------------------------
 
     def api(self) -> requests.Session:
