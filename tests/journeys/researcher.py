@@ -72,11 +72,15 @@ class Researcher:
     def messages(self) -> str:
         return self.page.inner_text(".messagelist") if self.page.locator(".messagelist").count() else ""
 
-    def create_project(self, *, name: str, kind: str, language: str) -> Project:
+    def create_project(self, *, name: str, kind: str, language: str, settings: dict | None = None) -> Project:
+        """The admin's "Add project" form; `settings` typed into its settings box (the quality
+        rules' parameters over the kind's defaults)."""
         self.page.goto(self.base + "/admin/annotation/project/add/")
         self.page.fill("#id_name", name)
         self.page.select_option("#id_kind", kind)
         self.page.select_option("#id_language", language)
+        if settings is not None:
+            self.page.fill("#id_settings", json.dumps(settings))
         with self.page.expect_navigation():
             self.page.click("input[name=_continue]")
         project = Project.objects.get(name=name)
