@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from annotation.channels import ChannelSettingsError, channel_choices
 from annotation.kinds import PresetError, get_kind, preset_fill, preset_for_channel
-from annotation.models import Batch, InviteLink, Item
+from annotation.models import Batch, InviteLink, Item, Role
 from annotation.selectors import batches_with_progress, invite_url, progress_of
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import batch_create, channel_settings_check, invite_link_create
@@ -156,7 +156,12 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
     list_filter = ("status", "channel", ("project", OwnTeamsFilter))
     list_select_related = ("project",)
     search_fields = ("name",)
-    actions = ["create_invite_link", "release_abandoned", *RecruitmentActions.recruiting_actions]
+    actions = [
+        "create_invite_link",
+        "create_adjudicator_link",
+        "release_abandoned",
+        *RecruitmentActions.recruiting_actions,
+    ]
     readonly_fields = (
         "project",
         "channel",
@@ -256,15 +261,44 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
     @admin.action(description="Create invite link", permissions=["change"])
     def create_invite_link(self, request: HttpRequest, queryset: QuerySet[Batch]) -> TemplateResponse:
         """One new link per selected invite batch, shown ready to copy."""
-        base, label = request_base_url(request), f"admin {timezone.now():%Y-%m-%d %H:%M}"
         rows = []
         for batch in queryset.select_related("project"):
             if batch.channel != "invite":
                 messages.warning(request, f"“{batch}” is published on {batch.channel}, not by invite link.")
                 continue
-            invite = invite_link_create(batch=batch, label=label)
-            rows.append({"batch": batch, "invite": invite, "url": invite_url(invite.token, base_url=base)})
-        context = {**self.admin_site.each_context(request), "title": "Invite links", "opts": self.opts, "rows": rows}
+            rows.append(self._new_link(request, batch, role=Role.ANNOTATOR))
+        return self._links_page(request, rows, title="Invite links")
+
+    @admin.action(description="Create adjudicator link (one person)", permissions=["change"])
+    def create_adjudicator_link(self, request: HttpRequest, queryset: QuerySet[Batch]) -> TemplateResponse:
+        """A link for the third person who resolves the batch's disagreements, whatever channel
+        recruited its annotators; only where the batch's adjudication stage is on."""
+        rows = []
+        for batch in queryset.select_related("project", "adjudication"):
+            setup = getattr(batch, "adjudication", None)
+            if setup is None or not setup.enabled:
+                messages.warning(
+                    request, f"“{batch}” has no adjudication stage: turn it on in the batch's page first."
+                )
+                continue
+            rows.append(self._new_link(request, batch, role=Role.ADJUDICATOR, max_annotators=1))
+        return self._links_page(request, rows, title="Adjudicator links", adjudicator=True)
+
+    def _new_link(self, request: HttpRequest, batch: Batch, *, role: str, max_annotators: int | None = None) -> dict:
+        label = f"{'adjudicator' if role == Role.ADJUDICATOR else 'admin'} {timezone.now():%Y-%m-%d %H:%M}"
+        invite = invite_link_create(batch=batch, label=label, role=role, max_annotators=max_annotators)
+        return {"batch": batch, "invite": invite, "url": invite_url(invite.token, base_url=request_base_url(request))}
+
+    def _links_page(
+        self, request: HttpRequest, rows: list[dict], *, title: str, adjudicator: bool = False
+    ) -> TemplateResponse:
+        context = {
+            **self.admin_site.each_context(request),
+            "title": title,
+            "opts": self.opts,
+            "rows": rows,
+            "adjudicator": adjudicator,
+        }
         return TemplateResponse(request, "admin/annotation/batch/invite_links.html", context)
 
     @admin.action(description="Release abandoned assignments", permissions=["change"])

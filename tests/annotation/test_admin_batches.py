@@ -8,7 +8,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.models import Assignment, Batch, InviteLink
+from annotation.models import Assignment, Batch, InviteLink, Role
+from annotation.services.adjudication import adjudication_setup_set
 from annotation.services.assignments import assignment_next
 from annotation.services.batches import batch_create
 from tests.factories import AnnotatorFactory, InviteLinkFactory, ItemFactory, ProjectFactory
@@ -98,6 +99,20 @@ def test_create_invite_link_action_shows_the_link(admin_client, project):
     assert response.status_code == 200
     invite = InviteLink.objects.get(batch=batch)
     assert f"http://testserver/i/{invite.token}/" in response.content.decode()
+
+
+def test_create_adjudicator_link_needs_the_stage_and_makes_a_one_person_link(admin_client, project):
+    batch = busy_batch(project, "b")
+    action = {"action": "create_adjudicator_link", "_selected_action": [batch.pk]}
+    refused = admin_client.post(CHANGELIST, action, follow=True).content.decode()
+    assert "has no adjudication stage" in refused and not InviteLink.objects.filter(batch=batch).exists()
+
+    adjudication_setup_set(batch=batch)
+    response = admin_client.post(CHANGELIST, action)
+    link = InviteLink.objects.get(batch=batch)
+    assert (link.role, link.max_annotators) == (Role.ADJUDICATOR, 1)
+    html = response.content.decode()
+    assert f"http://testserver/i/{link.token}/" in html and "resolves the batch's disagreements" in html
 
 
 def test_release_abandoned_action(admin_client, project):
