@@ -277,9 +277,7 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
         for batch in queryset.select_related("project", "adjudication"):
             setup = getattr(batch, "adjudication", None)
             if setup is None or not setup.enabled:
-                messages.warning(
-                    request, f"“{batch}” has no adjudication stage: turn it on in the batch's page first."
-                )
+                messages.warning(request, f"“{batch}” has no adjudication stage: turn it on in the batch's page first.")
                 continue
             rows.append(self._new_link(request, batch, role=Role.ADJUDICATOR, max_annotators=1))
         return self._links_page(request, rows, title="Adjudicator links", adjudicator=True)

@@ -28,7 +28,11 @@ def fits_the_window(page: Any) -> None:
     assert width <= page.viewport_size["width"], (width, page.viewport_size)
 
 
-def every_export_parses(downloads: dict[str, Download], *, empty: set[str] = set()) -> None:
+#: the datasets of the adjudication stage, empty in a study without one
+NO_ADJUDICATION = frozenset({"final", "final_items", "adjudications"})
+
+
+def every_export_parses(downloads: dict[str, Download], *, empty: frozenset[str] = frozenset()) -> None:
     """Each dataset in each format has a header (CSV/TSV) and rows, except the datasets the study
     has nothing for (`empty`); CSV and TSV hold the same rows as JSONL."""
     datasets = {key.rsplit(".", 1)[0] for key in downloads}

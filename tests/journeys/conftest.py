@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import browser, context, page  # noqa: F401  (the browser fixtures)
-from tests.browser.conftest import TIMEOUT_MS
+from tests.browser.conftest import TIMEOUT_MS, browser  # noqa: F401  (the session's Chromium)
 
 from .researcher import Researcher
 
@@ -29,14 +28,14 @@ def person(browser):  # noqa: F811
         context.set_default_timeout(TIMEOUT_MS)
         context.set_default_navigation_timeout(TIMEOUT_MS)
         contexts.append(context)
-        page = context.new_page()
-        page.on("response", lambda r: r.status >= 400 and FAILED.append(f"{r.status} {r.request.method} {r.url}"))
-        return page
+        tab = context.new_page()
+        tab.on("response", lambda r: r.status >= 400 and FAILED.append(f"{r.status} {r.request.method} {r.url}"))
+        return tab
 
     FAILED.clear()
     yield make
-    for context in contexts:
-        context.close()
+    for each in contexts:
+        each.close()
 
 
 @pytest.fixture

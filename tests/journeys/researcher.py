@@ -152,7 +152,7 @@ class Researcher:
             self.page.click("text=Quality report")
 
     def run_quality(self, project: Project) -> str:
-        """"Run quality now" on the project's report; the report's text once the run is shown."""
+        """ "Run quality now" on the project's report; the report's text once the run is shown."""
         self.open_report(project)
         with self.page.expect_navigation():
             self.page.click("input[type=submit][value='Run quality now']")
