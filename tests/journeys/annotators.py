@@ -12,11 +12,26 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.sync_api import Error as PlaywrightError
 
 from annotation.models import Response
-from tests.browser.recam_driver import ReCAMPage, pick_span, submit_page
+from tests.browser.recam_driver import ReCAMPage, page_frame, pick_span
 
 Answer = Callable[["Annotator", Response, str], None]
+
+
+def submit(page: Any) -> None:
+    """Press "Save and continue" and wait for what comes next: the next page swapped in by the
+    page's script, or (the last page of a recruiting site's unit) the site's own page."""
+    top = page.page if hasattr(page, "parent_frame") else page
+    with top.expect_response(lambda r: r.request.method == "POST" and r.request.frame == page_frame(page)):
+        page.click("#next")
+    try:
+        page.wait_for_function("() => !document.querySelector('#page-form[data-sending]')")
+    except PlaywrightError:  # the page went away: a navigation to the site's completion page
+        top.wait_for_load_state()
 
 
 @dataclass
@@ -54,10 +69,11 @@ class Annotator:
             self.items_done.append(response.item.external_id)
 
     def work(self, *, items: int | None = None, pages: int = 400) -> None:
-        """Answer pages until there is no work left (or `items` items were started and the last
-        one finished); `pages` bounds the loop so a page that never advances fails the test."""
+        """Answer pages until there is no work left, or the person was sent back to the recruiting
+        site, or `items` items were started and the last one finished; `pages` bounds the loop so
+        a page that never advances fails the test."""
         for _ in range(pages):
-            if self.page.locator("#done").count():
+            if self.page.locator("#done").count() or not self.page.locator("#page-form").count():
                 return
             if items is not None and len(self.items_done) >= items and self._at_new_item():
                 return
@@ -87,7 +103,7 @@ def recam(annotator: Annotator, response: Response, slug: str) -> None:
         driver.choose("difficulty", ["easy", "medium", "hard"][annotator.who % 3])
     else:  # pragma: no cover - a new page needs a branch here
         raise AssertionError(f"unknown ReCAM page {slug}")
-    driver.submit()
+    submit(annotator.page)
 
 
 def cosimlex(annotator: Annotator, response: Response, slug: str) -> None:
@@ -103,7 +119,7 @@ def cosimlex(annotator: Annotator, response: Response, slug: str) -> None:
         page.locator(f"input[name=rating][value='{rating}']").check()
     else:  # pragma: no cover
         raise AssertionError(f"unknown CoSimLex page {slug}")
-    submit_page(page)
+    submit(page)
 
 
 def gcrc(annotator: Annotator, response: Response, slug: str) -> None:
@@ -113,7 +129,7 @@ def gcrc(annotator: Annotator, response: Response, slug: str) -> None:
     page = annotator.page
     if slug == "answer":
         page.locator("input[name=answer]").first.check()
-        submit_page(page)
+        submit(page)
         return
     letter = slug.removeprefix("option_")
     sentences = len(response.item.payload["sentences"])
@@ -125,7 +141,7 @@ def gcrc(annotator: Annotator, response: Response, slug: str) -> None:
     page.locator(f"input[name=skill][value='{skill}']").check()
     if page.locator("input[name=wrong]").is_checked():
         page.select_option("select[name=error]", "DTL")
-    submit_page(page)
+    submit(page)
 
 
 def scde(annotator: Annotator, response: Response, slug: str) -> None:
@@ -146,7 +162,7 @@ def scde(annotator: Annotator, response: Response, slug: str) -> None:
         chosen[blank] = candidate
         page.select_option(f"select[name=blank_{blank}]", str(candidate))
     page.locator("input[name=difficulty]").nth(annotator.who % 3).check()
-    submit_page(page)
+    submit(page)
 
 
 KINDS: dict[str, Answer] = {"recam": recam, "cosimlex": cosimlex, "gcrc": gcrc, "scde": scde}

@@ -53,7 +53,7 @@ class Researcher:
     def __init__(self, page: Any, live_server: Any, *, username: str = "lead"):
         self.page, self.base = page, live_server.url
         self.team = TeamFactory(name=f"{username}'s lab")
-        self.user = staff_with("add_", "change_", "view_", "delete_", teams=[self.team])
+        self.user = staff_with("add_", "change_", "view_", "delete_", "spend_on_channel", teams=[self.team])
         self.user.username = username
         self.user.set_password(PASSWORD)
         self.user.save()
@@ -135,14 +135,46 @@ class Researcher:
         with self.page.expect_navigation():
             self.page.click("button[name=index]")
 
-    def invite_link(self, batch: Batch) -> str:
-        """A new invite link from the batch list's "Create invite link" action, as shown to copy."""
-        self.run_batch_action(batch, "Create invite link")
+    def enable_adjudication(self, batch: Batch) -> None:
+        """Tick the adjudication stage on the batch's page and save."""
+        self.page.goto(self.base + f"/admin/annotation/batch/{batch.pk}/change/")
+        self.page.check("#id_adjudication-0-enabled")
+        with self.page.expect_navigation():
+            self.page.click("input[name=_continue]")
+        assert "was changed successfully" in self.messages(), self.page.inner_text("#content-main")
+
+    def invite_link(self, batch: Batch, *, action: str = "Create invite link") -> str:
+        """A new link from one of the batch list's link actions, as the page shows it to copy."""
+        self.run_batch_action(batch, action)
         boxes = self.page.locator("#content-main input[data-select-on-focus]")
         assert boxes.count() == 1, self.page.inner_text("#content-main")
         url = boxes.input_value()
         assert re.fullmatch(re.escape(self.base) + r"/i/[\w-]+/", url), url
         return url
+
+    # --- recruiting sites -----------------------------------------------------------------
+
+    def publish(self, batch: Batch) -> str:
+        """"Publish on the recruiting site": the cost page first, then "Publish"; the message."""
+        self.run_batch_action(batch, "Publish on the recruiting site (shows the cost first)")
+        assert self.page.locator("input[type=submit][value^=Publish]").count() == 1, self.page.inner_text("h1")
+        with self.page.expect_navigation():
+            self.page.click("input[type=submit][value^=Publish]")
+        assert f"Publishing “{batch.name}”" in self.messages(), self.messages()
+        return self.messages()
+
+    def sync(self, batch: Batch) -> str:
+        self.run_batch_action(batch, "Sync submissions from the recruiting site now")
+        return self.messages()
+
+    def review(self, batch: Batch, *, reject_feedback: str) -> str:
+        """Approve and reject the site's submissions as the latest quality run decided."""
+        self.run_batch_action(batch, "Review the recruiting site's work from the quality run…")
+        self.page.check("input[name=operation][value=review]")
+        self.page.fill("textarea[name=reject_feedback]", reject_feedback)
+        with self.page.expect_navigation():
+            self.page.click("input[type=submit][name=apply]")
+        return self.messages()
 
     # --- the quality report -------------------------------------------------------------
 
