@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from annotation.models import Assignment, Batch, Unit
+    from annotation.models import Annotator, Assignment, Batch, Unit
 
 
 class ChannelNotSupported(NotImplementedError):
@@ -93,6 +93,16 @@ class UnitState:
 class MessageResult:
     calls: int
     failed: dict[str, str] = field(default_factory=dict)  # annotator ref -> reason
+
+
+@dataclass(frozen=True)
+class AnnotatorOrigin:
+    """Where an annotator came from as the researcher names it (an invite link's name, the
+    channel's), and a rank that lists annotators in the same order on every page whoever
+    finished first: by the link (or channel), then by when they joined."""
+
+    name: str
+    rank: tuple[int, int]
 
 
 CURRENCY_SYMBOLS = {"USD": "$", "GBP": "£", "EUR": "€"}
@@ -184,6 +194,11 @@ class Channel(ABC):
     def reviewed_status(self, *, approved: bool) -> str:
         """The channel's word for work after our review (stored until the next sync)."""
         return "approved" if approved else "rejected"
+
+    def annotator_origins(self, annotators: "list[Annotator]") -> "dict[int, AnnotatorOrigin]":
+        """Each annotator's origin by id (default: the channel's name, ranked by who joined first).
+        Never a worker's id on the site: the pages that show it may be seen by other annotators."""
+        return {a.pk: AnnotatorOrigin(self.short_title, (0, a.pk)) for a in annotators}
 
     def check_settings(self, batch: "Batch") -> None:
         """Raise ChannelSettingsError when the batch's settings for this channel are not valid."""
