@@ -25,14 +25,12 @@ from annotation.mturk.workers import MAX_MESSAGE, MAX_SUBJECT
 from annotation.selectors import publishable_units
 
 from .base import (
-    REVIEW_OPERATIONS,
     UNKNOWN,
     Channel,
     ChannelError,
     ChannelUnavailable,
     MessageResult,
     PublishResult,
-    ReviewRules,
     SubmissionInfo,
     UnitCallback,
     UnitCost,
@@ -42,6 +40,7 @@ from .base import (
 from .mturk_calls import watch
 from .mturk_settings import HitSettings, hit_settings_for
 from .registry import register
+from .review_rules import REVIEW_OPERATIONS, ReviewRules
 
 if TYPE_CHECKING:
     from annotation.models import Assignment, Batch, Unit

@@ -30,7 +30,6 @@ from .base import (
     ChannelOutcomeUnknown,
     ChannelUnavailable,
     PublishResult,
-    ReviewRules,
     SubmissionInfo,
     UnitCallback,
     UnitCost,
@@ -41,6 +40,7 @@ from .base import (
 from .calls import call_record, request_summary
 from .prolific_settings import StudySettings, study_settings_for
 from .registry import register
+from .review_rules import ReviewRules
 
 if TYPE_CHECKING:
     from annotation.models import Assignment, Batch

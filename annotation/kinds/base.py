@@ -6,7 +6,6 @@ engine, channels, quality runs and exporters only ever talk to this interface.
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -15,8 +14,9 @@ from typing import Any, ClassVar
 from django import forms
 from django.forms import renderers
 from django.utils.functional import Promise
-from django.utils.translation import gettext as _
 
+from . import own_values
+from .own_values import ValueFormat
 from .presets import ChannelPreset
 from .results import AGREEMENT_SETTINGS, KindPlot, LabelField
 from .scoring import Scorer
@@ -107,17 +107,6 @@ class ItemExport:
 
     description: str
     row: Callable[[Mapping[str, Any], Mapping[str, Any] | None], dict[str, Any] | list[dict[str, Any]] | None]
-
-
-@dataclass(frozen=True)
-class ValueFormat:
-    """How an adjudicator types their own value of a field: the hint shown by the box, an HTML
-    `pattern` the browser checks as they type ("": none) and values it offers (a datalist).
-    The server parses the value anyway (`TaskKind.adjudication_value`)."""
-
-    hint: str
-    pattern: str = ""
-    suggestions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -290,40 +279,13 @@ class TaskKind(ABC):
     def adjudication_format(self, payload: Mapping[str, Any], field: str) -> ValueFormat:
         """How the adjudicator types an own value of `field` (default: from the label field: one
         of an ordinal's levels, a number, a JSON list of a set, else any text)."""
-        label = self._label_field(field)
-        if label is not None and label.order:
-            levels = tuple(str(v) for v in label.order)
-            return ValueFormat(_("One of: %(values)s") % {"values": ", ".join(levels)}, suggestions=levels)
-        if label is not None and label.level == "interval":
-            return ValueFormat(_("A number, e.g. 3 or 2.5"), pattern=r"\s*-?[0-9]+(\.[0-9]+)?\s*")
-        if label is not None and label.level == "set":
-            return ValueFormat(_("A list in JSON, e.g. [1, 2]"))
-        return ValueFormat(_("The value as text"))
+        return own_values.label_format(self._label_field(field))
 
     def adjudication_value(self, payload: Mapping[str, Any], field: str, text: str) -> Any:
         """The adjudicator's own value typed as text (`adjudication_format` says how); raises
         ValueError with the reason when it is not one (default: JSON when it parses, e.g. a
         number, else the text; an ordinal's levels, an interval's numbers and a set's lists only)."""
-        text = text.strip()
-        if not text:
-            raise ValueError(_("Type a value."))
-        try:
-            value = json.loads(text)
-        except ValueError:
-            value = text
-        label = self._label_field(field)
-        if label is not None and label.order:
-            levels = {str(v): v for v in label.order}
-            if text not in levels:
-                raise ValueError(
-                    _("“%(text)s” is not one of: %(values)s.") % {"text": text, "values": ", ".join(levels)}
-                )
-            return levels[text]
-        if label is not None and label.level == "interval" and not _is_number(value):
-            raise ValueError(_("“%(text)s” is not a number.") % {"text": text})
-        if label is not None and label.level == "set" and not isinstance(value, list):
-            raise ValueError(_("“%(text)s” is not a list in JSON, e.g. [1, 2].") % {"text": text})
-        return value
+        return own_values.label_value(self._label_field(field), text)
 
     def _label_field(self, field: str) -> LabelField | None:
         return next((f for f in self.label_fields() if f.name == field), None)
@@ -343,7 +305,3 @@ class TaskKind(ABC):
         """The kind's own plots for the quality report, as data, from the kept annotation rows
         (a DataFrame of `annotation_columns`); the report draws them."""
         return []
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)

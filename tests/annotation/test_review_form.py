@@ -7,7 +7,7 @@ import pytest
 
 from annotation.admin.recruitment.forms import ReviewForm
 from annotation.channels import get_channel
-from annotation.channels.base import REVIEW_OPERATIONS
+from annotation.channels.review_rules import REVIEW_OPERATIONS
 
 PROLIFIC_TEXT = "x" * 100
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from ..base import ValueFormat
+from ..own_values import ValueFormat
 from .forms import item_answer
 from .labels import ERRORS, OPTION_LETTERS, SKILLS, error_code, skill_code
 from .released import RELEASED_ITEM_KEYS, option_page
