@@ -55,7 +55,9 @@ class DecisionForm(forms.Form):
         self.task, self.disputed = task, fields
         for field in fields:
             self.fields[f"choice_{field.name}"] = forms.ChoiceField(choices=CHOICES, widget=forms.RadioSelect)
-            attrs = {"title": field.format.hint, "aria-describedby": f"format_{field.name}"}
+            own = _("My own value")
+            attrs = {"title": field.format.hint, "aria-describedby": f"format_{field.name}", "aria-label": own}
+            attrs["placeholder"] = own
             if field.format.pattern:
                 attrs["pattern"] = field.format.pattern
             if field.format.suggestions:
