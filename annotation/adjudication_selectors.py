@@ -10,8 +10,9 @@ from typing import Any
 
 from django.db.models import Count, Q
 
-from annotation.kinds import get_kind
-from annotation.models import AdjudicationTask, Annotator, FinalLabel, Item, Project, Role
+from annotation.channels import annotator_origins
+from annotation.kinds import ValueFormat, get_kind
+from annotation.models import AdjudicationTask, Annotator, FinalLabel, Item, Project, Response, Role
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,16 @@ class DisputedField:
     second: Any
     first_text: str
     second_text: str
+    #: how the adjudicator types an own value
+    format: ValueFormat
+
+
+@dataclass(frozen=True)
+class Side:
+    """One of a task's two annotations as the page numbers it (Annotator 1 or 2) and who made it."""
+
+    response: Response
+    name: str
 
 
 def adjudicator_by_key(key: str) -> Annotator | None:
@@ -36,18 +47,34 @@ def task_for_decision(task_id: int, adjudicator: Annotator) -> AdjudicationTask 
     if adjudicator.batch_id is None:  # not (yet) given a batch: no task is theirs
         return None
     return (
-        AdjudicationTask.objects.select_related("item__project", "first_response", "second_response")
+        AdjudicationTask.objects.select_related(
+            "item__project", "first_response__assignment__annotator", "second_response__assignment__annotator"
+        )
         .filter(pk=task_id, batch_id=adjudicator.batch_id)
         .first()
     )
 
 
-def disputed_fields(task: AdjudicationTask) -> list[DisputedField]:
-    """The task's disputed fields, both annotations of each side by side (and nothing else)."""
+def task_sides(task: AdjudicationTask) -> tuple[Side, Side]:
+    """The task's two annotations in a stable order, the same on every visit and for every
+    adjudicator whoever finished first: by the annotator's origin (their invite link, their
+    channel), then by who joined first; each named by that origin and the annotator's number."""
+    responses = [task.first_response, task.second_response]
+    origins = annotator_origins(r.assignment.annotator for r in responses)
+    first, second = sorted(responses, key=lambda r: origins[r.assignment.annotator_id].rank)
+    return tuple(  # type: ignore[return-value]
+        Side(r, f"{origins[r.assignment.annotator_id].name} · #{r.assignment.annotator_id}") for r in (first, second)
+    )
+
+
+def disputed_fields(task: AdjudicationTask, sides: tuple[Side, Side] | None = None) -> list[DisputedField]:
+    """The task's disputed fields, both annotations of each side by side (and nothing else), in
+    the order of `sides` (default: `task_sides`)."""
     item = task.item
     kind = get_kind(item.project.kind)
-    first = kind.adjudication_fields(item.payload, task.first_response.answers)
-    second = kind.adjudication_fields(item.payload, task.second_response.answers)
+    first_side, second_side = sides or task_sides(task)
+    first = kind.adjudication_fields(item.payload, first_side.response.answers)
+    second = kind.adjudication_fields(item.payload, second_side.response.answers)
     return [
         DisputedField(
             name,
@@ -56,9 +83,19 @@ def disputed_fields(task: AdjudicationTask) -> list[DisputedField]:
             second.get(name),
             kind.adjudication_display(item.payload, name, first.get(name)),
             kind.adjudication_display(item.payload, name, second.get(name)),
+            kind.adjudication_format(item.payload, name),
         )
         for name in task.fields_in_dispute
     ]
+
+
+def tasks_waiting(task: AdjudicationTask) -> int:
+    """How many other items of the task's batch still wait for a decision."""
+    return (
+        AdjudicationTask.objects.filter(batch_id=task.batch_id, status=AdjudicationTask.Status.OPEN)
+        .exclude(pk=task.pk)
+        .count()
+    )
 
 
 def adjudication_counts(project: Project) -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""Forms of the quality pages: what a researcher asks of an export."""
+"""Forms of the quality pages: what a researcher asks of an export; their verdict on one annotation."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from django import forms
 
 from annotation.models import Project
 from quality.exports import FORMATS, Options, project_datasets
+from quality.models import ResearcherDecision
 
 
 class ExportForm(forms.Form):
@@ -33,3 +34,11 @@ class ExportForm(forms.Form):
 
     def options(self) -> Options:
         return Options(spreadsheet_safe=self.cleaned_data["spreadsheet_safe"], item_text=self.cleaned_data["item_text"])
+
+
+class ResearcherDecisionForm(forms.Form):
+    """Accept or reject one annotation of the item page, with a note (needed to reject)."""
+
+    response = forms.IntegerField(widget=forms.HiddenInput)
+    decision = forms.ChoiceField(choices=ResearcherDecision.Decision.choices)
+    note = forms.CharField(required=False, max_length=2000, widget=forms.TextInput(attrs={"size": 40}))

@@ -44,6 +44,25 @@ class ResponseDecision(models.Model):
         return f"{'kept' if self.keep else 'dropped'}: response {self.response_id} in run {self.run_id}"
 
 
+class ResearcherDecision(models.Model):
+    """A researcher's own verdict on one annotation, with who, when and why: every quality run
+    after it keeps an accepted annotation whatever the automatic rules say, and drops a rejected
+    one (quality.services.decisions). One per annotation; deciding again replaces it."""
+
+    class Decision(models.TextChoices):
+        ACCEPT = "accept", "Accepted"
+        REJECT = "reject", "Rejected"
+
+    response = models.OneToOneField(Response, on_delete=models.CASCADE, related_name="researcher_decision")
+    decision = models.CharField(max_length=6, choices=Decision.choices)
+    note = models.TextField(blank=True)
+    decided_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    decided_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"response {self.response_id} {self.get_decision_display().lower()} by the researcher"
+
+
 class AnnotatorDecision(models.Model):
     run = models.ForeignKey(QualityRun, on_delete=models.CASCADE, related_name="annotator_decisions")
     annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="quality_decisions")

@@ -2,11 +2,13 @@
 `quality:report` (args: project id), `quality:run` (POST), `quality:export` (project id, dataset,
 format: a download at once), `quality:export-start` (POST: an export job),
 `quality:export-download` (project id, job id: the job's file), and per run (project id, run id):
-`quality:plot` (+ plot name), `quality:run_status` (JSON), `quality:report_download` (one HTML file)."""
+`quality:plot` (+ plot name), `quality:run_status` (JSON), `quality:report_download` (one HTML file);
+per item (project id, item id): `quality:item` (its annotations side by side) and
+`quality:item-decide` (POST: accept or reject one annotation)."""
 
 from django.urls import path
 
-from . import views
+from . import item_views, views
 
 app_name = "quality"
 urlpatterns = [
@@ -18,4 +20,6 @@ urlpatterns = [
     path("projects/<int:project_id>/export/<slug:dataset>.<slug:fmt>", views.export, name="export"),
     path("projects/<int:project_id>/exports/", views.export_start, name="export-start"),
     path("projects/<int:project_id>/exports/<int:job_id>/download", views.export_download, name="export-download"),
+    path("projects/<int:project_id>/items/<int:item_id>/", item_views.item, name="item"),
+    path("projects/<int:project_id>/items/<int:item_id>/decide/", item_views.item_decide, name="item-decide"),
 ]

@@ -91,7 +91,7 @@ def _run_tables(request: HttpRequest, run: QualityRun | None, columns: list[str]
         "annotator_rows": [(d, [d.metrics.get(m) for m in metrics]) for d in annotator_decisions(run)],
         "metric_labels": _labels(metrics),
         "items_page": items,
-        "item_rows": [(r.item.external_id, [r.diagnostics.get(c) for c in columns]) for r in items],
+        "item_rows": [(r.item.external_id, r.item_id, [r.diagnostics.get(c) for c in columns]) for r in items],
         "summary": [(_summary_label(k), _summary_value(k, v)) for k, v in run_summary(run, skip=SHOWN_AS_COUNTS)],
     }
 

@@ -1,6 +1,9 @@
 """The adjudicator's page: one task at a time, only its disputed fields, both annotations side
-by side; per field the final value is the first's, the second's, or the adjudicator's own.
-Parse, call one service, render; a decision is safe to post twice (the service compares and sets)."""
+by side (Annotator 1 and 2 in a stable order, named by where they came from); per field the
+final value is the first's, the second's, or the adjudicator's own, typed in the field's format
+(shown by the box, checked as typed, parsed here: a value that does not parse is refused with
+why). Parse, call one service, render; a decision is safe to post twice (the service compares
+and sets)."""
 
 from __future__ import annotations
 
@@ -18,7 +21,15 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from annotation.adjudication_selectors import DisputedField, adjudicator_by_key, disputed_fields, task_for_decision
+from annotation.adjudication_selectors import (
+    DisputedField,
+    Side,
+    adjudicator_by_key,
+    disputed_fields,
+    task_for_decision,
+    task_sides,
+    tasks_waiting,
+)
 from annotation.kinds import get_kind
 from annotation.models import AdjudicationTask, Batch
 from annotation.services.adjudication import (
@@ -44,7 +55,14 @@ class DecisionForm(forms.Form):
         self.task, self.disputed = task, fields
         for field in fields:
             self.fields[f"choice_{field.name}"] = forms.ChoiceField(choices=CHOICES, widget=forms.RadioSelect)
-            self.fields[f"own_{field.name}"] = forms.CharField(required=False)
+            own = _("My own value")
+            attrs = {"title": field.format.hint, "aria-describedby": f"format_{field.name}", "aria-label": own}
+            attrs["placeholder"] = own
+            if field.format.pattern:
+                attrs["pattern"] = field.format.pattern
+            if field.format.suggestions:
+                attrs["list"] = f"suggest_{field.name}"
+            self.fields[f"own_{field.name}"] = forms.CharField(required=False, widget=forms.TextInput(attrs=attrs))
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -58,8 +76,8 @@ class DecisionForm(forms.Form):
                     self.final[field.name] = kind.adjudication_value(
                         payload, field.name, data.get(f"own_{field.name}", "")
                     )
-                except ValueError:
-                    self.add_error(f"own_{field.name}", _("This is not a value of this field."))
+                except ValueError as exc:
+                    self.add_error(f"own_{field.name}", str(exc) or _("This is not a value of this field."))
             elif choice is not None:
                 self.final[field.name] = field.first if choice == "first" else field.second
         return data
@@ -83,8 +101,9 @@ def adjudicate(request: HttpRequest, key: str) -> HttpResponse:
     if mine is None:  # a task of another batch than the link's: nothing to decide here
         reason = _("There is nothing to adjudicate at the moment. Thank you!")
         return render(request, "surveys/done.html", {"project": project, "reason": reason}, using=ENGINE)
-    fields = disputed_fields(mine)
-    return _page(request, mine, fields, DecisionForm(task=mine, fields=fields))
+    sides = task_sides(mine)
+    fields = disputed_fields(mine, sides)
+    return _page(request, mine, sides, fields, DecisionForm(task=mine, fields=fields))
 
 
 def _decide(request: HttpRequest, adjudicator: Any) -> HttpResponse:
@@ -94,10 +113,11 @@ def _decide(request: HttpRequest, adjudicator: Any) -> HttpResponse:
         task = None
     if task is None:
         raise Http404(_("Unknown item"))
-    fields = disputed_fields(task)
+    sides = task_sides(task)
+    fields = disputed_fields(task, sides)
     form = DecisionForm(request.POST, task=task, fields=fields)
     if not form.is_valid():
-        return _page(request, task, fields, form, status=400)
+        return _page(request, task, sides, fields, form, status=400)
     try:
         if adjudication_decide(task=task, adjudicator=adjudicator, values=form.final):
             messages.success(request, _("Saved. Here is the next item."))
@@ -107,12 +127,19 @@ def _decide(request: HttpRequest, adjudicator: Any) -> HttpResponse:
 
 
 def _page(
-    request: HttpRequest, task: AdjudicationTask, fields: list[DisputedField], form: DecisionForm, status: int = 200
+    request: HttpRequest,
+    task: AdjudicationTask,
+    sides: tuple[Side, Side],
+    fields: list[DisputedField],
+    form: DecisionForm,
+    status: int = 200,
 ) -> HttpResponse:
     item = task.item
     context = {
         "project": item.project,
         "task": task,
+        "sides": [side.name for side in sides],
+        "waiting": tasks_waiting(task),
         "fields": fields,
         "form": form,
         "item_text": get_kind(item.project.kind).adjudication_item(item.payload),

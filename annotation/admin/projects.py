@@ -234,7 +234,7 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
 class ItemAdmin(TeamScoped, admin.ModelAdmin):
     """Items change only by importing; here they can be looked up and inspected."""
 
-    list_display = ("external_id", "project", "group_key", "source", "created_at")
+    list_display = ("external_id", "project", "group_key", "source", "created_at", "annotations_link")
 
     class Media:
         css = {"all": ["annotation/admin.css"]}
@@ -244,6 +244,12 @@ class ItemAdmin(TeamScoped, admin.ModelAdmin):
     list_select_related = ("project",)
     fields = ("project", "external_id", "group_key", "source", "created_at", "payload_pretty")
     readonly_fields = fields
+
+    @admin.display(description="annotations")
+    def annotations_link(self, item: Item) -> SafeString:
+        """The quality app's item page: the item's annotations side by side, accept or reject one."""
+        url = reverse("quality:item", args=[item.project_id, item.pk])
+        return format_html('<a href="{}">side by side</a>', url)
 
     @admin.display(description="Payload (as released)")
     def payload_pretty(self, item: Item) -> SafeString:

@@ -2,6 +2,7 @@
 
 from . import invite, mturk, prolific  # noqa: F401
 from .base import (
+    AnnotatorOrigin,
     Channel,
     ChannelError,
     ChannelNotSupported,
@@ -17,9 +18,11 @@ from .base import (
     request_token,
 )
 from .mturk_settings import HitSettings, HitSettingsError, hit_settings_for, hit_settings_parse
-from .registry import UnknownChannel, channel_choices, get_channel
+from .registry import UnknownChannel, annotator_origins, channel_choices, get_channel
 
 __all__ = [
+    "AnnotatorOrigin",
+    "annotator_origins",
     "Channel",
     "ChannelError",
     "ChannelNotSupported",

@@ -15,8 +15,10 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, ClassVar
 
+from .review_rules import ReviewRules
+
 if TYPE_CHECKING:
-    from annotation.models import Assignment, Batch, Unit
+    from annotation.models import Annotator, Assignment, Batch, Unit
 
 
 class ChannelNotSupported(NotImplementedError):
@@ -93,6 +95,16 @@ class UnitState:
 class MessageResult:
     calls: int
     failed: dict[str, str] = field(default_factory=dict)  # annotator ref -> reason
+
+
+@dataclass(frozen=True)
+class AnnotatorOrigin:
+    """Where an annotator came from as the researcher names it (an invite link's name, the
+    channel's), and a rank that lists annotators in the same order on every page whoever
+    finished first: by the link (or channel), then by when they joined."""
+
+    name: str
+    rank: tuple[int, int]
 
 
 CURRENCY_SYMBOLS = {"USD": "$", "GBP": "£", "EUR": "€"}
@@ -176,6 +188,8 @@ class Channel(ABC):
     added_places_note: ClassVar[str] = ""
     #: the batch form's help on the channel settings (their keys and defaults)
     settings_help: ClassVar[str] = "The channel's settings as JSON."
+    #: what the review of its work can do, and the rules of the texts it sends (none: no review)
+    review_rules: ClassVar[ReviewRules] = ReviewRules()
 
     @property
     def short_title(self) -> str:
@@ -184,6 +198,11 @@ class Channel(ABC):
     def reviewed_status(self, *, approved: bool) -> str:
         """The channel's word for work after our review (stored until the next sync)."""
         return "approved" if approved else "rejected"
+
+    def annotator_origins(self, annotators: "list[Annotator]") -> "dict[int, AnnotatorOrigin]":
+        """Each annotator's origin by id (default: the channel's name, ranked by who joined first).
+        Never a worker's id on the site: the pages that show it may be seen by other annotators."""
+        return {a.pk: AnnotatorOrigin(self.short_title, (0, a.pk)) for a in annotators}
 
     def check_settings(self, batch: "Batch") -> None:
         """Raise ChannelSettingsError when the batch's settings for this channel are not valid."""
@@ -203,8 +222,13 @@ class Channel(ABC):
     def approve(self, assignment: "Assignment", *, feedback: str = "") -> None:
         """Tell the channel the work is accepted (pay where the channel pays)."""
 
-    def reject(self, assignment: "Assignment", *, feedback: str) -> None:
-        """Tell the channel the work is refused."""
+    def reject(self, assignment: "Assignment", *, feedback: str, category: str = "") -> None:
+        """Tell the channel the work is refused (`category`: one of `review_rules`' rejection
+        categories; "": the batch's default, where the channel asks for one)."""
+
+    def reject_ref(self, ref: str, *, feedback: str, category: str = "") -> None:
+        """Refuse a piece of work by the channel's id (work that has no assignment of ours)."""
+        raise ChannelNotSupported(f"the {self.title} channel has no work to reject")
 
     def bonus(self, assignment: "Assignment", *, amount: str, reason: str, request_token: str = "") -> None:
         """Pay ``amount`` on top; the same ``request_token`` never pays twice."""

@@ -19,7 +19,9 @@ from django.db.models import Count
 from django.urls import NoReverseMatch, reverse
 
 from annotation import mturk
+from annotation.mturk.assignments import MAX_FEEDBACK
 from annotation.mturk.tokens import COMPLETION_FIELD, completion_token_valid
+from annotation.mturk.workers import MAX_MESSAGE, MAX_SUBJECT
 from annotation.selectors import publishable_units
 
 from .base import (
@@ -38,6 +40,7 @@ from .base import (
 from .mturk_calls import watch
 from .mturk_settings import HitSettings, hit_settings_for
 from .registry import register
+from .review_rules import REVIEW_OPERATIONS, ReviewRules
 
 if TYPE_CHECKING:
     from annotation.models import Assignment, Batch, Unit
@@ -95,6 +98,16 @@ class MTurkChannel(Channel):
     )
     recruits_remotely = True
     awaiting_review_status = "Submitted"
+    #: everything; RequesterFeedback is required to reject and at most 1,024 characters either
+    #: way, NotifyWorkers' subject at most 200 and its text 4,096 (botocore's service model)
+    review_rules = ReviewRules(
+        operations=REVIEW_OPERATIONS,
+        reject_feedback_max=MAX_FEEDBACK,
+        approve_feedback=True,
+        approve_feedback_max=MAX_FEEDBACK,
+        message_subject_max=MAX_SUBJECT,
+        message_text_max=MAX_MESSAGE,
+    )
 
     # --- plumbing ---------------------------------------------------------------------------
     def client(self) -> mturk.MTurkClient:
@@ -301,11 +314,11 @@ class MTurkChannel(Channel):
         with translated():
             mturk.approve_assignment(self.client(), assignment.channel_assignment_id, feedback=feedback)
 
-    def reject(self, assignment: "Assignment", *, feedback: str) -> None:
+    def reject(self, assignment: "Assignment", *, feedback: str, category: str = "") -> None:
         with translated():
             mturk.reject_assignment(self.client(), assignment.channel_assignment_id, feedback=feedback)
 
-    def reject_ref(self, ref: str, *, feedback: str) -> None:
+    def reject_ref(self, ref: str, *, feedback: str, category: str = "") -> None:
         """Reject an MTurk assignment by its id: also one with no assignment of ours (forged)."""
         with translated():
             mturk.reject_assignment(self.client(), ref, feedback=feedback)

@@ -40,6 +40,7 @@ from .base import (
 from .calls import call_record, request_summary
 from .prolific_settings import StudySettings, study_settings_for
 from .registry import register
+from .review_rules import ReviewRules
 
 if TYPE_CHECKING:
     from annotation.models import Assignment, Batch
@@ -113,6 +114,14 @@ class ProlificChannel(Channel):
     )
     recruits_remotely = True
     awaiting_review_status = "AWAITING REVIEW"
+    #: approve, reject and bulk bonuses (no messages, blocks or qualifications here); a rejection
+    #: carries a message of at least 100 characters and one of Prolific's categories; an approval
+    #: carries no text
+    review_rules = ReviewRules(
+        operations=("review", "reject_unverified", "bonus"),
+        reject_feedback_min=prolific.MIN_REJECTION_MESSAGE,
+        rejection_categories=tuple(sorted(prolific.REJECTION_CATEGORIES)),
+    )
     #: one bulk bonus per round (at most 200 rows per call): set up, then paid (not idempotent)
     bulk_bonus_rows = prolific.MAX_BONUS_ROWS
 
@@ -270,17 +279,19 @@ class ProlificChannel(Channel):
         with translated():
             prolific.approve_submission(self.client(), assignment.channel_assignment_id)
 
-    def reject(self, assignment: "Assignment", *, feedback: str) -> None:
+    def reject(self, assignment: "Assignment", *, feedback: str, category: str = "") -> None:
+        """With `category`, else the batch's `rejection_category` setting."""
         self.reject_ref(
             assignment.channel_assignment_id,
             feedback=feedback,
-            category=self.settings_for(assignment.unit.batch).rejection_category,
+            category=category or self.settings_for(assignment.unit.batch).rejection_category,
         )
 
-    def reject_ref(self, ref: str, *, feedback: str, category: str = "FAILED_INSTRUCTIONS") -> None:
-        """Reject a submission by its id with a category and the message (100+ characters)."""
+    def reject_ref(self, ref: str, *, feedback: str, category: str = "") -> None:
+        """Reject a submission by its id with a category (default FAILED_INSTRUCTIONS) and the
+        message (100+ characters)."""
         with translated():
-            prolific.reject_submission(self.client(), ref, category=category, message=feedback)
+            prolific.reject_submission(self.client(), ref, category=category or "FAILED_INSTRUCTIONS", message=feedback)
 
     def bonuses_set_up(self, batch: "Batch", amounts: dict[str, Decimal]) -> str:
         """One bulk bonus on the batch's study, by submission id (pence/cents here; the client

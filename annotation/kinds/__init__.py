@@ -10,6 +10,7 @@ from .base import (
     ParsedItem,
     QualityOutcome,
     TaskKind,
+    ValueFormat,
 )
 from .cosimlex import kind as cosimlex_kind  # noqa: F401  (registers)
 from .gcrc import kind as gcrc_kind  # noqa: F401  (registers)
@@ -36,6 +37,7 @@ __all__ = [
     "ParsedItem",
     "QualityOutcome",
     "TaskKind",
+    "ValueFormat",
     "UnknownKind",
     "all_kinds",
     "get_kind",

@@ -6,7 +6,6 @@ engine, channels, quality runs and exporters only ever talk to this interface.
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +15,8 @@ from django import forms
 from django.forms import renderers
 from django.utils.functional import Promise
 
+from . import own_values
+from .own_values import ValueFormat
 from .presets import ChannelPreset
 from .results import AGREEMENT_SETTINGS, KindPlot, LabelField
 from .scoring import Scorer
@@ -275,16 +276,19 @@ class TaskKind(ABC):
         """A value as the adjudicator reads it."""
         return "—" if value is None else str(value)
 
+    def adjudication_format(self, payload: Mapping[str, Any], field: str) -> ValueFormat:
+        """How the adjudicator types an own value of `field` (default: from the label field: one
+        of an ordinal's levels, a number, a JSON list of a set, else any text)."""
+        return own_values.label_format(self._label_field(field))
+
     def adjudication_value(self, payload: Mapping[str, Any], field: str, text: str) -> Any:
-        """The adjudicator's own value typed as text; raises ValueError when it is not one
-        (default: JSON when it parses, e.g. a number, else the text)."""
-        text = text.strip()
-        if not text:
-            raise ValueError("empty")
-        try:
-            return json.loads(text)
-        except ValueError:
-            return text
+        """The adjudicator's own value typed as text (`adjudication_format` says how); raises
+        ValueError with the reason when it is not one (default: JSON when it parses, e.g. a
+        number, else the text; an ordinal's levels, an interval's numbers and a set's lists only)."""
+        return own_values.label_value(self._label_field(field), text)
+
+    def _label_field(self, field: str) -> LabelField | None:
+        return next((f for f in self.label_fields() if f.name == field), None)
 
     def final_item(self, payload: Mapping[str, Any], final: Mapping[str, Any]) -> dict[str, Any] | None:
         """The item in the kind's released format built from its final labels (`final`: field ->

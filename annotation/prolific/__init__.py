@@ -81,6 +81,7 @@ from .studies import (
     update_study,
 )
 from .submissions import (
+    MIN_REJECTION_MESSAGE,
     REJECTION_CATEGORIES,
     approve_submission,
     bulk_approve,
@@ -119,6 +120,7 @@ __all__ = [
     "ProlificOutcomeUnknownError",
     "ProlificUnavailableError",
     "ProlificValidationError",
+    "MIN_REJECTION_MESSAGE",
     "REJECTION_CATEGORIES",
     "Study",
     "StudyCost",

@@ -4,8 +4,10 @@ agreed fields get their final label at once, the others go to one adjudication t
 person, whose decision gives their final labels:
 
 - the two agree: the agreed label (`agreed`);
-- else the adjudicator's label when it matches one of the two, so two support it (`adjudicated`);
-- else the field is `unresolved`, with its reason, and left out of the cleaned exports.
+- else the adjudicator's label (`adjudicated`): one of the two, or their own value (it parsed as
+  a value of the field, so it is their decision; its reason says neither annotator gave it);
+- a field the adjudicator gave no value stays `unresolved`, with its reason, and is left out of
+  the cleaned exports.
 
 Everything here is idempotent and safe to repeat: a task per (item, batch) and a final label per
 (item, batch, field) are unique, and a decision is a compare-and-set on the task's status.
@@ -38,6 +40,8 @@ from annotation.models import (
 #: annotations that count as an item's first two (not taken back, not rejected in review)
 COUNTED = (Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED, Assignment.Status.APPROVED)
 MAX_CLAIMS = 5
+#: the reason of an adjudicated final label that is the adjudicator's own value
+OWN_VALUE = "the adjudicator's own value, given by neither annotator"
 
 
 class AdjudicationRefused(Exception):
@@ -218,8 +222,9 @@ def adjudication_decide(*, task: AdjudicationTask, adjudicator: Annotator, value
 
 
 def final_labels(task: AdjudicationTask, adjudicator: Annotator, values: Mapping[str, Any]) -> list[FinalLabel]:
-    """The disputed fields' final labels: the adjudicator's value where it matches one of the
-    two annotations, else unresolved with the reason."""
+    """The disputed fields' final labels: the adjudicator's value, one of the two annotations or
+    their own (it parsed as a value of the field, so it is their decision: the reason says it
+    was neither annotator's); a field given no value (None) stays unresolved."""
     item = task.item
     kind: TaskKind = get_kind(item.project.kind)
     first, second = (
@@ -229,12 +234,12 @@ def final_labels(task: AdjudicationTask, adjudicator: Annotator, values: Mapping
     for field in task.fields_in_dispute:
         value = values[field]
         common = dict(item=item, batch_id=task.batch_id, field=field, decided_by=adjudicator)
-        if kind.same(field, value, first.get(field)) or kind.same(field, value, second.get(field)):
+        if value is None:
+            reason = "the adjudicator gave no value"
+            labels.append(FinalLabel(**common, value=None, how=FinalLabel.How.UNRESOLVED, reason=reason))
+        elif kind.same(field, value, first.get(field)) or kind.same(field, value, second.get(field)):
             labels.append(FinalLabel(**common, value=value, how=FinalLabel.How.ADJUDICATED))
         else:
-            reason = (
-                f"the adjudicator's label {value!r} matches neither annotation ({first.get(field)!r}, "
-                f"{second.get(field)!r}): no label has two supports"
-            )
-            labels.append(FinalLabel(**common, value=None, how=FinalLabel.How.UNRESOLVED, reason=reason))
+            reason = OWN_VALUE + f" (the annotations: {first.get(field)!r}, {second.get(field)!r})"
+            labels.append(FinalLabel(**common, value=value, how=FinalLabel.How.ADJUDICATED, reason=reason))
     return labels

@@ -16,11 +16,11 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from annotation.channels import Channel, ChannelError, ChannelOutcomeUnknown, get_channel, request_token
+from annotation.channels import Channel, ChannelError, ChannelOutcomeUnknown, request_token
 from annotation.channels.calls import records_calls
 from annotation.models import Batch, BulkPayment, Payment, Submission
 
-from .review import Decisions, ReviewError, ReviewReport, submissions_chosen
+from .review import Decisions, ReviewError, ReviewReport, review_check, submissions_chosen
 
 OPEN = (BulkPayment.State.NEW, BulkPayment.State.SET_UP)
 
@@ -57,7 +57,7 @@ def bonus_pay(
         raise ReviewError("a bonus needs a reason (the worker sees it)")
     if not label.strip():
         raise ReviewError("name the bonus round (a label), so a repeat pays nobody twice")
-    channel = get_channel(batch.channel)
+    channel = review_check(batch=batch, operation="bonus")
     chosen = submissions_chosen(batch=batch, who=who, decisions=decisions)
     if channel.bulk_bonus_rows:
         return _in_bulk(batch, channel, chosen, value=value, reason=reason, label=label)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.channels import ChannelError, MessageResult, get_channel
+from annotation.channels import Channel, ChannelError, MessageResult, get_channel
 from annotation.channels.calls import records_calls
 from annotation.models import Assignment, Batch, Submission
 
@@ -27,6 +28,17 @@ WHO = ("all", "kept", "dropped")
 
 class ReviewError(ValueError):
     """The review cannot run as asked (no decisions, no feedback, a bad amount...)."""
+
+
+def review_check(*, batch: Batch, operation: str, **texts: Any) -> Channel:
+    """The batch's channel, once it is known that it offers `operation` and takes `texts` (the
+    review form's fields: reject_feedback, approve_feedback, rejection_category, subject, text):
+    ReviewError saying why not, before any call (no sync, nothing half done at the channel)."""
+    channel = get_channel(batch.channel)
+    problems = channel.review_rules.problems(operation, texts, channel=channel.short_title)
+    if problems:
+        raise ReviewError("; ".join(f"{name.replace('_', ' ')}: {why}" for name, why in problems.items()))
+    return channel
 
 
 @dataclass(frozen=True)
@@ -77,26 +89,41 @@ class ReviewReport:
 
 @records_calls
 def decisions_apply(
-    *, batch: Batch, decisions: Decisions, reject_feedback: str, approve_feedback: str = "", sync: bool = True
+    *,
+    batch: Batch,
+    decisions: Decisions,
+    reject_feedback: str,
+    approve_feedback: str = "",
+    reject_category: str = "",
+    sync: bool = True,
 ) -> ReviewReport:
     """Approve the verified, still Submitted work of kept annotators; reject the others' with
-    ``reject_feedback`` (the participant is told why). Unverified work is never approved: it is listed in
-    ``skipped`` with its problem. Safe to repeat: reviewed work is left alone.
+    ``reject_feedback`` (the participant is told why) and ``reject_category`` where the channel
+    asks for one ("": the batch's). Unverified work is never approved: it is listed in
+    ``skipped`` with its problem. Texts the channel would refuse are refused before any call.
+    Safe to repeat: reviewed work is left alone.
     """
+    review_check(
+        batch=batch,
+        operation="review",
+        reject_feedback=reject_feedback,
+        approve_feedback=approve_feedback,
+        rejection_category=reject_category,
+    )
     channel = _review_start(batch, reject_feedback, sync=sync)
     report = ReviewReport()
     pending = Submission.objects.filter(batch=batch, review=Submission.Review.NONE)
     for sub in pending.select_related("assignment__annotator", "assignment__unit").order_by("id"):
         keep = decisions.keep.get(sub.assignment.annotator_id) if sub.assignment else None
         why = _not_reviewable(sub, keep, channel.awaiting_review_status)
-        if why:
+        if why or sub.assignment is None:  # (no assignment: not reviewable, says _not_reviewable)
             report.skipped[sub.ref] = why
             continue
         try:
             if keep:
                 channel.approve(sub.assignment, feedback=approve_feedback)
             else:
-                channel.reject(sub.assignment, feedback=reject_feedback)
+                channel.reject(sub.assignment, feedback=reject_feedback, category=reject_category)
         except ChannelError as exc:
             report.failed[sub.ref] = str(exc)
             continue
@@ -114,7 +141,7 @@ def decisions_apply(
 
 
 @records_calls
-def reject_unverified(*, batch: Batch, feedback: str, sync: bool = True) -> ReviewReport:
+def reject_unverified(*, batch: Batch, feedback: str, category: str = "", sync: bool = True) -> ReviewReport:
     """Reject what the channel holds as awaiting review but sync could not verify (a forged
     completion token, no or unfinished answers on our pages, another participant or posting).
 
@@ -122,11 +149,12 @@ def reject_unverified(*, batch: Batch, feedback: str, sync: bool = True) -> Revi
     waiting (MTurk, when the HIT's auto-approval delay runs out); rejecting it is the only way
     it is not paid. Safe to repeat: reviewed submissions are left alone.
     """
+    review_check(batch=batch, operation="reject_unverified", reject_feedback=feedback, rejection_category=category)
     channel = _review_start(batch, feedback, sync=sync)
     report = ReviewReport()
     for sub in unverified_pending(batch).order_by("id"):
         try:
-            channel.reject_ref(sub.ref, feedback=feedback)
+            channel.reject_ref(sub.ref, feedback=feedback, category=category)
         except ChannelError as exc:
             report.failed[sub.ref] = str(exc)
             continue
@@ -135,7 +163,7 @@ def reject_unverified(*, batch: Batch, feedback: str, sync: bool = True) -> Revi
     return report
 
 
-def _review_start(batch: Batch, reject_feedback: str, *, sync: bool):
+def _review_start(batch: Batch, reject_feedback: str, *, sync: bool) -> Channel:
     """Refuse a review that could reject without feedback; sync first so verification is fresh."""
     if not reject_feedback.strip():
         raise ReviewError("rejecting needs feedback: the worker is told why")
@@ -214,6 +242,7 @@ def participants_message(
 ) -> MessageResult:
     """Message the workers ``who`` names (or exactly ``worker_ids``); the channel splits the
     list into calls it accepts (MTurk: at most 100 workers per call)."""
+    review_check(batch=batch, operation="message", subject=subject, text=text)
     ids = _worker_ids(batch, who, decisions, worker_ids)
     if not ids:
         return MessageResult(calls=0)
@@ -235,7 +264,7 @@ def participants_block(
     """Block the workers ``who`` names from our HITs; (how many, worker id -> why one failed)."""
     if not reason.strip():
         raise ReviewError("a block needs a reason")
-    channel = get_channel(batch.channel)
+    channel = review_check(batch=batch, operation="block")
     blocked, failed = 0, {}
     for worker_id in _worker_ids(batch, who, decisions, worker_ids):
         try:
@@ -253,8 +282,9 @@ def qualification_grant(
 ) -> tuple[str, int]:
     """Grant the batch's private qualification (HIT setting ``private_qualification``) to the
     workers ``who`` names; (its id on the channel, how many workers)."""
+    channel = review_check(batch=batch, operation="grant")
     ids = _worker_ids(batch, who, decisions, worker_ids)
-    type_id = get_channel(batch.channel).grant_batch_qualification(
+    type_id = channel.grant_batch_qualification(
         ids, batch=batch, description=f"Trusted annotators of {batch.project.name}, granted by the researcher."
     )
     return type_id, len(ids)

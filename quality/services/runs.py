@@ -13,6 +13,7 @@ from annotation.kinds import QualityOutcome, get_kind
 from annotation.models import Project
 from quality.frames import annotation_frame
 from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision, RunPlot
+from quality.services.decisions import decisions_respected
 from quality.services.run_agreement import RunExtras, run_extras, run_plots_store
 
 BULK_SIZE = 2000
@@ -57,6 +58,8 @@ def quality_run_execute(*, run: QualityRun) -> QualityRun:
     try:
         frame = annotation_frame(project)
         outcome = None if frame.empty else get_kind(project.kind).quality(frame, run.parameters)
+        if outcome is not None:  # the researcher's own verdicts over the rules' (the item page)
+            outcome = decisions_respected(outcome, project)
         extras = (
             None
             if outcome is None

@@ -98,12 +98,25 @@ def test_each_way_to_a_final_label(django_capture_on_commit_callbacks):
     # a_error: the second's (two supports); d_evidence: their own set, which neither gave
     assert adjudication_decide(task=task, adjudicator=adjudicator, values={"a_error": "ITQ", "d_evidence": [0]})
     labels = {label.field: label for label in FinalLabel.objects.filter(decided_by=adjudicator)}
-    assert (labels["a_error"].how, labels["a_error"].value) == ("adjudicated", "ITQ")
-    assert (labels["d_evidence"].how, labels["d_evidence"].value) == ("unresolved", None)
-    assert "matches neither" in labels["d_evidence"].reason
+    assert (labels["a_error"].how, labels["a_error"].value, labels["a_error"].reason) == ("adjudicated", "ITQ", "")
+    # the own value is the adjudicator's decision: it resolves the field, and says whose it is
+    assert (labels["d_evidence"].how, labels["d_evidence"].value) == ("adjudicated", [0])
+    assert labels["d_evidence"].reason.startswith("the adjudicator's own value, given by neither annotator")
     assert FinalLabel.objects.get(field="a_skill").how == "agreed"
-    assert adjudication_counts(project)["fields_unresolved"] == 1
+    assert adjudication_counts(project)["fields_unresolved"] == 0
+    assert adjudication_counts(project)["fields_adjudicated"] == 2
     assert adjudication_counts(project)["adjudication_tasks_decided"] == 1
+
+
+def test_a_field_given_no_value_stays_unresolved(django_capture_on_commit_callbacks):
+    project, batch = gcrc_batch()
+    two_annotations(batch, django_capture_on_commit_callbacks)
+    adjudicator = adjudicator_of(batch)
+    task = adjudication_task_next(adjudicator=adjudicator)
+    adjudication_decide(task=task, adjudicator=adjudicator, values={"a_error": "ITQ", "d_evidence": None})
+    label = FinalLabel.objects.get(field="d_evidence")
+    assert (label.how, label.value, label.reason) == ("unresolved", None, "the adjudicator gave no value")
+    assert adjudication_counts(project)["fields_unresolved"] == 1
 
 
 def test_a_set_matches_in_any_order(django_capture_on_commit_callbacks):

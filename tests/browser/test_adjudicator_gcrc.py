@@ -1,7 +1,9 @@
 """A third expert resolves two annotators' disagreements on a GCRC question in a real browser,
 in the Chinese interface: sees only the two disputed fields with both annotations side by side,
-takes the second annotator's error reason, types their own set of sentences, and saves; the page
-then says there is nothing more, and a reload changes nothing."""
+takes the second annotator's error reason, types their own set of sentences (the box shows its
+format; typing in it chooses it; a sentence the article lacks is refused next to the box), and
+saves their own set as the final value; the page then says there is nothing more, and a reload
+changes nothing."""
 
 from __future__ import annotations
 
@@ -34,11 +36,18 @@ def test_an_adjudicator_decides_the_disputed_fields_in_chinese(live_server, page
     second = page.locator("fieldset[data-field=a_error] [data-side=second]").inner_text()
     assert "标注员 1" in first and "(DTL)" in first and "标注员 2" in second and "(ITQ)" in second
     page.locator("fieldset[data-field=a_error] input[value=second]").check()
-    page.locator("fieldset[data-field=d_evidence] input[value=own]").check()
+    assert "1 至 3" in page.locator("#format_d_evidence").inner_text()
+    own = page.locator("input[name=own_d_evidence]")
+    own.fill("1, 9")  # typing chooses "my own value"
+    assert page.locator("fieldset[data-field=d_evidence] input[value=own]").is_checked()
+    page.locator("#decide").click()
+    assert page.locator("[data-error=d_evidence]").inner_text() == "文章只有第 1 至 3 句，没有第 9 句。"
+    assert AdjudicationTask.objects.get().status == "open"
+    page.locator("fieldset[data-field=a_error] input[value=second]").check()
     page.locator("input[name=own_d_evidence]").fill("1")
     page.locator("#decide").click()
     assert "目前没有需要裁定的内容" in page.inner_text("#done")
     page.reload()
-    labels = {label.field: label.how for label in FinalLabel.objects.exclude(how="agreed")}
-    assert labels == {"a_error": "adjudicated", "d_evidence": "unresolved"}
+    labels = {label.field: (label.how, label.value) for label in FinalLabel.objects.exclude(how="agreed")}
+    assert labels == {"a_error": ("adjudicated", "ITQ"), "d_evidence": ("adjudicated", [0])}
     assert AdjudicationTask.objects.get().answers == {"a_error": "ITQ", "d_evidence": [0]}

@@ -68,3 +68,35 @@ def test_the_change_form_takes_its_help_and_its_check_from_the_channel(admin_cli
     saved = admin_client.post(url, {**data, "channel_settings": '{"reward": "2.50"}'})
     assert saved.status_code == 302
     assert batch.__class__.objects.get(pk=batch.pk).channel_settings == {"reward": "2.50"}
+
+
+def test_the_review_form_offers_what_prolific_does_and_refuses_a_short_rejection_before_any_call(
+    admin_client, server, django_capture_on_commit_callbacks
+):
+    from annotation.models import ChannelCall, Submission
+    from quality.models import QualityRun
+
+    from .conftest import take_part
+
+    batch = prolific_batch(units=1, assignments=1, channel_settings={"reward": "2.00"})
+    with django_capture_on_commit_callbacks(execute=True):
+        _action(admin_client, batch, "publish_postings", post="yes")
+    take_part(server, batch.units.first().channel_ref, "PDROPPED")
+    QualityRun.objects.create(project=batch.project, status=QualityRun.Status.DONE)
+    page = _action(admin_client, batch, "review_submissions").content.decode()
+    assert 'value="review"' in page and 'value="bonus"' in page and 'name="rejection_category"' in page
+    for hidden in ('value="message"', 'value="block"', 'value="grant"', 'name="subject"', 'name="approve_feedback"'):
+        assert hidden not in page, hidden
+    ChannelCall.objects.all().delete()
+    refused = _action(
+        admin_client,
+        batch,
+        "review_submissions",
+        operation="review",
+        who="kept",
+        reject_feedback="Too short.",
+        apply="1",
+    ).content.decode()
+    assert "Prolific takes at least 100 characters (this has 10)." in refused
+    assert not ChannelCall.objects.exists()  # refused by the form: not even a sync went out
+    assert not Submission.objects.exclude(review=Submission.Review.NONE).exists()

@@ -58,10 +58,49 @@ def test_review_approves_the_kept_and_rejects_the_dropped_with_a_category(server
 
 
 def test_a_short_rejection_message_is_refused_before_anything_is_sent(server, study):
+    from annotation.models import ChannelCall
+    from annotation.services.review import ReviewError, reject_unverified
+
     batch, study_id = study
     take_part(server, study_id, "DROPPED")
-    report = decisions_apply(batch=batch, decisions=_keep(batch, DROPPED=False), reject_feedback="Too short.")
-    assert report.rejected == 0 and "100 characters" in " ".join(report.failed.values())
+    ChannelCall.objects.all().delete()
+    with pytest.raises(ReviewError, match="Prolific takes at least 100 characters"):
+        decisions_apply(batch=batch, decisions=_keep(batch, DROPPED=False), reject_feedback="Too short.")
+    with pytest.raises(ReviewError, match="Prolific takes at least 100 characters"):
+        reject_unverified(batch=batch, feedback="Too short.")
+    with pytest.raises(ReviewError, match="no rejection category 'RUDE'"):
+        decisions_apply(
+            batch=batch, decisions=_keep(batch, DROPPED=False), reject_feedback=REJECTION, reject_category="RUDE"
+        )
+    assert not ChannelCall.objects.exists()  # not even the sync: nothing was sent to Prolific
+    assert Submission.objects.filter(review=Submission.Review.NONE).count() == Submission.objects.count()
+
+
+def test_a_rejection_goes_with_the_category_chosen(server, study):
+    batch, study_id = study
+    dropped = take_part(server, study_id, "DROPPED")
+    decisions_apply(
+        batch=batch, decisions=_keep(batch, DROPPED=False), reject_feedback=REJECTION, reject_category="LOW_EFFORT"
+    )
+    assert submission_row(server, dropped["session"])["rejection_category"] == "LOW_EFFORT"
+
+
+def test_what_prolific_does_not_offer_is_refused_before_any_call(server, study):
+    from annotation.models import ChannelCall
+    from annotation.services.review import ReviewError, participants_block, participants_message
+
+    batch, study_id = study
+    take_part(server, study_id, "SOMEONE")
+    ChannelCall.objects.all().delete()
+    with pytest.raises(ReviewError, match="Prolific does not offer this"):
+        participants_message(batch=batch, subject="Hello", text="Thanks")
+    with pytest.raises(ReviewError, match="Prolific does not offer this"):
+        participants_block(batch=batch, reason="Spam", who="all")
+    with pytest.raises(ReviewError, match="approve feedback: Prolific passes no text on"):
+        decisions_apply(
+            batch=batch, decisions=_keep(batch, SOMEONE=True), reject_feedback=REJECTION, approve_feedback="Thanks!"
+        )
+    assert not ChannelCall.objects.exists()
 
 
 def _bonuses(server) -> list[dict]:

@@ -1,5 +1,6 @@
 """The final-label exports and the quality run's adjudication counts, on GCRC's hand-checked
-item after an adjudicator decided its two disputed fields (one adjudicated, one unresolved)."""
+item after an adjudicator decided its two disputed fields (one adjudicated, one given no value:
+unresolved)."""
 
 import json
 
@@ -22,7 +23,7 @@ def decided(django_capture_on_commit_callbacks):
     two_annotations(batch, django_capture_on_commit_callbacks)
     adjudicator = adjudicator_of(batch)
     task = adjudication_task_next(adjudicator=adjudicator)
-    adjudication_decide(task=task, adjudicator=adjudicator, values={"a_error": "ITQ", "d_evidence": [0]})
+    adjudication_decide(task=task, adjudicator=adjudicator, values={"a_error": "ITQ", "d_evidence": None})
     return project, adjudicator
 
 
@@ -46,7 +47,7 @@ def test_final_rows_say_how_and_who(decided):
         adjudicator.external_id,
     )
     assert found["d_evidence"]["how"] == "unresolved" and found["d_evidence"]["value"] is None
-    assert "two supports" in found["d_evidence"]["reason"]
+    assert "gave no value" in found["d_evidence"]["reason"]
 
 
 def test_the_released_format_from_final_labels_leaves_the_unresolved_out(decided):
@@ -64,7 +65,7 @@ def test_the_adjudicators_decisions_are_exported_with_both_annotators(decided):
     project, adjudicator = decided
     (row,) = rows(project, "adjudications")
     assert json.loads(row["fields_in_dispute"]) == ["a_error", "d_evidence"]
-    assert json.loads(row["answers"]) == {"a_error": "ITQ", "d_evidence": [0]}
+    assert json.loads(row["answers"]) == {"a_error": "ITQ", "d_evidence": None}
     assert row["adjudicator"] == adjudicator.external_id and row["status"] == "decided"
     assert row["first_annotator"] != row["second_annotator"]
 

@@ -51,7 +51,7 @@ def test_an_item_still_in_dispute_is_not_scored(django_capture_on_commit_callbac
 def test_an_item_with_an_unresolved_field_is_not_scored(django_capture_on_commit_callbacks):
     project, batch = gcrc_batch()
     two_annotations(batch, django_capture_on_commit_callbacks)
-    decide(batch, {"a_error": "ITQ", "d_evidence": [0]})  # d_evidence matches neither: unresolved
+    decide(batch, {"a_error": "ITQ", "d_evidence": None})  # d_evidence given no value: unresolved
     assert resolved_finals(project) == []
     assert adjudication_summary(project)["final_vs_reference_items"] == 0
 

@@ -23,8 +23,8 @@ READS_BY_POST = {"projects_scores_create"}  # a scorer the kind lacks answers 40
 #: the annotator's own endpoints (key authentication only; tests/annotation/test_api_me.py)
 ANNOTATOR_ONLY = ("/api/me/",)
 QUERY = {"dataset": "raw", "format": "csv"}
-QUALITY_WRITES = {"run", "export-start"}
-QUALITY_READS = {"report", "plot", "run_status", "report_download", "export", "export-download"}
+QUALITY_WRITES = {"run", "export-start", "item-decide"}
+QUALITY_READS = {"report", "plot", "run_status", "report_download", "export", "export-download", "item"}
 
 
 def api_operations() -> list[tuple[str, str, str, list[str]]]:
@@ -115,6 +115,7 @@ def quality_pages(world: World) -> dict[str, str]:
         "dataset": "raw",
         "fmt": "csv",
         "job_id": world.job.pk,
+        "item_id": world.item.pk,
     }
     pages = {}
     for pattern in quality_urls.urlpatterns:

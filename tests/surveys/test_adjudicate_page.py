@@ -1,6 +1,9 @@
 """The adjudicator's page: only the disputed fields, both annotations side by side, Chinese for
-a zh-hans project; a decision posted twice (reload, back button) is stored once. And a ReCAM
-project adjudicates the same way, its annotators walking the ordinary pages."""
+a zh-hans project; a decision posted twice (reload, back button) is stored once. The own-value
+box shows the field's format and is checked as typed; a value that does not parse is refused with
+why, next to the box; one that parses is the adjudicator's decision and resolves the field.
+Annotator 1 and 2 are named and numbered by their invite links, whoever finished first. And a
+ReCAM project adjudicates the same way, its annotators walking the ordinary pages."""
 
 import re
 
@@ -56,19 +59,90 @@ def test_a_decision_is_saved_once_and_the_page_moves_on(client, django_capture_o
     assert "目前没有需要裁定的内容" in client.get(url).content.decode()
 
 
-def test_a_value_that_is_not_one_is_shown_again(client, django_capture_on_commit_callbacks):
+def test_a_value_that_is_not_one_is_refused_with_why_next_to_its_box(client, django_capture_on_commit_callbacks):
     _project, batch = gcrc_batch()
     two_annotations(batch, django_capture_on_commit_callbacks)
     url = adjudicator_url(client, batch)
     posted = {
         "task": task_id(client.get(url).content.decode()),
-        "choice_a_error": "first",
+        "choice_a_error": "own",
+        "own_a_error": "XYZ",
         "choice_d_evidence": "own",
-        "own_d_evidence": "99",
+        "own_d_evidence": "2, 99",
     }
     page = client.post(url, posted)
-    assert page.status_code == 400 and "这不是该字段的有效值" in page.content.decode()
-    assert AdjudicationTask.objects.get().status == "open"
+    html = page.content.decode()
+    assert page.status_code == 400
+    errors = dict(re.findall(r'data-error="(\w+)">([^<]*)<', html))
+    assert errors["d_evidence"] == "文章只有第 1 至 3 句，没有第 99 句。"
+    assert errors["a_error"].startswith("“XYZ”不是以下代码或名称之一：DTL, TEMP")
+    assert 'value="2, 99"' in html  # what was typed stays in the box
+    assert AdjudicationTask.objects.get().status == "open" and not FinalLabel.objects.exclude(how="agreed").exists()
+
+
+def test_the_own_value_box_shows_and_checks_the_fields_format(client, django_capture_on_commit_callbacks):
+    from annotation.kinds.gcrc.adjudication import EVIDENCE_PATTERN
+
+    _project, batch = gcrc_batch()
+    two_annotations(batch, django_capture_on_commit_callbacks)
+    html = client.get(adjudicator_url(client, batch)).content.decode()
+    evidence = re.search(r'<input[^>]*name="own_d_evidence"[^>]*>', html).group(0)
+    assert f'pattern="{EVIDENCE_PATTERN}"' in evidence and 'aria-describedby="format_d_evidence"' in evidence
+    assert (
+        '<p class="adj-format" id="format_d_evidence">您自己的值：句子编号（1 至 3），用逗号分隔，例如 2, 5</p>' in html
+    )
+    error = re.search(r'<input[^>]*name="own_a_error"[^>]*>', html).group(0)
+    assert 'list="suggest_a_error"' in error and '<option value="ITQ">' in html
+    assert "此后还有待裁定的条目：0" in html
+    assert 'src="/static/surveys/adjudicate.js"' in html
+
+
+def test_an_own_value_that_parses_is_the_adjudicators_decision(client, django_capture_on_commit_callbacks):
+    _project, batch = gcrc_batch()
+    two_annotations(batch, django_capture_on_commit_callbacks)
+    url = adjudicator_url(client, batch)
+    posted = {
+        "task": task_id(client.get(url).content.decode()),
+        "choice_a_error": "own",
+        "own_a_error": "无中生有",  # ITA by its Chinese name: neither annotator's (DTL, ITQ)
+        "choice_d_evidence": "own",
+        "own_d_evidence": "１、3",  # full-width digits and the enumeration comma of a Chinese keyboard
+    }
+    assert client.post(url, posted).status_code == 302
+    final = {label.field: (label.how, label.value) for label in FinalLabel.objects.exclude(how="agreed")}
+    assert final == {"a_error": ("adjudicated", "ITA"), "d_evidence": ("adjudicated", [0, 2])}
+    assert all("own value" in label.reason for label in FinalLabel.objects.exclude(how="agreed"))
+
+
+def test_annotators_are_numbered_by_their_links_not_by_who_finished_first(client, django_capture_on_commit_callbacks):
+    from annotation.services.assignments import annotator_join_via_invite, assignment_next
+    from tests.factories import save_answer
+    from tests.gcrc.test_export import FIRST, SECOND
+
+    _project, batch = gcrc_batch()
+    one = invite_link_create(batch=batch, label="annotator-1")
+    two = invite_link_create(batch=batch, label="annotator-2")
+    people = {link.label: annotator_join_via_invite(invite=link) for link in (two, one)}  # link 2's joins first
+    responses = {label: assignment_next(annotator=a, batch=batch).responses.get() for label, a in people.items()}
+    with django_capture_on_commit_callbacks(execute=True):
+        for label, pages in (("annotator-2", SECOND), ("annotator-1", FIRST)):  # and finishes first
+            for page, answer in pages.items():
+                save_answer(responses[label].pk, page, answer)
+    task = AdjudicationTask.objects.get()
+    assert task.first_response == responses["annotator-2"]
+    url = adjudicator_url(client, batch)
+    for _visit in range(2):  # the same on every visit
+        html = client.get(url).content.decode()
+        names = re.findall(r'data-annotator="(\d)">([^<]*)<', html)
+        assert names == [
+            ("1", f"annotator-1 · #{people['annotator-1'].pk}"),
+            ("2", f"annotator-2 · #{people['annotator-2'].pk}"),
+        ]
+        first_side = re.search(r'data-field="a_error".*?data-side="first">(.*?)</div>', html, re.S).group(1)
+        assert "(DTL)" in first_side  # annotator-1's error reason (FIRST's), though they finished second
+    posted = {"task": str(task.pk), "choice_a_error": "first", "choice_d_evidence": "second"}
+    assert client.post(url, posted).status_code == 302
+    assert AdjudicationTask.objects.get().answers == {"a_error": "DTL", "d_evidence": [1, 2]}
 
 
 def walk_recam(url: str, client, changes: dict) -> None:
@@ -103,7 +177,23 @@ def test_recam_adjudicates_the_same_way(django_capture_on_commit_callbacks):
     posted = {"task": str(task.pk), "choice_relation": "first", "choice_difficulty": "own", "own_difficulty": "easy"}
     assert first.post(url, posted).status_code == 302
     final = {label.field: (label.how, label.value) for label in FinalLabel.objects.exclude(how="agreed")}
-    assert final == {"relation": ("adjudicated", "summarize"), "difficulty": ("unresolved", None)}
+    assert final == {"relation": ("adjudicated", "summarize"), "difficulty": ("adjudicated", "easy")}
+    assert "own value" in FinalLabel.objects.get(field="difficulty").reason
+
+
+def test_a_default_kinds_own_value_is_checked_against_its_levels(django_capture_on_commit_callbacks):
+    from annotation.kinds import get_kind
+
+    recam = get_kind("recam")
+    assert recam.adjudication_format({}, "difficulty").suggestions == ("easy", "medium", "difficult")
+    assert recam.adjudication_value({}, "difficulty", " medium ") == "medium"
+    with pytest.raises(ValueError, match="is not one of: easy, medium, difficult"):
+        recam.adjudication_value({}, "difficulty", "hard")
+    rating = get_kind("cosimlex")
+    assert rating.adjudication_format({}, "rating").pattern
+    assert rating.adjudication_value({}, "rating", "4.5") == 4.5
+    with pytest.raises(ValueError, match="is not a number"):
+        rating.adjudication_value({}, "rating", "high")
 
 
 def test_a_named_login_adjudicates_and_others_are_refused(client, django_capture_on_commit_callbacks):

@@ -243,8 +243,9 @@ class RecruitmentActions(admin.ModelAdmin):
 
     @admin.action(description="Review the recruiting site's work from the quality run…", permissions=["spend"])
     def review_submissions(self, request: HttpRequest, queryset: QuerySet[Batch]) -> TemplateResponse | None:
-        form = ReviewForm(request.POST if "apply" in request.POST else None)
         batches = self._recruiting_only(request, queryset)
+        channels = [get_channel(batch.channel) for batch in batches]
+        form = ReviewForm(request.POST if "apply" in request.POST else None, channels=channels)
         found: dict[int, Decisions] = {}
         sources: list[str] = []
         for batch in batches:

@@ -7,7 +7,7 @@ from typing import Any
 
 from django import forms
 
-from annotation.channels import ChannelSettingsError, get_channel
+from annotation.channels import Channel, ChannelSettingsError, get_channel
 from annotation.kinds import PresetError, get_kind, preset_fill, preset_for_channel
 from annotation.models import Batch
 from annotation.services.batches import channel_settings_check
@@ -76,18 +76,20 @@ class AddAssignmentsForm(forms.Form):
 
 
 class ReviewForm(forms.Form):
-    OPERATIONS = [
-        ("review", "Approve the kept annotators' work, reject the dropped annotators' work"),
-        (
-            "reject_unverified",
-            "Reject unverified submissions (forged, or not done on our pages) before the recruiting site approves them",
-        ),
-        ("bonus", "Pay a bonus"),
-        ("message", "Send a message"),
-        ("block", "Block workers"),
-        ("grant", "Grant the private qualification"),
-    ]
-    operation = forms.ChoiceField(choices=OPERATIONS, widget=forms.RadioSelect, initial="review")
+    """The review of the chosen batches' work: only the operations and fields their channels
+    offer (`Channel.review_rules`; every chosen batch's channel must offer an operation), and the
+    channels' rules on the texts checked here, before anything is sent."""
+
+    OPERATIONS = {
+        "review": "Approve the kept annotators' work, reject the dropped annotators' work",
+        "reject_unverified": "Reject unverified submissions (forged, or not done on our pages) before the "
+        "recruiting site approves them",
+        "bonus": "Pay a bonus",
+        "message": "Send a message",
+        "block": "Block workers",
+        "grant": "Grant the private qualification",
+    }
+    operation = forms.ChoiceField(choices=(), widget=forms.RadioSelect)
     who = forms.ChoiceField(
         choices=[("kept", "kept annotators"), ("dropped", "dropped annotators"), ("all", "every verified worker")],
         initial="kept",
@@ -96,10 +98,13 @@ class ReviewForm(forms.Form):
     reject_feedback = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        max_length=1024,
+        max_length=4096,
         help_text="Required to reject: the recruiting site shows it to the worker.",
     )
-    approve_feedback = forms.CharField(required=False, max_length=1024)
+    rejection_category = forms.ChoiceField(
+        required=False, help_text="The recruiting site's reason for the rejection; empty: the batch's setting."
+    )
+    approve_feedback = forms.CharField(required=False, max_length=4096)
     amount = forms.DecimalField(
         required=False,
         min_value=0.01,
@@ -122,19 +127,68 @@ class ReviewForm(forms.Form):
         initial="bonus",
         help_text="Names a bonus: the same label never pays a worker twice.",
     )
+    NEEDED = {
+        "review": ["reject_feedback"],
+        "reject_unverified": ["reject_feedback"],
+        "bonus": ["amount", "text", "label"],
+        "message": ["subject", "text"],
+        "block": ["text"],
+        "grant": [],
+    }
+
+    def __init__(self, *args: Any, channels: list[Channel], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.channels = list({channel.slug: channel for channel in channels}.values())
+        offered = [
+            op
+            for op in self.OPERATIONS
+            if self.channels and all(op in c.review_rules.operations for c in self.channels)
+        ]
+        self._choices("operation", [(op, self.OPERATIONS[op]) for op in offered])
+        self.fields["operation"].initial = offered[0] if offered else None
+        rules = [c.review_rules for c in self.channels]
+        _explain_lengths(
+            self.fields["reject_feedback"],
+            [(c.short_title, r.reject_feedback_min) for c, r in zip(self.channels, rules)],
+        )
+        categories = sorted({category for r in rules for category in r.rejection_categories})
+        if categories:
+            self._choices("rejection_category", [("", "the batch's setting")] + [(c, c) for c in categories])
+        else:
+            del self.fields["rejection_category"]
+        if not any(r.approve_feedback for r in rules):
+            del self.fields["approve_feedback"]  # the channel passes no text on with an approval
+        if "message" not in offered:
+            del self.fields["subject"]
+        if not {"bonus", "message", "block", "grant"} & set(offered):
+            for name in ("who", "text"):
+                del self.fields[name]
+        if "bonus" not in offered:
+            for name in ("amount", "label"):
+                del self.fields[name]
+        elif "message" not in offered and "block" not in offered and "text" in self.fields:
+            self.fields["text"].label, self.fields["text"].help_text = "Bonus reason", "The bonus reason."
+
+    def _choices(self, name: str, choices: list[tuple[str, str]]) -> None:
+        field = self.fields[name]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = choices
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         op = data.get("operation") or ""
-        needed = {
-            "review": ["reject_feedback"],
-            "reject_unverified": ["reject_feedback"],
-            "bonus": ["amount", "text", "label"],
-            "message": ["subject", "text"],
-            "block": ["text"],
-            "grant": [],
-        }.get(op, [])
-        for name in needed:
+        for name in self.NEEDED.get(op, []):
             if not data.get(name):
                 self.add_error(name, "Needed for this operation.")
+        for channel in self.channels:  # the channel's own rules, before any call
+            for name, why in channel.review_rules.problems(op, data, channel=channel.short_title).items():
+                if name in self.fields and name not in self.errors:
+                    self.add_error(name, why[0].upper() + why[1:] + ".")
         return data
+
+
+def _explain_lengths(field: forms.Field, minimums: list[tuple[str, int]]) -> None:
+    """Say in the field's help how long a channel wants its text, where it wants more than one character."""
+    wanted = [f"{name}: at least {low} characters" for name, low in minimums if low > 1]
+    if wanted:
+        field.help_text = f"{field.help_text} {'; '.join(wanted)}."

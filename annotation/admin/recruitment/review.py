@@ -17,10 +17,11 @@ from annotation.services.review import (
 
 
 def review_apply(batch: Batch, decisions: Any, data: dict[str, Any]) -> str:
-    """Run the chosen operation (the review form's cleaned data) on the batch; what it did, in words."""
-    op, who = data["operation"], data["who"]
+    """Run the chosen operation (the review form's cleaned data: the fields its channels offer)
+    on the batch; what it did, in words."""
+    op, who, category = data["operation"], data.get("who", "all"), data.get("rejection_category", "")
     if op == "reject_unverified":
-        return reject_unverified(batch=batch, feedback=data["reject_feedback"]).summary() + "."
+        return reject_unverified(batch=batch, feedback=data["reject_feedback"], category=category).summary() + "."
     if decisions is None and (op == "review" or who != "all"):
         raise ReviewError("there are no quality decisions for this batch's project: run the quality rules first")
     if op == "review":
@@ -29,7 +30,8 @@ def review_apply(batch: Batch, decisions: Any, data: dict[str, Any]) -> str:
                 batch=batch,
                 decisions=decisions,
                 reject_feedback=data["reject_feedback"],
-                approve_feedback=data["approve_feedback"],
+                approve_feedback=data.get("approve_feedback", ""),
+                reject_category=category,
             ).summary()
             + "."
         )

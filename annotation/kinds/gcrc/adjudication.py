@@ -10,6 +10,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from ..own_values import ValueFormat
 from .forms import item_answer
 from .labels import ERRORS, OPTION_LETTERS, SKILLS, error_code, skill_code
 from .released import RELEASED_ITEM_KEYS, option_page
@@ -19,6 +20,8 @@ PARTS = ("evidence", "skill", "wrong", "error")
 YES, NO = ("yes", "true", "1", "y", "是", "对"), ("no", "false", "0", "n", "否", "不是")
 _SKILL_NAMES = {s.code: f"{s.zh} · {s.en} ({s.code})" for s in SKILLS}
 _ERROR_NAMES = {e.code: f"{e.zh} · {e.en} ({e.code})" for e in ERRORS}
+#: sentence numbers separated by commas (ASCII or Chinese), enumeration commas or spaces
+EVIDENCE_PATTERN = r"\s*[0-9０-９]+(\s*[,，、 ]\s*[0-9０-９]+)*\s*"
 
 
 def field_name(letter: str, part: str) -> str:
@@ -88,35 +91,68 @@ def display(payload: Mapping[str, Any], field: str, value: Any) -> str:
     return str(value)
 
 
+def value_format(payload: Mapping[str, Any], field: str) -> ValueFormat:
+    """How each part is typed: sentence numbers as the page numbers them, a code or a name, yes or
+    no, an option letter; the codes and the letters are offered as the adjudicator types."""
+    part = split_field(field)[1]
+    if part == "evidence":
+        hint = _("Sentence numbers from 1 to %(n)s, separated by commas, e.g. 2, 5") % {"n": len(payload["sentences"])}
+        return ValueFormat(hint, pattern=EVIDENCE_PATTERN)
+    if part == "skill":
+        return ValueFormat(_("A reasoning skill: its code or name, e.g. DED"), suggestions=tuple(_SKILL_NAMES))
+    if part == "error":
+        return ValueFormat(
+            _("An error reason: its code or name, e.g. DTL; empty for a true statement"),
+            suggestions=tuple(_ERROR_NAMES),
+        )
+    if part == "wrong":
+        return ValueFormat(_("yes or no"), suggestions=(_("yes"), _("no")))
+    letters = ", ".join(OPTION_LETTERS)
+    return ValueFormat(_("An option letter: %(letters)s") % {"letters": letters}, pattern="[A-Da-d]")
+
+
 def parse(payload: Mapping[str, Any], field: str, text: str) -> Any:
-    """The adjudicator's own value: sentence numbers from 1 ("2, 5"), a skill or error code or
-    name, yes/no, or an answer letter. Raises ValueError for anything else."""
+    """The adjudicator's own value (`value_format` says how it is typed). Raises ValueError
+    with the reason, in the adjudicator's words, for anything else."""
     part, text = split_field(field)[1], text.strip()
     if part == "evidence":
-        numbers = sorted({int(n) for n in text.replace("，", ",").replace("、", ",").replace(" ", ",").split(",") if n})
-        if not numbers or not all(1 <= n <= len(payload["sentences"]) for n in numbers):
-            raise ValueError(text)
-        return [n - 1 for n in numbers]
+        return _sentences(payload, text)
     if part == "skill":
-        return _code(skill_code, text, allow_empty=False)
+        return _code(skill_code, text, allow_empty=False, codes=_SKILL_NAMES)
     if part == "error":
-        return _code(error_code, text, allow_empty=True)
+        return _code(error_code, text, allow_empty=True, codes=_ERROR_NAMES)
     if part == "wrong":
-        if text.casefold() in YES or text.casefold() in NO:
-            return text.casefold() in YES
-        raise ValueError(text)
+        if text.casefold() in YES or text.casefold() in NO or text in (_("yes"), _("no")):
+            return text.casefold() in YES or text == _("yes")
+        raise ValueError(_("Type yes or no."))
     if text.upper() in OPTION_LETTERS:
         return text.upper()
-    raise ValueError(text)
+    raise ValueError(_("Type one of the option letters %(letters)s.") % {"letters": ", ".join(OPTION_LETTERS)})
 
 
-def _code(convert: Any, text: str, *, allow_empty: bool) -> str:
+def _sentences(payload: Mapping[str, Any], text: str) -> list[int]:
+    count = len(payload["sentences"])
+    words = [w for w in text.replace("，", ",").replace("、", ",").replace(" ", ",").split(",") if w]
+    if not words or not all(w.isdecimal() for w in words):
+        raise ValueError(_("Type sentence numbers separated by commas, e.g. 2, 5."))
+    outside = sorted({int(w) for w in words if not 1 <= int(w) <= count})
+    if outside:
+        raise ValueError(
+            _("The article has sentences 1 to %(count)s; there is no sentence %(numbers)s.")
+            % {"count": count, "numbers": ", ".join(map(str, outside))}
+        )
+    return [n - 1 for n in sorted({int(w) for w in words})]
+
+
+def _code(convert: Any, text: str, *, allow_empty: bool, codes: Mapping[str, str]) -> str:
     try:
         code = convert(text)
     except KeyError:
-        raise ValueError(text) from None
-    if not code and not allow_empty:
-        raise ValueError(text)
+        code = None
+    if code is None or (not code and not allow_empty):
+        raise ValueError(
+            _("“%(text)s” is not one of the codes or names: %(codes)s.") % {"text": text, "codes": ", ".join(codes)}
+        )
     return code
 
 

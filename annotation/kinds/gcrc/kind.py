@@ -16,7 +16,7 @@ from typing import Any
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from ..base import Column, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
+from ..base import Column, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind, ValueFormat
 from ..registry import register
 from ..results import LabelField
 from ..scoring import Scorer
@@ -162,6 +162,9 @@ class GCRC(TaskKind):
 
     def adjudication_display(self, payload: Mapping[str, Any], field: str, value: Any) -> str:
         return adjudication.display(payload, field, value)
+
+    def adjudication_format(self, payload: Mapping[str, Any], field: str) -> ValueFormat:
+        return adjudication.value_format(payload, field)
 
     def adjudication_value(self, payload: Mapping[str, Any], field: str, text: str) -> Any:
         return adjudication.parse(payload, field, text)
