@@ -129,3 +129,12 @@ def test_unconfirmed_mturk_work_in_progress_keeps_going_past_the_unconfirmed_min
     assert not working.confirmed and working.status == Assignment.Status.ACTIVE
     Assignment.objects.filter(pk=working.pk).update(last_activity_at=working.started_at + timedelta(minutes=30))
     assert assignments_release_abandoned(batch=batch, now=working.started_at + timedelta(minutes=31)) == 0
+
+
+def test_the_admin_shows_work_held_apart_with_its_reason(forged, admin_client):
+    batch, _real, fakes = forged
+    batch_sync(batch=batch)
+    held = admin_client.get(reverse("admin:annotation_assignment_change", args=[fakes[0].pk])).content.decode()
+    assert "the channel does not know this work" in held
+    listed = admin_client.get(reverse("admin:annotation_assignment_changelist") + "?confirmed__exact=0")
+    assert [a.pk for a in listed.context["cl"].result_list] == [f.pk for f in fakes]
