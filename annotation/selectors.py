@@ -37,25 +37,38 @@ _RESPONSE_FIELDS = (
     "assignment__unit_id",
     "assignment_id",
     "assignment__status",
+    "assignment__confirmed",
     "completed_at",
     "answers",
     "timings",
 )
 
 
-def annotation_columns(project: Project, *, item_text: bool = False) -> list[str]:
-    """The columns of `annotation_rows`: the base ones, the kind's, then (with `item_text`) the
-    item's text columns."""
+def annotation_columns(project: Project, *, item_text: bool = False, keep_unconfirmed: bool = False) -> list[str]:
+    """The columns of `annotation_rows`: the base ones (with `keep_unconfirmed`, `confirmed` after
+    the assignment's status), the kind's, then (with `item_text`) the item's text columns."""
     kind = get_kind(project.kind)
     text = [column.name for column in kind.item_text_columns] if item_text else []
-    return BASE_ANNOTATION_COLUMNS + kind.annotation_columns() + text
+    base = list(BASE_ANNOTATION_COLUMNS)
+    if keep_unconfirmed:
+        base.insert(base.index("assignment_status") + 1, "confirmed")
+    return base + kind.annotation_columns() + text
 
 
 def annotation_rows(
-    project: Project, *, response_ids: QuerySet | None = None, chunk_size: int = 2000, item_text: bool = False
+    project: Project,
+    *,
+    response_ids: QuerySet | None = None,
+    chunk_size: int = 2000,
+    item_text: bool = False,
+    keep_unconfirmed: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """Every response of the project (or those of `response_ids`) flattened to
     `annotation_columns(project)`, in id order, streamed `chunk_size` rows at a time.
+
+    Work a recruiting site has not confirmed (`Assignment.confirmed`) never counts for or
+    against anybody, so it is left out; `keep_unconfirmed` (the raw export) keeps it, each row
+    marked in a `confirmed` column.
 
     One query; of each item's payload only the keys the kind's columns read. The filter is a
     subquery of the project's item ids, not a join on item__project: SQLite would sort the whole
@@ -69,6 +82,8 @@ def annotation_rows(
     queryset = Response.objects.filter(item_id__in=Item.objects.filter(project=project).values("id"))
     if response_ids is not None:
         queryset = queryset.filter(pk__in=response_ids)
+    if not keep_unconfirmed:
+        queryset = queryset.filter(assignment__confirmed=True)
     values = queryset.order_by("id").values_list(*_RESPONSE_FIELDS, *payload_fields)
     width = len(_RESPONSE_FIELDS)
     for row in values.iterator(chunk_size=chunk_size):
@@ -76,9 +91,22 @@ def annotation_rows(
             payload = row[width]
         else:  # a missing key and a null read alike: left out
             payload = {key: value for key, value in zip(keys, row[width:]) if value is not None}
-        (rid, item_id, ext, aid, aext, channel, batch_id, unit_id, asg_id, status, done_at, answers, timings) = row[
-            :width
-        ]
+        (
+            rid,
+            item_id,
+            ext,
+            aid,
+            aext,
+            channel,
+            batch_id,
+            unit_id,
+            asg_id,
+            status,
+            confirmed,
+            done_at,
+            answers,
+            timings,
+        ) = row[:width]
         flat = {
             "response_id": rid,
             "item_id": item_id,
@@ -90,10 +118,12 @@ def annotation_rows(
             "unit_id": unit_id,
             "assignment_id": asg_id,
             "assignment_status": status,
-            "completed": done_at is not None,
-            "completed_at": done_at.isoformat() if done_at else None,
-            "seconds": total_seconds(timings),
         }
+        if keep_unconfirmed:
+            flat["confirmed"] = confirmed
+        flat["completed"] = done_at is not None
+        flat["completed_at"] = done_at.isoformat() if done_at else None
+        flat["seconds"] = total_seconds(timings)
         flat.update(kind.annotation_row(payload, answers))
         if item_text:
             flat.update(kind.item_text_row(payload))

@@ -228,6 +228,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # a wait). The older MTURK_PUBLISH_* names are still read.
 PUBLISH_STALE_MINUTES = env.int("PUBLISH_STALE_MINUTES", default=env.int("MTURK_PUBLISH_STALE_MINUTES", default=15))
 PUBLISH_MAX_DISPATCHES = env.int("PUBLISH_MAX_DISPATCHES", default=env.int("MTURK_PUBLISH_MAX_DISPATCHES", default=3))
+# Work entered under a recruiting site's ids that the site could not confirm at entry (it did
+# not answer) holds its place this long at most: the release sweep (beat, and every entry) then
+# frees it, so made-up ids cannot fill a study. A later entry or a sync that confirms it keeps it.
+UNCONFIRMED_RELEASE_MINUTES = env.int("UNCONFIRMED_RELEASE_MINUTES", default=5)
 CELERY_BEAT_SCHEDULE = {
     "release-abandoned-assignments": {
         "task": "annotation.tasks.release_abandoned_assignments",

@@ -14,7 +14,11 @@ from annotation.selectors import annotation_columns, annotation_rows
 
 
 def annotation_frame(project: Project) -> pd.DataFrame:
-    return pd.DataFrame.from_records(list(annotation_rows(project)), columns=annotation_columns(project))
+    """Every response a quality run judges: work a recruiting site has not confirmed is held apart
+    (made-up ids under a real worker's id must not sway that worker's accuracy, agreement or
+    the aggregated labels)."""
+    rows = annotation_rows(project)
+    return pd.DataFrame.from_records(list(rows), columns=annotation_columns(project))
 
 
 def kept_frame(frame: pd.DataFrame, keep: pd.Series) -> pd.DataFrame:

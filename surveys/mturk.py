@@ -27,9 +27,11 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
+from annotation.channels import get_channel
 from annotation.models import Assignment, Response, Unit
 from annotation.mturk.tokens import COMPLETION_FIELD, completion_token, work_token, work_token_data
 from annotation.services.assignments import EntryRefused, annotator_for_channel, assignment_open_for_channel
+from annotation.services.entries import entry_confirm, unconfirmed_reason
 from annotation.services.responses import assignment_submit_if_complete
 from annotation.work_selectors import assignment_with_progress, response_for_save
 
@@ -87,9 +89,19 @@ def entry(request: HttpRequest) -> HttpResponse:
     worker_id, submit_to = request.GET.get("workerId", ""), _origin(request.GET.get("turkSubmitTo", ""))
     if not worker_id or submit_to not in worker_origins():
         return _refuse(request, _("This page must be opened from the task on Mechanical Turk."), project=project)
+    channel = get_channel("mturk")
+    problem = channel.entry_problem(participant=worker_id, posting=hit_id, work=assignment_id)
+    if problem:
+        return _refuse(request, problem, project=project)
+    # MTurk knows an assignment only once it is submitted: the work is held apart until sync confirms it
+    check = entry_confirm(channel=channel, batch=unit.batch, participant=worker_id, posting=hit_id, work=assignment_id)
+    if check.confirmed is False:
+        return _refuse(request, check.reason, project=project, status=403)
     annotator = annotator_for_channel(project=project, channel="mturk", external_id=worker_id, batch=unit.batch)
     try:
-        assignment = assignment_open_for_channel(unit=unit, annotator=annotator, channel_assignment_id=assignment_id)
+        assignment = assignment_open_for_channel(
+            unit=unit, annotator=annotator, channel_assignment_id=assignment_id, unconfirmed=unconfirmed_reason(check)
+        )
     except EntryRefused as exc:
         return _refuse(request, str(exc), project=project, status=409)
     return redirect("surveys:mturk-work", token=work_token(assignment.pk, submit_to))

@@ -14,8 +14,6 @@ usual; all saves go through the one save path (`surveys.views.save_page`).
 
 from __future__ import annotations
 
-import re
-
 from django.core import signing
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
@@ -26,6 +24,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation import prolific
+from annotation.channels import get_channel
 from annotation.channels.prolific import completion_redirect
 from annotation.channels.prolific_settings import study_settings_for
 from annotation.models import Assignment, Unit
@@ -36,6 +35,7 @@ from annotation.services.assignments import (
     assignment_consent,
     assignment_open_for_session,
 )
+from annotation.services.entries import entry_confirm, unconfirmed_reason
 from annotation.services.responses import assignment_submit_if_complete
 from annotation.work_selectors import assignment_with_progress, response_for_save
 
@@ -44,7 +44,6 @@ from .views import ENGINE, posted_response_id, refuse_post, render_step, save_pa
 
 CHANNEL = "prolific"
 WORK_SALT = "surveys.prolific.work"
-ID = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
 
 
 def work_token(assignment_pk: int) -> str:
@@ -67,23 +66,27 @@ def _refuse(request: HttpRequest, reason: str, *, project=None, status: int = 40
 @require_GET
 def entry(request: HttpRequest) -> HttpResponse:
     pid, study_id, session_id = (request.GET.get(k, "") for k in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"))
-    if not all(ID.match(v) for v in (pid, study_id, session_id)):
-        return _refuse(
-            request,
-            _(
-                "This page must be opened from the study on Prolific "
-                "(the participant, study and session ids are missing or malformed)."
-            ),
-        )
+    channel = get_channel(CHANNEL)
+    problem = channel.entry_problem(participant=pid, posting=study_id, work=session_id)
+    if problem:
+        return _refuse(request, problem)
     units = Unit.objects.select_related("batch__project").filter(batch__channel=CHANNEL)
     unit = units.filter(Q(channel_ref=study_id) | Q(postings__ref=study_id)).first()
     if unit is None:
         return _refuse(request, _("This study is not known here. Please return it on Prolific."), status=404)
     batch, project = unit.batch, unit.batch.project
     translation.activate(project.language)
+    # Prolific is asked before any work is handed out: a made-up session takes no place
+    check = entry_confirm(channel=channel, batch=batch, participant=pid, posting=study_id, work=session_id)
+    if check.confirmed is False:
+        return _refuse(
+            request, f"{check.reason} " + _("Please open the study again from Prolific."), project=project, status=403
+        )
     annotator = annotator_for_channel(project=project, channel=CHANNEL, external_id=pid, batch=batch)
     try:
-        assignment = assignment_open_for_session(batch=batch, annotator=annotator, channel_assignment_id=session_id)
+        assignment = assignment_open_for_session(
+            batch=batch, annotator=annotator, channel_assignment_id=session_id, unconfirmed=unconfirmed_reason(check)
+        )
     except EntryRefused as exc:
         return _refuse(request, str(exc), project=project, status=409)
     except NoWorkLeft as exc:

@@ -55,15 +55,31 @@ class AssignmentAdmin(TeamScoped, ReadOnlyAdmin):
         "batch",
         "unit_position",
         "status",
+        "confirmed",
         "started_at",
         "last_activity_at",
         "submitted_at",
     )
-    list_filter = ("status", ("unit__batch__project", OwnTeamsFilter), ("unit__batch", OwnTeamsFilter))
+    list_filter = (
+        "status",
+        "confirmed",
+        ("unit__batch__project", OwnTeamsFilter),
+        ("unit__batch", OwnTeamsFilter),
+    )
     list_select_related = ("annotator", "unit__batch")
     search_fields = ("annotator__external_id", "channel_assignment_id")
     date_hierarchy = "started_at"
-    fields = ("annotator", "unit", "status", "channel_assignment_id", "started_at", "last_activity_at", "submitted_at")
+    fields = (
+        "annotator",
+        "unit",
+        "status",
+        "channel_assignment_id",
+        "confirmed",
+        "unconfirmed_reason",
+        "started_at",
+        "last_activity_at",
+        "submitted_at",
+    )
     readonly_fields = fields
 
     @admin.display(description="Batch", ordering="unit__batch__name")

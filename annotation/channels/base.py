@@ -70,6 +70,19 @@ class SubmissionInfo:
 
 
 @dataclass(frozen=True)
+class EntryCheck:
+    """What a recruiting site says, as somebody enters, about the ids they came with.
+
+    ``confirmed``: True, the site's own live work of that person on that posting; False, not
+    (refuse: no work is handed out); None, the site cannot say now (MTurk knows an assignment
+    only once it is submitted; a site that did not answer): the work is held apart until sync
+    confirms it. ``reason`` says why, for the person (refused) or the record (held apart)."""
+
+    confirmed: bool | None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class UnitCost:
     """What one assignment costs on the channel: the reward and the channel's fee."""
 
@@ -131,6 +144,16 @@ NO_ANSWERS = "no saved answers on our side"
 INCOMPLETE = "not every item was completed on our side"
 
 
+#: problems that mean the site does not confirm the ids the work came under (not its work, or
+#: another person's or posting's): such work is held apart (``Assignment.confirmed``)
+ID_PROBLEMS = (UNKNOWN, WORKER_MISMATCH, UNIT_MISMATCH)
+
+
+def unconfirmed_by(problems: Iterable[str]) -> str:
+    """The problems of a submission that leave its ids unconfirmed, joined ("" when confirmed)."""
+    return "; ".join(p for p in problems if p.startswith(ID_PROBLEMS))
+
+
 def submission_problems(
     assignment: "Assignment", submission: SubmissionInfo, unit_refs: Iterable[str], *, channel: str
 ) -> list[str]:
@@ -173,6 +196,16 @@ class Channel(ABC):
     #: its submissions are synced and reviewed; False for links the platform hands out itself
     recruits_remotely: ClassVar[bool] = False
 
+    #: True for a recruiting site: anybody can type its ids into our entry URL, so work entered
+    #: under them is held apart (``Assignment.confirmed`` False) until the site confirms them;
+    #: False where the platform made the credential itself (an invite link's token)
+    entries_need_confirmation: ClassVar[bool] = False
+    #: True when the site can look up work in progress (``confirm_entry``), so entries are
+    #: confirmed before work is handed out; work it could not confirm then (no answer) holds its
+    #: place only UNCONFIRMED_RELEASE_MINUTES. False: the site confirms at sync (MTurk: once
+    #: submitted) and hands out its places itself, so unconfirmed work holds none of ours.
+    confirms_at_entry: ClassVar[bool] = False
+
     #: the channel's word (SubmissionInfo.channel_status) for work waiting for our review
     awaiting_review_status: ClassVar[str] = ""
     #: a site that pays bonuses as orders (set up, then paid) takes at most this many per order;
@@ -210,6 +243,15 @@ class Channel(ABC):
     def audience(self, batch: "Batch") -> str:
         """Who may take the batch's work, in the channel's words (empty: anybody it reaches)."""
         return ""
+
+    def entry_problem(self, *, participant: str, posting: str, work: str) -> str:
+        """Why the ids somebody entered with are not in the site's format, for that person
+        ("" when they are): a trailing space or lower case never starts new work."""
+        return ""
+
+    def confirm_entry(self, *, participant: str, posting: str, work: str) -> EntryCheck:
+        """Ask the site whether ``work`` is its live work of ``participant`` on ``posting``."""
+        return EntryCheck(confirmed=None, reason=f"{self.short_title} confirms work at sync")
 
     @abstractmethod
     def publish(self, batch: "Batch", *, base_url: str, on_unit: UnitCallback | None = None) -> PublishResult:

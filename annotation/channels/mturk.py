@@ -17,9 +17,11 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
 from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext as _
 
 from annotation import mturk
 from annotation.mturk.assignments import MAX_FEEDBACK
+from annotation.mturk.ids import malformed_ids
 from annotation.mturk.tokens import COMPLETION_FIELD, completion_token_valid
 from annotation.mturk.workers import MAX_MESSAGE, MAX_SUBJECT
 from annotation.selectors import publishable_units
@@ -108,6 +110,18 @@ class MTurkChannel(Channel):
         message_subject_max=MAX_SUBJECT,
         message_text_max=MAX_MESSAGE,
     )
+    #: anybody can type a worker's id and a made-up assignmentId into our page, and MTurk knows
+    #: an assignment only once it is submitted: the work is held apart until sync confirms it
+    entries_need_confirmation = True
+
+    def entry_problem(self, *, participant: str, posting: str, work: str) -> str:
+        bad = malformed_ids(assignment_id=work, hit_id=posting, worker_id=participant)
+        if not bad:
+            return ""
+        return _(
+            "The task's ids (%(names)s) are not in Mechanical Turk's form (capital letters and digits only). "
+            "Please open the task again from Mechanical Turk."
+        ) % {"names": ", ".join(bad)}
 
     # --- plumbing ---------------------------------------------------------------------------
     def client(self) -> mturk.MTurkClient:

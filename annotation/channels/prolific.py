@@ -19,8 +19,10 @@ from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
 
 from annotation import prolific
+from annotation.prolific.ids import malformed_ids
 from annotation.selectors import publishable_units
 
 from .base import (
@@ -29,6 +31,7 @@ from .base import (
     ChannelError,
     ChannelOutcomeUnknown,
     ChannelUnavailable,
+    EntryCheck,
     PublishResult,
     SubmissionInfo,
     UnitCallback,
@@ -53,6 +56,8 @@ STATUSES = {
     "TIMED-OUT": "released",
 }
 STUDY_URL = "https://app.prolific.com/researcher/workspaces/studies/{}"
+#: a submission holding its place on Prolific: taken (RESERVED) or started (ACTIVE)
+LIVE = ("RESERVED", "ACTIVE")
 
 
 @contextmanager
@@ -122,6 +127,10 @@ class ProlificChannel(Channel):
         reject_feedback_min=prolific.MIN_REJECTION_MESSAGE,
         rejection_categories=tuple(sorted(prolific.REJECTION_CATEGORIES)),
     )
+    #: anybody can type a participant's id and a made-up SESSION_ID into the study URL; Prolific
+    #: can look a submission up as it starts, so entries are confirmed before work is handed out
+    entries_need_confirmation = True
+    confirms_at_entry = True
     #: one bulk bonus per round (at most 200 rows per call): set up, then paid (not idempotent)
     bulk_bonus_rows = prolific.MAX_BONUS_ROWS
 
@@ -170,6 +179,34 @@ class ProlificChannel(Channel):
             maximum_allowed_time=ss.maximum_minutes,
             metadata=f"batch {batch.pk}",
         )
+
+    # --- entry ------------------------------------------------------------------------------
+    def entry_problem(self, *, participant: str, posting: str, work: str) -> str:
+        bad = malformed_ids(PROLIFIC_PID=participant, STUDY_ID=posting, SESSION_ID=work)
+        if not bad:
+            return ""
+        return _(
+            "The study's ids (%(names)s) are not in Prolific's form (24 characters 0-9 and a-f). "
+            "Please open the study again from Prolific."
+        ) % {"names": ", ".join(bad)}
+
+    def confirm_entry(self, *, participant: str, posting: str, work: str) -> EntryCheck:
+        """Look the session up (``GET /submissions/{id}/``): it must be this participant's, in this
+        study, and holding its place now. No answer from Prolific: held apart, not refused."""
+        try:
+            with translated():
+                found = prolific.get_submission(self.client(), work)
+        except ChannelUnavailable as exc:
+            return EntryCheck(confirmed=None, reason=f"Prolific did not answer at entry: {exc}"[:300])
+        except ChannelError:
+            return EntryCheck(confirmed=False, reason=_("Prolific does not know this session."))
+        if found.participant_id != participant or found.study_id != posting:
+            return EntryCheck(confirmed=False, reason=_("This session belongs to another participant or study."))
+        if found.status not in LIVE:
+            return EntryCheck(
+                confirmed=False, reason=_("This session is not active on Prolific any more (%s).") % found.status
+            )
+        return EntryCheck(confirmed=True)
 
     # --- publishing ---------------------------------------------------------------------------
     def publish(self, batch: "Batch", *, base_url: str, on_unit: UnitCallback | None = None) -> PublishResult:

@@ -146,6 +146,14 @@ class Assignment(models.Model):
     consented_at = models.DateTimeField(
         null=True, blank=True, help_text="When the person agreed to the batch's consent text (a channel that asks)."
     )
+    confirmed = models.BooleanField(
+        default=True,
+        help_text="The recruiting site confirmed the ids the work came under (always so for work the platform "
+        "hands out itself). Unconfirmed work is held apart: never counted for or against anybody, paid or reviewed.",
+    )
+    unconfirmed_reason = models.CharField(
+        max_length=300, blank=True, help_text="Why the work is not confirmed yet (empty once it is)."
+    )
 
     class Meta:
         ordering = ["id"]

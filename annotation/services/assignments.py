@@ -12,11 +12,13 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from annotation.channels import get_channel
 from annotation.kinds import get_kind
 from annotation.models import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
 from annotation.work_selectors import annotator_assignments, current_assignment, next_unit, unit_item_ids, units_seen_by
@@ -72,15 +74,18 @@ def annotator_join_via_invite(*, invite: InviteLink, known_key: str | None = Non
 
 
 def assignments_release_abandoned(*, batch: Batch | None = None, now: datetime | None = None) -> int:
-    """Release active assignments idle longer than their batch allows; their slots reopen."""
+    """Release active assignments idle longer than their batch allows, and, on a site that
+    confirms entries (``Channel.confirms_at_entry``), work still unconfirmed
+    UNCONFIRMED_RELEASE_MINUTES after it began: made-up ids never hold a place for long. Their
+    slots reopen."""
     now = now or timezone.now()
     batches = [batch] if batch is not None else Batch.objects.filter(status=Batch.Status.OPEN)
+    unconfirmed = Q(confirmed=False, started_at__lt=now - timedelta(minutes=settings.UNCONFIRMED_RELEASE_MINUTES))
     return sum(
         assignments_set_status(
-            assignments=Assignment.objects.filter(
-                unit__batch=b,
-                status=Assignment.Status.ACTIVE,
-                last_activity_at__lt=now - timedelta(minutes=b.release_after_minutes),
+            assignments=Assignment.objects.filter(unit__batch=b, status=Assignment.Status.ACTIVE).filter(
+                Q(last_activity_at__lt=now - timedelta(minutes=b.release_after_minutes))
+                | (unconfirmed if get_channel(b.channel).confirms_at_entry else Q(pk__in=[]))
             ),
             status=Assignment.Status.RELEASED,
         )
@@ -143,11 +148,19 @@ def _lock(batch: Batch) -> None:
     Batch.objects.select_for_update().filter(pk=batch.pk).first()
 
 
-def _assign(unit: Unit, annotator: Annotator, lead: Sequence[int] = (), channel_assignment_id: str = "") -> Assignment:
-    """A new assignment of the unit with its empty responses; `lead` item ids come first."""
+def _assign(
+    unit: Unit, annotator: Annotator, lead: Sequence[int] = (), channel_assignment_id: str = "", unconfirmed: str = ""
+) -> Assignment:
+    """A new assignment of the unit with its empty responses; `lead` item ids come first.
+    `unconfirmed`: why the site has not confirmed the ids yet (empty: confirmed)."""
     item_ids = [*lead, *unit_item_ids(unit)]
     assignment = Assignment.objects.create(
-        unit=unit, annotator=annotator, channel_assignment_id=channel_assignment_id, item_count=len(item_ids)
+        unit=unit,
+        annotator=annotator,
+        channel_assignment_id=channel_assignment_id,
+        item_count=len(item_ids),
+        confirmed=not unconfirmed,
+        unconfirmed_reason=unconfirmed[:300],
     )
     Response.objects.bulk_create(
         Response(assignment=assignment, item_id=item_id, position=position) for position, item_id in enumerate(item_ids)
@@ -186,7 +199,9 @@ def _consistency_lead(batch: Batch, annotator: Annotator) -> list[int]:
     )
 
 
-def assignment_open_for_channel(*, unit: Unit, annotator: Annotator, channel_assignment_id: str) -> Assignment:
+def assignment_open_for_channel(
+    *, unit: Unit, annotator: Annotator, channel_assignment_id: str, unconfirmed: str = ""
+) -> Assignment:
     """The assignment of a unit the channel handed out itself (an accepted MTurk HIT), bound to
     the channel's own assignment id.
 
@@ -197,6 +212,9 @@ def assignment_open_for_channel(*, unit: Unit, annotator: Annotator, channel_ass
     who takes a slot; we still keep our own rules: nobody gets an item they had under another
     unit, nor (exclusive groups) a second item of a group, and the batch's consistency set comes
     first, inside the annotator's first unit.
+
+    ``unconfirmed``: why the site has not confirmed the ids yet (empty: it has, at this entry);
+    such work is held apart (``Assignment.confirmed``) until sync confirms it.
     """
     if not channel_assignment_id:
         raise EntryRefused(_("This page must be opened from the task on the recruiting site."))
@@ -211,6 +229,9 @@ def assignment_open_for_channel(*, unit: Unit, annotator: Annotator, channel_ass
                     status=Assignment.Status.ACTIVE, last_activity_at=timezone.now()
                 )
                 existing.refresh_from_db()
+            if not unconfirmed and not existing.confirmed:  # the site confirmed it at this entry
+                Assignment.objects.filter(pk=existing.pk).update(confirmed=True, unconfirmed_reason="")
+                existing.confirmed, existing.unconfirmed_reason = True, ""
             return existing
         own_unit = Assignment.objects.filter(unit=unit, annotator=annotator).exists()
         exclusive = get_kind(annotator.project.kind).exclusive_groups
@@ -223,10 +244,12 @@ def assignment_open_for_channel(*, unit: Unit, annotator: Annotator, channel_ass
                 )
             )
         lead = [] if unit.every_annotator else _consistency_lead(unit.batch, annotator)
-        return _assign(unit, annotator, lead, channel_assignment_id=channel_assignment_id)
+        return _assign(unit, annotator, lead, channel_assignment_id=channel_assignment_id, unconfirmed=unconfirmed)
 
 
-def assignment_open_for_session(*, batch: Batch, annotator: Annotator, channel_assignment_id: str) -> Assignment:
+def assignment_open_for_session(
+    *, batch: Batch, annotator: Annotator, channel_assignment_id: str, unconfirmed: str = ""
+) -> Assignment:
     """The assignment a recruiting site's session (a Prolific SESSION_ID) opens in a batch whose
     posting is the whole batch (one study): the one bound to this id, or a new one on the next
     unit with a free slot, bound to it.
@@ -237,6 +260,7 @@ def assignment_open_for_session(*, batch: Batch, annotator: Annotator, channel_a
     """
     if not channel_assignment_id:
         raise EntryRefused(_("This page must be opened from the study on the recruiting site."))
+    assignments_release_abandoned(batch=batch)  # places held by abandoned or unconfirmed work reopen
     with transaction.atomic():
         _lock(batch)
         existing = (
@@ -248,14 +272,19 @@ def assignment_open_for_session(*, batch: Batch, annotator: Annotator, channel_a
         )
         if existing is not None:
             return assignment_open_for_channel(
-                unit=existing.unit, annotator=annotator, channel_assignment_id=channel_assignment_id
+                unit=existing.unit,
+                annotator=annotator,
+                channel_assignment_id=channel_assignment_id,
+                unconfirmed=unconfirmed,
             )
         if batch.status != Batch.Status.OPEN:
             raise NoWorkLeft(_("This batch is closed."))
         unit = _next_posted_unit(batch, annotator, get_kind(annotator.project.kind).exclusive_groups)
         if unit is None:
             raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
-        return assignment_open_for_channel(unit=unit, annotator=annotator, channel_assignment_id=channel_assignment_id)
+        return assignment_open_for_channel(
+            unit=unit, annotator=annotator, channel_assignment_id=channel_assignment_id, unconfirmed=unconfirmed
+        )
 
 
 def _next_posted_unit(batch: Batch, annotator: Annotator, exclusive: bool) -> Unit | None:

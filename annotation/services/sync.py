@@ -5,6 +5,10 @@ Every piece of work gets a ``Submission`` row: verified when the channel knows i
 participant and posting are the ones our Assignment names, it carries our completion token and
 every item was saved here; otherwise flagged with the problem. Only verified work is ever
 approved or paid (see services.review).
+
+Sync is also where the site confirms the ids work was entered under (``Assignment.confirmed``):
+work the site knows, by that participant on that posting, is confirmed; work it does not know,
+or knows as somebody else's, is held apart (no quality run counts it for or against anybody).
 """
 
 from __future__ import annotations
@@ -17,7 +21,14 @@ from django.db.models import Prefetch
 from django.utils import timezone
 
 from annotation.channels import ChannelError, SubmissionInfo, channel_choices, get_channel
-from annotation.channels.base import NO_ANSWERS, UNIT_MISMATCH, UNKNOWN, WORKER_MISMATCH, submission_problems
+from annotation.channels.base import (
+    NO_ANSWERS,
+    UNIT_MISMATCH,
+    UNKNOWN,
+    WORKER_MISMATCH,
+    submission_problems,
+    unconfirmed_by,
+)
 from annotation.channels.calls import records_calls
 from annotation.models import Assignment, Batch, Posting, Response, Submission, Unit
 
@@ -144,7 +155,13 @@ def _record(assignment: Assignment, submission: SubmissionInfo | None, report: S
             assignment, submission, _refs(assignment.unit), channel=assignment.unit.batch.channel
         )
     verified = not problems
+    unconfirmed = unconfirmed_by(problems)
     with transaction.atomic():
+        if (not unconfirmed, unconfirmed) != (assignment.confirmed, assignment.unconfirmed_reason):
+            Assignment.objects.filter(pk=assignment.pk).update(
+                confirmed=not unconfirmed, unconfirmed_reason=unconfirmed[:300]
+            )
+            assignment.confirmed, assignment.unconfirmed_reason = not unconfirmed, unconfirmed[:300]
         Submission.objects.update_or_create(
             assignment=assignment,
             defaults=dict(

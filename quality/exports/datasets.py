@@ -95,19 +95,22 @@ def _responses_total(project: Project, response_ids: Any = None) -> Callable[[],
 
 
 def raw(project: Project, options: Options = EXACT) -> Dataset:
-    """Every response, finished or not, flattened to the kind's annotation columns."""
+    """Every response, finished or not, flattened to the kind's annotation columns; work a
+    recruiting site has not confirmed is in it, marked (`confirmed` false)."""
     text = options.item_text
     return Dataset(
         "raw",
-        lambda: annotation_columns(project, item_text=text),
-        lambda: annotation_rows(project, chunk_size=CHUNK_SIZE, item_text=text),
+        lambda: annotation_columns(project, item_text=text, keep_unconfirmed=True),
+        lambda: annotation_rows(project, chunk_size=CHUNK_SIZE, item_text=text, keep_unconfirmed=True),
         _responses_total(project),
     )
 
 
 def clean(project: Project, options: Options = EXACT) -> Dataset:
     """Only the responses the latest finished quality run keeps (joined as a subquery), with
-    the values the run derived for each (e.g. a calibrated rating) as extra columns."""
+    the values the run derived for each (e.g. a calibrated rating) as extra columns; never work
+    a recruiting site has not confirmed (the run leaves it out; so does this, should the site
+    withdraw it after the run)."""
     run = _require_run(project, "clean")
     kept = kept_response_ids(run)
     extra = response_value_columns(run)

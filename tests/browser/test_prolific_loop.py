@@ -29,7 +29,7 @@ from .test_researcher_admin import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PARTICIPANT = "PBROWSER01"
+PARTICIPANT = "b0b0b0b0b0b0b0b0b0b0b001"  # Prolific ids are 24 hex characters
 PUBLISH = "Publish on the recruiting site (shows the cost first)"  # the one publish action, for every channel
 SYNC = "Sync submissions from the recruiting site now"
 

@@ -100,6 +100,8 @@ def record_ours(unit: Unit, worker_id: str, mturk_id: str, *, complete: bool = T
         channel_assignment_id=mturk_id,
         status=Assignment.Status.SUBMITTED if complete else Assignment.Status.ACTIVE,
         submitted_at=now if complete else None,
+        confirmed=False,  # as the entry view leaves it: MTurk confirms it at sync
+        unconfirmed_reason="MTurk confirms work at sync",
     )
     for unit_item in unit.unit_items.order_by("position"):
         Response.objects.create(

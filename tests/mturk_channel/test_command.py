@@ -1,13 +1,17 @@
-"""manage.py mturk: estimate, publish, sync, review from the shell."""
+"""manage.py recruit (and its older name, manage.py mturk): estimate, publish, sync, review,
+extend, add places and expire from the shell, on an MTurk batch."""
+
+import time
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import PublishJob, Submission
+from annotation.models import Batch, PublishJob, Submission
 from annotation.services import review as channel_review
+from annotation.services.publish import publish_job_run
 from quality.models import AnnotatorDecision, QualityRun
 
-from .conftest import do_work, hit_rows, local_assignment, mturk_batch
+from .conftest import BASE_URL, do_work, hit_rows, local_assignment, mturk_batch
 
 pytestmark = pytest.mark.django_db
 
@@ -64,3 +68,52 @@ def test_review_takes_the_quality_decisions_registered_by_the_quality_app(mturk_
         channel_review.decisions_for(batch)  # registered, but the project has no run yet
     run_ = QualityRun.objects.create(project=batch.project, status=QualityRun.Status.DONE)
     assert channel_review.decisions_for(batch).source.startswith(f"quality run #{run_.pk} of ")
+
+
+def recruit(*args) -> str:
+    from io import StringIO
+
+    out = StringIO()
+    call_command("recruit", *args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def published(mturk_settings, server):
+    batch = mturk_batch(units=2, assignments=3)
+    publish_job_run(job=PublishJob.objects.create(batch=batch, base_url=BASE_URL, total=2))
+    return batch
+
+
+def test_recruit_extends_adds_places_and_expires_the_hits(published, server):
+    batch = published
+    before = {row["id"]: row for row in hit_rows(server)}
+    assert recruit("extend", str(batch.pk), "--hours", "48", "--units", "0").strip() == "Extended 1 posting(s)."
+    after = {row["id"]: row for row in hit_rows(server)}
+    first = batch.units.get(position=0).channel_ref
+    assert after[first]["expiration"] > before[first]["expiration"]
+    assert len({r["expiration"] for r in after.values()} - {r["expiration"] for r in before.values()}) == 1
+    out = recruit("add-places", str(batch.pk), "--number", "2", "--label", "block 1", "--yes")
+    assert "charged on approval" in out and "Added places to 2 posting(s)." in out
+    recruit("add-places", str(batch.pk), "--number", "2", "--label", "block 1", "--yes")  # the same label: no more
+    assert {r["max_assignments"] for r in hit_rows(server)} == {5}
+    assert recruit("expire", str(batch.pk)).strip() == "Closed 2 posting(s)."
+    assert {r["expiration"] <= time.time() for r in hit_rows(server)} == {True}
+
+
+def test_add_places_without_yes_asks_and_adds_nothing_on_no(published, server, monkeypatch):
+    monkeypatch.setattr("builtins.input", lambda prompt: "n")
+    with pytest.raises(CommandError, match="Nothing added"):
+        recruit("add-places", str(published.pk), "--number", "1", "--label", "x")
+    assert {r["max_assignments"] for r in hit_rows(server)} == {3}
+
+
+def test_the_mturk_command_is_the_recruit_command_under_its_older_name(published):
+    assert run("expire", str(published.pk)) == "Closed 2 posting(s).\n"
+
+
+def test_recruit_refuses_a_batch_on_invite_links(db):
+    batch = mturk_batch(units=1)
+    Batch.objects.filter(pk=batch.pk).update(channel="invite")
+    with pytest.raises(CommandError, match="nothing to publish"):
+        recruit("estimate", str(batch.pk))

@@ -5,6 +5,8 @@ endpoint (its participant simulator, with cookies) and do the work on the platfo
 
 from __future__ import annotations
 
+import hashlib
+import re
 from urllib.parse import urlsplit
 
 import pytest
@@ -54,10 +56,18 @@ def local_path(url: str) -> str:
     return f"{parts.path}?{parts.query}" if parts.query else parts.path
 
 
-def open_study(server, study_id: str, pid: str) -> tuple[Browser, str]:
-    """The participant takes a place on the simulator: (their browser there, the study URL)."""
+def pid(name: str) -> str:
+    """A participant id in Prolific's form (24 hex characters) for a name the test reads better
+    ("KEPT"); the same name gives the same id, an id in that form is itself."""
+    if re.fullmatch(r"[0-9a-f]{24}", name):
+        return name
+    return hashlib.sha256(name.encode()).hexdigest()[:24]
+
+
+def open_study(server, study_id: str, name: str) -> tuple[Browser, str]:
+    """The participant ``pid(name)`` takes a place on the simulator: (their browser there, the study URL)."""
     prolific_side = Browser(server.url)
-    started = prolific_side.get(f"/participant/start?study_id={study_id}&participant_id={pid}")
+    started = prolific_side.get(f"/participant/start?study_id={study_id}&participant_id={pid(name)}")
     assert started.status in (302, 303), started.text
     return prolific_side, started.location
 
@@ -75,9 +85,9 @@ def answer_all(platform: Client, work: str) -> str:
     raise AssertionError("the unit never ended")
 
 
-def take_part(server, study_id: str, pid: str, *, finish: bool = True) -> dict:
-    """A participant does a unit: simulator -> our study URL -> our pages -> back with the code."""
-    prolific_side, study_url = open_study(server, study_id, pid)
+def take_part(server, study_id: str, name: str, *, finish: bool = True) -> dict:
+    """The participant ``pid(name)`` does a unit: simulator -> our study URL -> our pages -> back with the code."""
+    prolific_side, study_url = open_study(server, study_id, name)
     platform = Client()
     opened = platform.get(local_path(study_url))
     assert opened.status_code == 302, opened.content[:300]
@@ -102,4 +112,4 @@ def submission_row(server, session: str) -> dict:
     return dict(server.store.submission_row(session))
 
 
-__all__ = ["admin"]
+__all__ = ["admin", "pid"]

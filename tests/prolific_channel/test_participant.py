@@ -16,7 +16,7 @@ from annotation.models import Annotator, Assignment, Response
 from surveys.prolific import work_token_pk
 from tests.surveys.test_recam_flow import answer_for, form_fields
 
-from .conftest import BASE_URL, admin, answer_all, prolific_batch, submission_row, take_part
+from .conftest import BASE_URL, admin, answer_all, open_study, pid, prolific_batch, submission_row, take_part
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("prolific_settings")]
 
@@ -44,7 +44,7 @@ def test_a_participant_completes_a_unit_and_prolific_gets_our_code(server, study
     row = submission_row(server, done["session"])
     assert row["status"] == "AWAITING REVIEW" and row["code"] == code
     assignment = Assignment.objects.get(channel_assignment_id=done["session"])
-    assert assignment.status == Assignment.Status.SUBMITTED and assignment.annotator.external_id == "PART1"
+    assert assignment.status == Assignment.Status.SUBMITTED and assignment.annotator.external_id == pid("PART1")
     assert all(r.completed_at for r in assignment.responses.all())
 
 
@@ -69,6 +69,7 @@ def test_opening_the_url_twice_gives_the_same_work_and_a_return_later_resumes(se
         {"PROLIFIC_PID": "P1", "STUDY_ID": "NOT-OUR-STUDY", "SESSION_ID": "S1"},
         {"PROLIFIC_PID": "P1", "SESSION_ID": "S1"},
         {"PROLIFIC_PID": "<script>", "STUDY_ID": "X", "SESSION_ID": "S1"},
+        {"PROLIFIC_PID": "a" * 24, "STUDY_ID": "b" * 24, "SESSION_ID": "c" * 24},  # well formed, not our study
     ],
 )
 def test_ids_that_do_not_match_a_study_of_ours_are_refused_with_a_clear_page(study, client, query):
@@ -78,26 +79,35 @@ def test_ids_that_do_not_match_a_study_of_ours_are_refused_with_a_clear_page(stu
     assert not Annotator.objects.exists() and not Assignment.objects.exists()
 
 
-def test_a_forged_session_for_a_victims_pid_never_reaches_the_victims_work(server, study):
-    _batch, study_id = study
+def test_a_forged_session_for_a_victims_pid_is_refused_at_entry_and_takes_no_place(server, study):
+    """Before: a made-up SESSION_ID under a real participant's id started work of its own, which
+    took one of the study's places and counted in that participant's accuracy. Now Prolific is
+    asked first (GET /submissions/{id}/): it does not know the session, so nothing is handed out."""
+    batch, study_id = study
     victim = take_part(server, study_id, "VICTIM", finish=False)
-    vp, vwork = victim["platform"], victim["work"]
-    vfields = form_fields(vp.get(vwork).content.decode())
-    vp.post(vwork, {**vfields, **answer_for(vfields["page"], Response.objects.get(pk=vfields["response"]).item)})
-    victims_answers = Response.objects.get(pk=vfields["response"]).answers
-    assert victims_answers
+    before = Assignment.objects.count()
+    forged = Client().get(entry(pid("VICTIM"), study_id, "0123456789abcdef01234567"))
+    assert forged.status_code == 403
+    assert "Prolific does not know this session" in forged.content.decode()
+    assert Assignment.objects.count() == before  # no work, no place
+    # nor another participant's real session under the victim's id
+    other = take_part(server, study_id, "OTHER", finish=False)
+    stolen = Client().get(entry(pid("VICTIM"), study_id, other["session"]))
+    assert stolen.status_code == 403 and "another participant" in stolen.content.decode()
+    assert Assignment.objects.count() == before + 1
+    assert Assignment.objects.get(channel_assignment_id=victim["session"]).confirmed
+    lookups = admin(server, "GET", "/_local/requests?operation=get_submission")
+    assert [r["status"] for r in lookups] == [200, 404, 200, 200]
 
-    attacker = Client()
-    opened = attacker.get(entry("VICTIM", study_id, "FORGED-SESSION"))
-    awork = opened["Location"]
-    assert work_token_pk(awork.rstrip("/").rsplit("/", 1)[1]) != work_token_pk(vwork.rstrip("/").rsplit("/", 1)[1])
-    afields = form_fields(attacker.get(awork).content.decode())
-    assert afields["response"] != vfields["response"] and afields["page"] == "pre"
-    assert attacker.post(awork, {**vfields, "choice": "4"}).status_code == 404  # the victim's item: refused
-    assert Response.objects.get(pk=vfields["response"]).answers == victims_answers
-    real = Assignment.objects.get(channel_assignment_id=victim["session"])
-    assert real.annotator.external_id == "VICTIM" and real.status == Assignment.Status.ACTIVE
-    assert Assignment.objects.get(channel_assignment_id="FORGED-SESSION").unit_id != real.unit_id
+
+@pytest.mark.parametrize("garble", [lambda s: s + " ", str.upper], ids=["trailing space", "upper case"])
+def test_a_session_id_not_in_prolifics_form_is_refused_and_starts_no_work(server, study, garble):
+    _batch, study_id = study
+    _browser, study_url = open_study(server, study_id, "PART1")
+    real = study_url.split("SESSION_ID=")[1]
+    page = Client().get(entry(pid("PART1"), study_id, garble(real)))
+    assert page.status_code == 400 and "SESSION_ID" in page.content.decode()
+    assert not Assignment.objects.exists()
 
 
 CONSENT = "Your answers are used for research on reading. You may stop at any time."

@@ -15,7 +15,7 @@ from annotation.services.review import Decisions, decisions_apply
 from annotation.services.sync import batch_sync
 from tests.prolific.conftest import REJECTION
 
-from .conftest import BASE_URL, admin, prolific_batch, submission_row, take_part
+from .conftest import BASE_URL, admin, pid, prolific_batch, submission_row, take_part
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("prolific_settings")]
 
@@ -29,7 +29,7 @@ def study(server):
 
 def _keep(batch, **by_pid: bool) -> Decisions:
     ours = {a.annotator.external_id: a.annotator_id for a in Assignment.objects.filter(unit__batch=batch)}
-    return Decisions(source="test", keep={ours[pid]: keep for pid, keep in by_pid.items()})
+    return Decisions(source="test", keep={ours[pid(name)]: keep for name, keep in by_pid.items()})
 
 
 def test_sync_verifies_our_work_and_flags_a_wrong_code(server, study):
@@ -114,7 +114,7 @@ def test_one_bulk_bonus_pays_the_kept_participants_once(server, study):
     decisions = _keep(batch, KEPT=True, DROPPED=False)
     first = bonus_pay(batch=batch, amount="0.75", reason="Careful work", decisions=decisions, label="wave 1")
     second = bonus_pay(batch=batch, amount="0.75", reason="Careful work", decisions=decisions, label="wave 1")
-    assert first.paid == 1 and second.paid == 0 and "KEPT" in second.skipped
+    assert first.paid == 1 and second.paid == 0 and pid("KEPT") in second.skipped
     [bonus] = _bonuses(server)
     assert bonus["times_paid"] == 1 and bonus["rows"] == [[kept["session"], 75]]  # by submission, 0.75 -> 75p
     order = BulkPayment.objects.get()
@@ -124,8 +124,8 @@ def test_one_bulk_bonus_pays_the_kept_participants_once(server, study):
 
 def test_every_participant_of_a_round_is_in_one_bulk_bonus(server, study):
     batch, study_id = study
-    for pid in ("ANNA", "BORIS"):
-        take_part(server, study_id, pid)
+    for name in ("ANNA", "BORIS"):
+        take_part(server, study_id, name)
     report = bonus_pay(batch=batch, amount="1.20", reason="Careful work", who="all", label="wave 1")
     [bonus] = _bonuses(server)
     assert report.paid == 2 and len(bonus["rows"]) == 2 and bonus["times_paid"] == 1
@@ -135,8 +135,8 @@ def test_every_participant_of_a_round_is_in_one_bulk_bonus(server, study):
 
 def test_orders_are_split_where_the_site_caps_the_rows(server, study, monkeypatch):
     batch, study_id = study
-    for pid in ("ANNA", "BORIS"):
-        take_part(server, study_id, pid)
+    for name in ("ANNA", "BORIS"):
+        take_part(server, study_id, name)
     monkeypatch.setattr(type(get_channel("prolific")), "bulk_bonus_rows", 1)
     assert bonus_pay(batch=batch, amount="0.50", reason="Careful work", who="all", label="wave 1").paid == 2
     assert list(BulkPayment.objects.values_list("part", "state")) == [(1, "paid"), (2, "paid")]
@@ -151,7 +151,7 @@ def test_a_bulk_bonus_whose_payment_answer_is_lost_is_never_paid_again(server, s
     assert first.paid == 0 and "recorded as paid" in " ".join(first.failed.values())
     assert BulkPayment.objects.get().state == BulkPayment.State.PAYING
     again = bonus_pay(batch=batch, amount="0.75", reason="Careful work", who="all", label="wave 1")
-    assert again.paid == 0 and "KEPT" in again.skipped
+    assert again.paid == 0 and pid("KEPT") in again.skipped
     assert sum(b["times_paid"] for b in _bonuses(server)) == 1
     assert len(admin(server, "GET", "/_local/requests?operation=pay_bonuses")) == 1
 
@@ -161,7 +161,7 @@ def test_a_refused_payment_is_paid_later_from_the_same_order(server, study):
     take_part(server, study_id, "KEPT")
     admin(server, "POST", "/_local/balance", {"balance": 10})
     refused = bonus_pay(batch=batch, amount="0.75", reason="Careful work", who="all", label="wave 1")
-    assert refused.paid == 0 and "Top up" in refused.failed["KEPT"]
+    assert refused.paid == 0 and "Top up" in refused.failed[pid("KEPT")]
     assert BulkPayment.objects.get().state == BulkPayment.State.SET_UP
     admin(server, "POST", "/_local/balance", {"balance": 100_000})
     assert bonus_pay(batch=batch, amount="0.75", reason="Careful work", who="all", label="wave 1").paid == 1
@@ -174,7 +174,7 @@ def test_a_set_up_whose_outcome_is_unknown_is_made_afresh_and_paid_once(server, 
     take_part(server, study_id, "KEPT")
     admin(server, "POST", "/_local/faults", {"operation": "set_up_bonuses", "kind": "5xx", "count": 1})
     first = bonus_pay(batch=batch, amount="0.75", reason="Careful work", who="all", label="wave 1")
-    assert first.paid == 0 and "not set up" in first.failed["KEPT"]
+    assert first.paid == 0 and "not set up" in first.failed[pid("KEPT")]
     assert not BulkPayment.objects.exists() and not Payment.objects.exists()
     assert bonus_pay(batch=batch, amount="0.75", reason="Careful work", who="all", label="wave 1").paid == 1
     assert sorted(b["times_paid"] for b in _bonuses(server)) in ([1], [0, 1])  # an unpaid duplicate at most

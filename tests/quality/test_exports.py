@@ -51,8 +51,8 @@ def as_csv_cell(value) -> str:
 def test_raw_csv_round_trips(annotated):
     project = annotated.project
     header, rows = parse_csv(text(project, "raw", "csv"))
-    assert header == annotation_columns(project)
-    expected = list(annotation_rows(project))
+    assert header == annotation_columns(project, keep_unconfirmed=True)
+    expected = list(annotation_rows(project, keep_unconfirmed=True))
     assert len(rows) == len(expected) == 60
     for got, want in zip(rows, expected):
         assert got == {k: as_csv_cell(v) for k, v in want.items()}
@@ -61,9 +61,9 @@ def test_raw_csv_round_trips(annotated):
 def test_raw_jsonl_round_trips_in_column_order(annotated):
     project = annotated.project
     rows = parse_jsonl(text(project, "raw", "jsonl"))
-    expected = list(annotation_rows(project))
+    expected = list(annotation_rows(project, keep_unconfirmed=True))
     assert rows == json.loads(json.dumps(expected))
-    assert all(list(row) == annotation_columns(project) for row in rows)
+    assert all(list(row) == annotation_columns(project, keep_unconfirmed=True) for row in rows)
 
 
 @pytest.fixture

@@ -34,13 +34,13 @@ def _answer_first_page(browser: Client, work: str) -> dict:
 def test_a_forged_assignment_id_for_a_victims_worker_id_never_reaches_the_victims_work():
     mturk_batch()
     victim = Client(enforce_csrf_checks=True)
-    victim_work = victim.get(entry_url("HIT0", "REAL-ASSIGNMENT", "VICTIM"))["Location"]
+    victim_work = victim.get(entry_url("HIT0", "REALASSIGNMENT", "AVICTIM"))["Location"]
     victim_fields = _answer_first_page(victim, victim_work)
     victims_answers = Response.objects.get(pk=victim_fields["response"]).answers
     assert victims_answers
 
     attacker = Client(enforce_csrf_checks=True)
-    opened = attacker.get(entry_url("HIT0", "FORGED-ASSIGNMENT", "VICTIM"))
+    opened = attacker.get(entry_url("HIT0", "FORGEDASSIGNMENT", "AVICTIM"))
     attacker_work = opened["Location"]
     assert _assignment_of(attacker_work) != _assignment_of(victim_work)
     attacker_page = attacker.get(attacker_work).content.decode()
@@ -53,17 +53,17 @@ def test_a_forged_assignment_id_for_a_victims_worker_id_never_reaches_the_victim
     assert Response.objects.get(pk=victim_fields["response"]).answers == victims_answers
     # and the victim's assignment keeps its own id: sync pays only what MTurk reports for it
     real = Assignment.objects.get(pk=_assignment_of(victim_work))
-    assert real.channel_assignment_id == "REAL-ASSIGNMENT"
-    assert Assignment.objects.get(pk=_assignment_of(attacker_work)).channel_assignment_id == "FORGED-ASSIGNMENT"
+    assert real.channel_assignment_id == "REALASSIGNMENT"
+    assert Assignment.objects.get(pk=_assignment_of(attacker_work)).channel_assignment_id == "FORGEDASSIGNMENT"
 
 
 def test_the_victim_goes_on_with_their_own_answers_after_a_forged_entry():
     mturk_batch()
     victim = Client(enforce_csrf_checks=True)
-    victim_work = victim.get(entry_url("HIT0", "REAL-ASSIGNMENT", "VICTIM"))["Location"]
+    victim_work = victim.get(entry_url("HIT0", "REALASSIGNMENT", "AVICTIM"))["Location"]
     _answer_first_page(victim, victim_work)
-    Client().get(entry_url("HIT0", "FORGED-ASSIGNMENT", "VICTIM"))
-    again = victim.get(entry_url("HIT0", "REAL-ASSIGNMENT", "VICTIM"))["Location"]
+    Client().get(entry_url("HIT0", "FORGEDASSIGNMENT", "AVICTIM"))
+    again = victim.get(entry_url("HIT0", "REALASSIGNMENT", "AVICTIM"))["Location"]
     assert _assignment_of(again) == _assignment_of(victim_work)
     assert form_fields(victim.get(again).content.decode())["page"] == "post"  # where they left off
 
@@ -71,11 +71,11 @@ def test_the_victim_goes_on_with_their_own_answers_after_a_forged_entry():
 def test_a_new_assignment_id_after_a_return_starts_afresh_and_a_reload_keeps_its_work():
     mturk_batch()
     worker = Client(enforce_csrf_checks=True)
-    first = worker.get(entry_url("HIT0", "FIRST", "W1"))["Location"]
+    first = worker.get(entry_url("HIT0", "FIRST", "AW1"))["Location"]
     _answer_first_page(worker, first)
-    second = worker.get(entry_url("HIT0", "SECOND", "W1"))["Location"]  # returned, accepted again
+    second = worker.get(entry_url("HIT0", "SECOND", "AW1"))["Location"]  # returned, accepted again
     assert _assignment_of(second) != _assignment_of(first)
     assert form_fields(worker.get(second).content.decode())["page"] == "pre"
-    reload = worker.get(entry_url("HIT0", "SECOND", "W1"))["Location"]
+    reload = worker.get(entry_url("HIT0", "SECOND", "AW1"))["Location"]
     assert _assignment_of(reload) == _assignment_of(second)
-    assert Assignment.objects.filter(annotator__external_id="W1").count() == 2
+    assert Assignment.objects.filter(annotator__external_id="AW1").count() == 2

@@ -88,16 +88,16 @@ def test_framing_is_limited_to_mturk_hosts_off_the_local_endpoint(client):
 def test_accepted_assignment_is_done_without_cookies_and_submits_the_completion_token():
     batch = mturk_batch()
     browser = Client(enforce_csrf_checks=True)  # a third-party frame: no CSRF cookie comes back
-    opened = browser.get(entry_url("HIT0", "ASSIGN-1", "WORKER-1"))
+    opened = browser.get(entry_url("HIT0", "ASSIGN1", "AWORKER1"))
     assert opened.status_code == 302
     work = opened["Location"]
-    again = browser.get(entry_url("HIT0", "ASSIGN-1", "WORKER-1"))["Location"]
+    again = browser.get(entry_url("HIT0", "ASSIGN1", "AWORKER1"))["Location"]
     # a reload: the same work (the token is signed with a timestamp: its text changes each second)
     assert work_token_data(again.rstrip("/").rsplit("/", 1)[1]) == work_token_data(work.rstrip("/").rsplit("/", 1)[1])
     assert work_token_data(work.rstrip("/").rsplit("/", 1)[1])[0] == Assignment.objects.get().pk
     assignment = Assignment.objects.get()
-    assert assignment.channel_assignment_id == "ASSIGN-1" and assignment.unit.channel_ref == "HIT0"
-    assert assignment.annotator.channel == "mturk" and assignment.annotator.external_id == "WORKER-1"
+    assert assignment.channel_assignment_id == "ASSIGN1" and assignment.unit.channel_ref == "HIT0"
+    assert assignment.annotator.channel == "mturk" and assignment.annotator.external_id == "AWORKER1"
     assert assignment.annotator.batch_id == batch.pk
     fresh = Client(enforce_csrf_checks=True)  # every request without cookies at all
     for _ in range(2 * 7):
@@ -109,16 +109,16 @@ def test_accepted_assignment_is_done_without_cookies_and_submits_the_completion_
     assert all(r.completed_at for r in Response.objects.filter(assignment=assignment))
     final = fresh.get(work).content.decode()
     assert f'action="{SUBMIT_TO}/mturk/externalSubmit"' in final
-    assert re.search(r'name="assignmentId" value="ASSIGN-1"', final)
+    assert re.search(r'name="assignmentId" value="ASSIGN1"', final)
     token = re.search(r'name="completionToken" value="([^"]+)"', final).group(1)
-    assert token == completion_token("ASSIGN-1") and token != completion_token("ASSIGN-2")
+    assert token == completion_token("ASSIGN1") and token != completion_token("ASSIGN2")
     assert Assignment.objects.get().status == Assignment.Status.SUBMITTED
 
 
 def test_a_save_that_died_before_submitting_is_finished_when_the_frame_shows_the_submit_page():
     mturk_batch()
     browser = Client(enforce_csrf_checks=True)
-    work = browser.get(entry_url("HIT0", "ASSIGN-1", "WORKER-1"))["Location"]
+    work = browser.get(entry_url("HIT0", "ASSIGN1", "AWORKER1"))["Location"]
     assignment = Assignment.objects.get()
     # every item complete, the assignment still active (the save's second statement never ran)
     Response.objects.filter(assignment=assignment).update(
@@ -145,12 +145,12 @@ def test_unknown_hits_and_foreign_submit_hosts_are_refused(client, params, statu
 
 def test_a_forged_or_foreign_token_reaches_nothing(client):
     mturk_batch()
-    work = client.get(entry_url("HIT0", "ASSIGN-1", "WORKER-1"))["Location"]
-    other = client.get(entry_url("HIT1", "ASSIGN-2", "WORKER-2"))["Location"]
+    work = client.get(entry_url("HIT0", "ASSIGN1", "AWORKER1"))["Location"]
+    other = client.get(entry_url("HIT1", "ASSIGN2", "AWORKER2"))["Location"]
     assert client.get(work[:-3] + "xx/").status_code == 404
     assert client.get(reverse("surveys:mturk-work", args=["not-a-token"])).status_code == 404
     theirs = form_fields(client.get(other).content.decode())
-    # WORKER-1's page cannot save into WORKER-2's item, even with a valid response id
+    # AWORKER1's page cannot save into AWORKER2's item, even with a valid response id
     assert client.post(work, {**theirs, "choice": "0"}).status_code == 404
     assert Response.objects.get(pk=theirs["response"]).answers == {}
 
@@ -162,10 +162,10 @@ def test_cosimlex_worker_who_rated_one_context_is_refused_the_other():
 
     mturk_batch("cosimlex", items=both_contexts_of_two_pairs, items_per_unit=2)
     client = Client()
-    assert client.get(entry_url("HIT0", "A-1", "WORKER-1")).status_code == 302
-    refused = client.get(entry_url("HIT1", "A-2", "WORKER-1"))
+    assert client.get(entry_url("HIT0", "A1", "AWORKER1")).status_code == 302
+    refused = client.get(entry_url("HIT1", "A2", "AWORKER1"))
     assert refused.status_code == 409 and "return" in refused.content.decode()
-    assert client.get(entry_url("HIT1", "A-3", "WORKER-2")).status_code == 302
+    assert client.get(entry_url("HIT1", "A3", "AWORKER2")).status_code == 302
     assert Assignment.objects.count() == 2
 
 
@@ -177,7 +177,7 @@ def test_work_page_queries_stay_few_and_constant_in_the_frame():
 
     mturk_batch(items_per_unit=4)
     client = Client()
-    work = client.get(entry_url("HIT0", "ASSIGN-Q", "WORKER-Q"))["Location"]
+    work = client.get(entry_url("HIT0", "ASSIGNQ", "AWORKERQ"))["Location"]
     views, saves = [], []
     for _ in range(4 * 7):
         with CaptureQueriesContext(connection) as q:

@@ -101,7 +101,7 @@ def test_a_locked_answer_changed_is_refused_on_the_next_page(client, invite):  #
 
 def test_the_mturk_frame_swaps_too_and_ends_on_the_submit_page(client):
     mturk_batch(items_per_unit=1)
-    work = client.get(entry_url("HIT0", "ASSIGN-S", "WORKER-S"))["Location"]
+    work = client.get(entry_url("HIT0", "ASSIGNS", "AWORKERS"))["Location"]
     html = client.get(work).content.decode()
     for _ in range(7):
         fields = form_fields(html)
