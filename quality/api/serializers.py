@@ -178,6 +178,15 @@ class ExportQuerySerializer(JsonTypes):
         default=False, help_text="raw and clean: each annotation row carries the item's text (the kind's text columns)."
     )
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """An empty `?format=` or `?dataset=` is not one of the choices the schema lists: refuse it
+        rather than take the default (DRF treats an empty query value of an optional field as absent)."""
+        given = self.initial_data
+        empty = {name: ["This field may not be blank."] for name in ("dataset", "format") if given.get(name) == ""}
+        if empty:
+            raise serializers.ValidationError(empty)
+        return attrs
+
 
 class ExportJobSerializer(serializers.ModelSerializer):
     created_by = serializers.CharField(
