@@ -48,6 +48,16 @@ class ParsedItem:
 
 
 @dataclass(frozen=True)
+class FigureStyle:
+    """How the quality report names and prints one of a kind's figures (a summary key, an
+    annotator metric, an item diagnostic). `unit`: share (a 0-1 fraction, printed as a
+    percentage), count, coefficient (3 decimals), p_value, seconds, number (3 decimals), text."""
+
+    label: str
+    unit: str = "number"
+
+
+@dataclass(frozen=True)
 class Page:
     """One screen of an item's flow.
 
@@ -226,6 +236,11 @@ class TaskKind(ABC):
 
     def item_diagnostic_columns(self) -> list[str]:
         return []
+
+    def figure_styles(self) -> Mapping[str, FigureStyle]:
+        """Labels and units of the kind's own figures in the quality report, by key (the
+        report's generic ones cover the rest); default: none."""
+        return {}
 
     def suggested_annotators_per_item(self, language: str) -> int:
         """The paper's number of distinct annotators per item: a batch's default."""

@@ -34,7 +34,8 @@ class HeadlineSerializer(serializers.Serializer):
     annotations_kept = serializers.IntegerField()
     annotations_dropped = serializers.IntegerField()
     annotators_dropped_by_reason = serializers.DictField(
-        child=serializers.IntegerField(), help_text="rule (a reason with its numbers as #) -> annotators"
+        child=serializers.IntegerField(),
+        help_text="rule (its reasons as one sentence: a number they share, or the range it spans) -> annotators",
     )
     annotations_dropped_by_reason = serializers.DictField(
         child=serializers.IntegerField(), help_text="rule -> annotations; 'annotator dropped' with their annotator"

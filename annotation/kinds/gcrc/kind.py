@@ -16,12 +16,13 @@ from typing import Any
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from ..base import Column, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
+from ..base import Column, FigureStyle, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
 from ..registry import register
 from ..results import LabelField
 from ..scoring import Scorer
 from . import adjudication
 from . import quality as gcrc_quality
+from .figures import FIGURES
 from .forms import OPTION_FORMS, AnswerForm, item_answer, preset_wrong
 from .labels import OPTION_LETTERS, polarity
 from .records import parse_records
@@ -134,6 +135,9 @@ class GCRC(TaskKind):
 
     def item_diagnostic_columns(self) -> list[str]:
         return ["annotation_count", "observed_agreement"]
+
+    def figure_styles(self) -> Mapping[str, FigureStyle]:
+        return FIGURES
 
     def export_item(self, payload: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> dict[str, Any]:
         """The item as released (its own labels too, when it had them), with the run's figures."""
