@@ -301,6 +301,11 @@ class TaskKind(ABC):
         except ValueError:
             return text
 
+    def final_export_value(self, field: str, value: Any) -> Any:
+        """A final label's value as the final-labels export gives it to a person (default: as
+        stored; e.g. sentence indexes as the numbers the page shows, from 1)."""
+        return value
+
     def final_item(self, payload: Mapping[str, Any], final: Mapping[str, Any]) -> dict[str, Any] | None:
         """The item in the kind's released format built from its final labels (`final`: field ->
         value, unresolved fields left out); None: the kind has no such format."""

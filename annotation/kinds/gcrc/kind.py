@@ -22,6 +22,7 @@ from ..results import LabelField
 from ..scoring import Scorer
 from . import adjudication
 from . import quality as gcrc_quality
+from .adjudication import split_field
 from .figures import FIGURES
 from .forms import OPTION_FORMS, AnswerForm, item_answer, preset_wrong
 from .labels import OPTION_LETTERS, polarity
@@ -172,6 +173,12 @@ class GCRC(TaskKind):
 
     def final_item(self, payload: Mapping[str, Any], final: Mapping[str, Any]) -> dict[str, Any]:
         return adjudication.released(payload, final)
+
+    def final_export_value(self, field: str, value: Any) -> Any:
+        """Supporting sentences as the numbers the pages show them with (from 1), not indexes."""
+        if split_field(field)[1] == "evidence" and isinstance(value, list):
+            return [index + 1 for index in value]
+        return value
 
     def final_quality(self, finals: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
         """The final labels scored against the item's reference labels (item 7 of the issue)."""
