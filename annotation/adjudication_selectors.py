@@ -3,7 +3,6 @@ reports, and the rows of the final-label exports."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -144,7 +143,8 @@ FINAL_COLUMNS = ["item_id", "external_id", "batch", "field", "value", "how", "de
 
 
 def final_label_rows(project: Project) -> Iterator[dict[str, Any]]:
-    """Every final label: the value (JSON), how it was reached, who decided it and why not."""
+    """Every final label: the value (a person's reading of it, `TaskKind.final_export_value`;
+    CSV joins a list with ';', JSONL keeps it JSON), how it was reached, who decided it and why not."""
     fields = (
         "item_id",
         "item__external_id",
@@ -155,6 +155,7 @@ def final_label_rows(project: Project) -> Iterator[dict[str, Any]]:
         "decided_by__external_id",
         "reason",
     )
+    kind = get_kind(project.kind)
     queryset = FinalLabel.objects.filter(item__project=project).order_by("item_id", "batch_id", "id")
     for item_id, ext, batch, field, value, how, who, reason in queryset.values_list(*fields).iterator(2000):
         yield {
@@ -162,7 +163,7 @@ def final_label_rows(project: Project) -> Iterator[dict[str, Any]]:
             "external_id": ext,
             "batch": batch,
             "field": field,
-            "value": None if value is None else json.dumps(value, ensure_ascii=False),
+            "value": None if value is None else kind.final_export_value(field, value),
             "how": how,
             "decided_by": who or "",
             "reason": reason,
@@ -216,9 +217,9 @@ def adjudication_rows(project: Project) -> Iterator[dict[str, Any]]:
             "batch": task.batch.name,
             "first_annotator": task.first_response.assignment.annotator.external_id,
             "second_annotator": task.second_response.assignment.annotator.external_id,
-            "fields_in_dispute": json.dumps(task.fields_in_dispute),
+            "fields_in_dispute": list(task.fields_in_dispute),
             "adjudicator": task.adjudicator.external_id if task.adjudicator else "",
-            "answers": json.dumps(task.answers, ensure_ascii=False),
+            "answers": dict(task.answers),
             "status": task.status,
             "created_at": task.created_at.isoformat(),
             "decided_at": task.decided_at.isoformat() if task.decided_at else "",

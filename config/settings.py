@@ -253,6 +253,9 @@ CELERY_BEAT_SCHEDULE = {
 
 # --- Platform settings ----------------------------------------------------------------
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=200 * 1024 * 1024)
+# Largest single record (item) of an import, as stored (its JSON), in bytes: a runaway line of a
+# file is refused by name rather than stored and shown to annotators.
+IMPORT_MAX_RECORD_BYTES = env.int("IMPORT_MAX_RECORD_BYTES", default=1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=10 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 # Export jobs write their files here (one folder per project); a finished file is kept this

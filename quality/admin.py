@@ -13,8 +13,10 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from annotation.admin.common import OwnTeamsFilter, TeamScoped
+from annotation.kinds import get_kind
 from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision
 from quality.report.context import run_report_context
+from quality.report.format import figure
 from quality.selectors import export_jobs, run_summary, runs_with_counts
 
 if TYPE_CHECKING:
@@ -86,7 +88,8 @@ class QualityRunAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description="summary")
     def summary(self, run: QualityRun) -> str:
-        return format_html_join("", "<div>{}: {}</div>", ((k.replace("_", " "), v) for k, v in run_summary(run))) or "—"
+        styles = get_kind(run.project.kind).figure_styles()
+        return format_html_join("", "<div>{}: {}</div>", (figure(k, v, styles) for k, v in run_summary(run))) or "—"
 
     @admin.display(description="full report")
     def report_link(self, run: QualityRun) -> str:

@@ -9,7 +9,7 @@ Thin views: parse, call one service or selector, render; the admin look comes fr
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from django.conf import settings
 from django.contrib import admin, messages
@@ -20,7 +20,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpRe
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation.kinds import get_kind
+from annotation.kinds import FigureStyle, get_kind
 from annotation.models import Project
 from annotation.team_selectors import projects_visible_to, visible_to
 from quality.exports import FORMATS, ExportUnavailable, Options, UnknownExport, export_open, project_datasets
@@ -28,6 +28,9 @@ from quality.exports.http import export_job_response, export_response
 from quality.forms import ExportForm
 from quality.models import ExportJob, QualityRun
 from quality.report.context import inline_svg, run_report_context
+from quality.report.format import figure
+from quality.report.format import labels as figure_labels
+from quality.report.format import values as figure_values
 from quality.selectors import (
     annotator_decisions,
     annotator_metric_columns,
@@ -49,25 +52,9 @@ JOBS_SHOWN = 20
 SHOWN_AS_COUNTS = ("responses", "responses_kept", "annotators", "annotators_kept", "min_accuracy")
 
 
-def _labels(columns: list[str]) -> list[str]:
-    return [column.replace("_", " ") for column in columns]
-
-
-def _summary_label(key: str) -> str:
-    return (
-        key.replace("share_p_below_0_05", "share of pairs with p < 0.05")
-        .replace("share_p_below_0_1", "share of pairs with p < 0.1")
-        .replace("_", " ")
-    )
-
-
-def _summary_value(key: str, value: Any) -> Any:
-    """Shares as percentages and other fractions to three decimals, as a paper's table prints them."""
-    if not isinstance(value, float):
-        return value
-    if key.startswith("share_"):
-        return f"{value * 100:.1f} %"
-    return f"{value:.3f}"
+def _summary(run: QualityRun, styles: Mapping[str, FigureStyle]) -> list[tuple[str, str]]:
+    """The run's summary figures, labelled and printed as a paper's table prints them."""
+    return [figure(key, value, styles) for key, value in run_summary(run, skip=SHOWN_AS_COUNTS)]
 
 
 def _selected_run(request: HttpRequest, project: Project) -> QualityRun | None:
@@ -82,17 +69,19 @@ def _selected_run(request: HttpRequest, project: Project) -> QualityRun | None:
     return run_with_counts(latest.pk) if latest else None
 
 
-def _run_tables(request: HttpRequest, run: QualityRun | None, columns: list[str]) -> dict:
+def _run_tables(
+    request: HttpRequest, run: QualityRun | None, columns: list[str], styles: Mapping[str, FigureStyle]
+) -> dict:
     if run is None:
         return {}
     metrics = annotator_metric_columns(run)
     items = Paginator(item_results(run), ITEMS_PER_PAGE).get_page(request.GET.get("page"))
     return {
-        "annotator_rows": [(d, [d.metrics.get(m) for m in metrics]) for d in annotator_decisions(run)],
-        "metric_labels": _labels(metrics),
+        "annotator_rows": [(d, figure_values(metrics, d.metrics, styles)) for d in annotator_decisions(run)],
+        "metric_labels": figure_labels(metrics, styles),
         "items_page": items,
-        "item_rows": [(r.item.external_id, r.item_id, [r.diagnostics.get(c) for c in columns]) for r in items],
-        "summary": [(_summary_label(k), _summary_value(k, v)) for k, v in run_summary(run, skip=SHOWN_AS_COUNTS)],
+        "item_rows": [(r.item.external_id, r.item_id, figure_values(columns, r.diagnostics, styles)) for r in items],
+        "summary": _summary(run, styles),
     }
 
 
@@ -102,20 +91,21 @@ def _run_tables(request: HttpRequest, run: QualityRun | None, columns: list[str]
 def report(request: HttpRequest, project_id: int) -> HttpResponse:
     project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
     run = _selected_run(request, project)
-    columns = get_kind(project.kind).item_diagnostic_columns()
+    kind = get_kind(project.kind)
+    columns, styles = kind.item_diagnostic_columns(), kind.figure_styles()
     context = {
         **admin.site.each_context(request),
         "title": f"Quality report: {project.name}",
         "project": project,
         "run": run,
         "runs": project_runs(project)[:20],
-        "diagnostic_labels": _labels(columns),
+        "diagnostic_labels": figure_labels(columns, styles),
         "datasets": [(name, text) for name, (_, text) in project_datasets(project).items()],
         "formats": list(FORMATS),
         "export_form": ExportForm(project=project),
         "export_jobs": project_export_jobs(project)[:JOBS_SHOWN],
         "pending": running_run(project),
-        **_run_tables(request, run, columns),
+        **_run_tables(request, run, columns, styles),
         **run_report_context(run),
     }
     return render(request, "quality/report.html", context)
@@ -160,7 +150,7 @@ def report_download(request: HttpRequest, project_id: int, run_id: int) -> HttpR
         "run": run,
         **run_report_context(run),
         "inline_plots": [(p.title, inline_svg(p.svg)) for p in run_plots(run)],
-        "summary": [(_summary_label(k), _summary_value(k, v)) for k, v in run_summary(run, skip=SHOWN_AS_COUNTS)],
+        "summary": _summary(run, get_kind(run.project.kind).figure_styles()),
     }
     response = render(request, "quality/report_download.html", context)
     filename = f"quality-report-project{run.project_id}-run{run.pk}.html"

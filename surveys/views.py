@@ -15,7 +15,13 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.kinds import get_kind
 from annotation.models import Batch, InviteLink, Project, Response, Role
-from annotation.services.assignments import InviteClosed, NoWorkLeft, annotator_join_via_invite, assignment_next
+from annotation.services.assignments import (
+    InviteClosed,
+    InviteUsedUp,
+    NoWorkLeft,
+    annotator_join_via_invite,
+    assignment_next,
+)
 from annotation.services.responses import ProtocolError, assignment_submit_if_complete, response_save_page
 from annotation.work_selectors import (
     UnitProgress,
@@ -49,9 +55,9 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
         try:
             annotator = annotator_join_via_invite(invite=link, known_key=request.session.get(session_key))
         except InviteClosed as exc:
-            return render(
-                request, "surveys/closed.html", {"project": project, "reason": str(exc)}, status=410, using=ENGINE
-            )
+            # a used-up link tells its own user how to get back to their work, and others whom to ask
+            template = "surveys/invite_used.html" if isinstance(exc, InviteUsedUp) else "surveys/closed.html"
+            return render(request, template, {"project": project, "reason": str(exc)}, status=410, using=ENGINE)
         request.session[session_key] = annotator.access_key
         target = "surveys:adjudicate" if annotator.role == Role.ADJUDICATOR else "surveys:work"
         return redirect(target, key=annotator.access_key)

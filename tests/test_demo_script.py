@@ -162,3 +162,11 @@ def test_demo_serves_the_platform_and_the_local_endpoints_and_stops_them_all(dem
     wait_for(
         lambda: not any(listening(p) for p in (port, mturk_port, prolific_port)), "the servers did not stop", 30, log
     )
+
+
+@pytest.mark.parametrize("state", ["mturk-local.sqlite3", "prolific-local.sqlite3", "prolific-local.sqlite3-journal"])
+def test_the_demo_endpoints_state_files_are_ignored_by_git(state):
+    """The demo writes them in the clone; `git status` must not offer them for a commit."""
+    root = Path(settings.BASE_DIR)
+    ignored = subprocess.run(["git", "check-ignore", "--quiet", state], cwd=root, check=False)
+    assert ignored.returncode == 0, f"{state} is not in .gitignore"

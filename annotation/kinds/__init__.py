@@ -3,6 +3,7 @@
 from . import recam  # noqa: F401  (registers)
 from .base import (
     Column,
+    FigureStyle,
     ImportProblem,
     ItemExport,
     Page,
@@ -28,6 +29,7 @@ __all__ = [
     "preset_named",
     "AGREEMENT_SETTINGS",
     "Column",
+    "FigureStyle",
     "KindPlot",
     "LabelField",
     "ImportProblem",

@@ -49,6 +49,16 @@ class ParsedItem:
 
 
 @dataclass(frozen=True)
+class FigureStyle:
+    """How the quality report names and prints one of a kind's figures (a summary key, an
+    annotator metric, an item diagnostic). `unit`: share (a 0-1 fraction, printed as a
+    percentage), count, coefficient (3 decimals), p_value, seconds, number (3 decimals), text."""
+
+    label: str
+    unit: str = "number"
+
+
+@dataclass(frozen=True)
 class Page:
     """One screen of an item's flow.
 
@@ -228,6 +238,11 @@ class TaskKind(ABC):
     def item_diagnostic_columns(self) -> list[str]:
         return []
 
+    def figure_styles(self) -> Mapping[str, FigureStyle]:
+        """Labels and units of the kind's own figures in the quality report, by key (the
+        report's generic ones cover the rest); default: none."""
+        return {}
+
     def suggested_annotators_per_item(self, language: str) -> int:
         """The paper's number of distinct annotators per item: a batch's default."""
         return 3
@@ -289,6 +304,11 @@ class TaskKind(ABC):
 
     def _label_field(self, field: str) -> LabelField | None:
         return next((f for f in self.label_fields() if f.name == field), None)
+
+    def final_export_value(self, field: str, value: Any) -> Any:
+        """A final label's value as the final-labels export gives it to a person (default: as
+        stored; e.g. sentence indexes as the numbers the page shows, from 1)."""
+        return value
 
     def final_item(self, payload: Mapping[str, Any], final: Mapping[str, Any]) -> dict[str, Any] | None:
         """The item in the kind's released format built from its final labels (`final`: field ->

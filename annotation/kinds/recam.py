@@ -15,6 +15,7 @@ from quality.stats import recam as recam_stats
 
 from .base import (
     Column,
+    FigureStyle,
     ImportProblem,
     Page,
     PageForm,
@@ -162,6 +163,24 @@ def _is_label(payload: Mapping[str, Any], answers: Mapping[str, Any], page: str)
     return None if label is None or choice is None else choice == label
 
 
+#: the report's labels and units of the kind's own figures
+FIGURES: dict[str, FigureStyle] = {
+    "mean_annotator_accuracy": FigureStyle("Mean accuracy of an annotator against gold", "share"),
+    "dropped_incomplete": FigureStyle("Annotations dropped: incomplete", "count"),
+    "dropped_low_accuracy_annotator": FigureStyle("Annotations dropped: annotator below the accuracy minimum", "count"),
+    "dropped_empty_span": FigureStyle("Annotations dropped: empty supporting span", "count"),
+    "dropped_easy_wrong": FigureStyle("Annotations dropped: rated easy but answered wrongly", "count"),
+    "post_accuracy": FigureStyle("Accuracy after reading the passage", "share"),
+    "pre_accuracy": FigureStyle("Accuracy before reading the passage", "share"),
+    "second_answer_share": FigureStyle("Gave a second answer", "share"),
+    "difficulty_easy": FigureStyle("Rated easy", "count"),
+    "difficulty_medium": FigureStyle("Rated medium", "count"),
+    "difficulty_difficult": FigureStyle("Rated difficult", "count"),
+    "majority_choice": FigureStyle("Majority choice", "text"),
+    "majority_share": FigureStyle("Share choosing the majority", "share"),
+}
+
+
 @register
 class ReCAM(TaskKind):
     slug = "recam"
@@ -260,6 +279,9 @@ class ReCAM(TaskKind):
 
     def item_diagnostic_columns(self) -> list[str]:
         return list(recam_stats.ITEM_DIAGNOSTIC_COLUMNS)
+
+    def figure_styles(self) -> Mapping[str, FigureStyle]:
+        return FIGURES
 
     def export_item(self, payload: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> dict[str, Any]:
         row: dict[str, Any] = {}

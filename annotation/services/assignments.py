@@ -32,6 +32,11 @@ class InviteClosed(Exception):
     pass
 
 
+class InviteUsedUp(InviteClosed):
+    """The link has had as many people as it allows (one, for a personal link): the page says how
+    its own user resumes, and whom anybody else asks."""
+
+
 class EntryRefused(Exception):
     """A channel sent somebody to work we cannot give them; the message is for that person."""
 
@@ -63,7 +68,7 @@ def annotator_join_via_invite(*, invite: InviteLink, known_key: str | None = Non
                 project=project, channel="invite", external_id__startswith=f"{invite.pk}-"
             ).count()
             if joined >= invite.max_annotators:
-                raise InviteClosed(_("This invitation has been used by as many people as it allows."))
+                raise InviteUsedUp(_("This invitation has been used by as many people as it allows."))
         return Annotator.objects.create(
             project=project,
             channel="invite",

@@ -8,10 +8,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import models
 
 from annotation.kinds import ImportProblem, ParsedItem
-from annotation.kinds.formats import UNSTORABLE, value_problem
+from annotation.kinds.formats import UNSTORABLE, payload_json, value_problem
 from annotation.models import Item
 
 
@@ -60,11 +61,19 @@ def source_label(filename: str) -> str:
     return UNSTORABLE.sub("\ufffd", filename) or "upload"
 
 
-def check_item(item: ParsedItem) -> None:
-    """Refuse what the kind's parser let through but a database would refuse, or store differently."""
+def check_item(item: ParsedItem, *, max_record_bytes: int) -> None:
+    """Refuse what the kind's parser let through but a database would refuse, or store differently,
+    and a record over `max_record_bytes` as stored (a runaway line would otherwise become an item)."""
     problem = value_problem(item.payload)
     if problem:
         raise ImportProblem(problem[0], line=item.line, field=problem[1])
+    size = len(payload_json(item.payload))
+    if size > max_record_bytes:
+        raise ImportProblem(
+            f"the record is {size:,} bytes, over the limit of {max_record_bytes:,} bytes per record "
+            "(IMPORT_MAX_RECORD_BYTES)",
+            line=item.line,
+        )
     if len(item.external_id) > ID_MAX:
         raise ImportProblem(
             f"the item's id is {len(item.external_id):,} characters long; at most {ID_MAX} fit",
@@ -85,8 +94,9 @@ def new_items(
     in the file. An identical duplicate is skipped; one with different content raises
     ImportProblem naming its line, id and fields, or with `skip_conflicts` is counted and skipped."""
     seen: dict[str, ParsedItem] = {}
+    max_record_bytes = settings.IMPORT_MAX_RECORD_BYTES
     for item in items:
-        check_item(item)
+        check_item(item, max_record_bytes=max_record_bytes)
         tally.total += 1
         earlier = seen.get(item.external_id)
         if earlier is not None:

@@ -34,7 +34,8 @@ class HeadlineSerializer(serializers.Serializer):
     annotations_kept = serializers.IntegerField()
     annotations_dropped = serializers.IntegerField()
     annotators_dropped_by_reason = serializers.DictField(
-        child=serializers.IntegerField(), help_text="rule (a reason with its numbers as #) -> annotators"
+        child=serializers.IntegerField(),
+        help_text="rule (its reasons as one sentence: a number they share, or the range it spans) -> annotators",
     )
     annotations_dropped_by_reason = serializers.DictField(
         child=serializers.IntegerField(), help_text="rule -> annotations; 'annotator dropped' with their annotator"
@@ -177,6 +178,15 @@ class ExportQuerySerializer(JsonTypes):
     item_text = serializers.BooleanField(
         default=False, help_text="raw and clean: each annotation row carries the item's text (the kind's text columns)."
     )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """An empty `?format=` or `?dataset=` is not one of the choices the schema lists: refuse it
+        rather than take the default (DRF treats an empty query value of an optional field as absent)."""
+        given = self.initial_data
+        empty = {name: ["This field may not be blank."] for name in ("dataset", "format") if given.get(name) == ""}
+        if empty:
+            raise serializers.ValidationError(empty)
+        return attrs
 
 
 class ExportJobSerializer(serializers.ModelSerializer):

@@ -56,6 +56,17 @@ def spreadsheet_safe_cell(value: Any) -> Any:
     return value
 
 
+def plain_cell(value: Any) -> Any:
+    """A CSV/TSV cell as a person reads it: a list as its items joined by ';', an object as
+    JSON (the only structured value a cell keeps); anything else as it is. JSONL keeps values
+    as JSON."""
+    if isinstance(value, list | tuple):
+        return ";".join("" if v is None else str(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
 def _chunks(rows: Iterable[Mapping[str, Any]], size: int) -> Iterator[list[Mapping[str, Any]]]:
     rows = iter(rows)
     while chunk := list(islice(rows, size)):
@@ -84,7 +95,7 @@ def _delimited(
     header_sent = False
     for chunk in _chunks(rows, rows_per_chunk):
         for row in chunk:
-            cells = [row.get(column) for column in columns]
+            cells = [plain_cell(row.get(column)) for column in columns]
             writer.writerow(map(spreadsheet_safe_cell, cells) if spreadsheet_safe else cells)
         header_sent = True
         yield taken()

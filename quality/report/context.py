@@ -33,9 +33,9 @@ def agreement_rows(fields: Mapping[str, Mapping[str, Any]]) -> list[dict[str, An
         observed, alpha = f.get("observed") or {}, f.get("alpha") or {}
         cohen, fleiss = f.get("cohen") or {}, f.get("fleiss") or {}
         low, high = alpha.get("low"), alpha.get("high")
-        notes = [
-            r for r in (observed.get("reason"), cohen.get("reason"), fleiss.get("reason"), alpha.get("reason")) if r
-        ]
+        reasons = [observed.get("reason"), cohen.get("reason"), fleiss.get("reason"), alpha.get("reason")]
+        # the Spearman figures are for ratings only: not a note worth a row of every other field
+        reasons += [why for key, why in (f.get("not_applicable") or {}).items() if key != "spearman"]
         rows.append(
             {
                 "name": name,
@@ -47,11 +47,17 @@ def agreement_rows(fields: Mapping[str, Mapping[str, Any]]) -> list[dict[str, An
                 "fleiss": _fixed(fleiss.get("value")),
                 "alpha": _fixed(alpha.get("value")),
                 "interval": "—" if low is None or high is None else f"[{low:.3f}, {high:.3f}]",
-                # the Spearman figures are for ratings only: not a note worth a row of every other field
-                "notes": notes + [why for key, why in (f.get("not_applicable") or {}).items() if key != "spearman"],
+                # one note per reason: the coefficients often fail for the same one ("no item has two labels")
+                "notes": list(dict.fromkeys(r for r in reasons if r)),
             }
         )
     return rows
+
+
+def _rule(rule: str) -> str:
+    """A stored rule as a person reads it: runs before the rules were sentences stored their
+    numbers as '#'."""
+    return rule.replace("#", "…")
 
 
 def headline_rows(headline: Mapping[str, Any]) -> list[tuple[str, Any]]:
@@ -61,10 +67,8 @@ def headline_rows(headline: Mapping[str, Any]) -> list[tuple[str, Any]]:
         ("Annotators kept / dropped", f"{headline['annotators_kept']} / {headline['annotators_dropped']}"),
         ("Annotations kept / dropped", f"{headline['annotations_kept']} / {headline['annotations_dropped']}"),
     ]
-    rows += [(f"Annotators dropped: {rule}", n) for rule, n in headline.get("annotators_dropped_by_reason", {}).items()]
-    rows += [
-        (f"Annotations dropped: {rule}", n) for rule, n in headline.get("annotations_dropped_by_reason", {}).items()
-    ]
+    for who, key in (("Annotators", "annotators_dropped_by_reason"), ("Annotations", "annotations_dropped_by_reason")):
+        rows += [(f"{who} dropped: {_rule(rule)}", n) for rule, n in headline.get(key, {}).items()]
     return rows
 
 

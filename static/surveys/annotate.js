@@ -1,6 +1,6 @@
 // Annotator pages.
 //
-// * Selecting text in the passage fills the span box.
+// * Selecting text in the passage (mouse, touch or keyboard) fills the span box.
 // * "Save and continue" sends the page with fetch and the server answers with the next page
 //   (header X-Page-Swap), which replaces <main>: one request per saved page instead of
 //   POST, redirect and GET. Without this script the form posts and redirects as usual, and if
@@ -12,21 +12,28 @@
   "use strict";
   var SWAP_HEADER = "X-Page-Swap";
 
-  function bindSpanSelection(form) {
-    var target = form.querySelector("[data-span-target]");
+  // The span box follows the selection in the passage, however it was made: a mouse drag, a
+  // long press and its handles on a touch screen (which fires no mouseup), the keyboard.
+  // `selectionchange` fires for all of them; `pointerup` (mouse, pen or touch) is kept for
+  // browsers that fire it before the selection settles. One pair of document listeners serves
+  // every page annotate.js swaps in: they look up the current passage and box each time.
+  function copySelectionToSpan() {
+    var form = document.getElementById("page-form");
+    var target = form && form.querySelector("[data-span-target]");
     var source = document.querySelector("[data-span-source]");
     if (!target || !source) return;
-    source.addEventListener("mouseup", function () {
-      var sel = window.getSelection();
-      if (!sel || sel.isCollapsed) return;
-      if (!source.contains(sel.anchorNode) || !source.contains(sel.focusNode)) return;
-      var text = sel.toString().trim();
-      if (text) {
-        target.value = text;
-        target.dispatchEvent(new Event("input", { bubbles: true }));
-      }
-    });
+    var sel = window.getSelection();
+    if (!sel || sel.isCollapsed) return;
+    if (!source.contains(sel.anchorNode) || !source.contains(sel.focusNode)) return;
+    var text = sel.toString().trim();
+    if (text && text !== target.value) {
+      target.value = text;
+      target.dispatchEvent(new Event("input", { bubbles: true }));
+    }
   }
+
+  document.addEventListener("selectionchange", copySelectionToSpan);
+  document.addEventListener("pointerup", copySelectionToSpan);
 
   function setSending(form, sending) {
     var button = form.querySelector("button[type=submit]");
@@ -64,7 +71,6 @@
   function init() {
     var form = document.getElementById("page-form");
     if (!form) return;
-    bindSpanSelection(form);
     var sent = false;
     form.addEventListener("submit", function (event) {
       event.preventDefault();

@@ -36,16 +36,19 @@
     return Array.prototype.slice.call(form.querySelectorAll("select[data-blank]"));
   }
 
+  // An option is disabled where another blank holds it, but never in the select that holds it
+  // itself: a selected option that is disabled is not posted, and the server would then say the
+  // blank is empty instead of naming the blanks that share the sentence.
   function markUsed(form) {
     var usedBy = {};
     blanks(form).forEach(function (select) {
-      if (select.value !== "") { usedBy[select.value] = select.getAttribute("data-blank"); }
+      if (select.value !== "") {
+        (usedBy[select.value] = usedBy[select.value] || []).push(select.getAttribute("data-blank"));
+      }
     });
     blanks(form).forEach(function (select) {
-      var blank = select.getAttribute("data-blank");
       Array.prototype.forEach.call(select.options, function (option) {
-        var by = usedBy[option.value];
-        option.disabled = option.value !== "" && by !== undefined && by !== blank;
+        option.disabled = option.value !== "" && usedBy[option.value] !== undefined && option.value !== select.value;
       });
     });
     var note = form.querySelector("[data-scde]").getAttribute("data-used-note") || "";
@@ -54,7 +57,7 @@
       var span = item.querySelector(".used-note");
       item.classList.toggle("used", by !== undefined);
       span.hidden = by === undefined;
-      span.textContent = by === undefined ? "" : "(" + note.replace("%(blank)s", by) + ")";
+      span.textContent = by === undefined ? "" : "(" + note.replace("%(blank)s", by.join(", ")) + ")";
     });
   }
 

@@ -111,6 +111,27 @@ def test_import_over_the_size_limit_is_refused(staff_api, recam_dev_bytes, setti
     assert not Item.objects.exists()
 
 
+def test_a_50_mb_single_line_record_is_refused_naming_its_line(staff_api, recam_dev_bytes):
+    """One runaway line (a 50 MB article) under the file limit: refused by IMPORT_MAX_RECORD_BYTES,
+    the line named, nothing imported (before, it became an item every page would carry)."""
+    huge = b'{"article": "' + b"x" * (50 * 1024 * 1024) + b'", "question": "a @placeholder .", '
+    huge += b'"option_0": "a", "option_1": "b", "option_2": "c", "option_3": "d", "option_4": "e", "label": 0}\n'
+    response = upload(staff_api, ProjectFactory(), recam_dev_bytes + huge)
+    assert response.status_code == 400, response.content[:300]
+    body = response.json()
+    assert body["line"] == recam_dev_bytes.count(b"\n") + 1
+    assert "per record (IMPORT_MAX_RECORD_BYTES)" in body["detail"] and "52,4" in body["detail"], body
+    assert not Item.objects.exists()
+
+
+def test_a_record_under_the_record_limit_imports(staff_api, recam_dev_bytes, settings):
+    settings.IMPORT_MAX_RECORD_BYTES = max(len(line) for line in recam_dev_bytes.splitlines()) + 100
+    assert upload(staff_api, ProjectFactory(), recam_dev_bytes).status_code == 200
+    settings.IMPORT_MAX_RECORD_BYTES = 100
+    refused = upload(staff_api, ProjectFactory(), recam_dev_bytes)
+    assert refused.status_code == 400 and refused.json()["line"] == 1
+
+
 def test_items_are_read_only_and_filter_by_project(staff_api):
     mine, other = ItemFactory(), ItemFactory()
     listed = staff_api.get(f"/api/items/?project={mine.project.pk}").json()

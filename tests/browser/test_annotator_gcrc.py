@@ -59,6 +59,8 @@ def test_an_expert_labels_the_four_options_in_the_chinese_interface(live_server,
 
     # polarity: “正确的一项” with answer C, so A is pre-set wrong
     assert page.locator("input[name=wrong]").is_checked()
+    # beside the ticked box the empty reason asks for one, never "none: a true statement"
+    assert page.locator("select[name=error] option[value='']").inner_text() == "请选择这个错误选项的错误原因。"
     assert "题目要求选出表述正确的一项" in page.inner_text("#polarity")
     tap_sentence(page, 0)
     tap_sentence(page, 2)
@@ -94,6 +96,10 @@ def test_an_expert_labels_the_four_options_in_the_chinese_interface(live_server,
     page.select_option("select[name=error]", "ITA")
     page.locator("input[name=wrong]").uncheck()  # the annotator corrects the polarity: the script clears the reason
     assert page.input_value("select[name=error]") == ""
+    assert page.locator("select[name=error] option[value='']").inner_text() == "— 无：该选项表述正确 —"
+    page.locator("input[name=wrong]").check()
+    assert page.locator("select[name=error] option[value='']").inner_text() == "请选择这个错误选项的错误原因。"
+    page.locator("input[name=wrong]").uncheck()
     tap_sentence(page, 0)
     page.locator("input[name=skill][value='APPREC']").check()
     submit_page(page)

@@ -205,3 +205,52 @@ def test_double_click_on_submit_saves_once(live_server, page, context, make_invi
     assert len(posts) == 2, posts
     response.refresh_from_db()
     assert set(response.answers) == {"pre", "post"}
+
+
+# What a long press and its handles do on a touch screen: touch pointer events, then the browser
+# sets the selection. No mouse event at all (a mouseup-only script never saw it).
+TOUCH_SELECT = """([start, end]) => {
+  const source = document.querySelector('[data-span-source]');
+  const node = [...source.childNodes].find(n => n.nodeType === Node.TEXT_NODE);
+  const at = {bubbles: true, cancelable: true, pointerType: 'touch', isPrimary: true, pointerId: 7};
+  source.dispatchEvent(new PointerEvent('pointerdown', at));
+  const range = document.createRange();
+  range.setStart(node, start);
+  range.setEnd(node, end);
+  const selection = window.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+  source.dispatchEvent(new PointerEvent('pointerup', at));
+}"""
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True, has_touch=True
+    )
+    context.set_default_timeout(20_000)
+    yield context.new_page()
+    context.close()
+
+
+def test_a_span_selected_by_touch_on_a_phone_is_saved(live_server, phone, make_invite):
+    page = phone
+    annotator = ReCAMPage(page)
+    page.goto(invite_url(live_server, make_invite(items=1, items_per_unit=1)))
+    with page.expect_navigation():
+        page.tap("#start")
+    for _ in range(3):  # pre, post, second
+        label = str(annotator.response().item.payload["label"])
+        value = "none" if annotator.slug == "second" else label
+        page.tap(f'input[name=choice][value="{value}"]')
+        submit_page(page, lambda: page.tap("#next"))
+    assert annotator.slug == "support_span"
+    article = annotator.response().item.payload["article"]
+    span = pick_span(article, skip_words=2)
+    page.evaluate(TOUCH_SELECT, [span.start, span.end])
+    page.wait_for_function("t => document.querySelector('textarea[name=text]').value === t", arg=span.text)
+    submit_page(page, lambda: page.tap("#next"))
+    assert annotator.slug == "relation"
+    assert annotator.response().answers["support_span"] == {"text": span.text, "start": span.start, "end": span.end}
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390

@@ -112,3 +112,29 @@ def test_choose_reuse_refused_reload_keeps_choices_and_times_are_stored(live_ser
     assert second.answers["passage"]["visible_seconds"] is not None  # the swapped-in page was set up
     assert page.locator("#done").is_visible()
     assert Assignment.objects.get().status == Assignment.Status.SUBMITTED
+
+
+def test_a_sentence_in_two_blanks_is_refused_naming_both_blanks(live_server, page):
+    """Two blanks holding one sentence (a restored or autofilled form, a keyboard that skipped the
+    script's disabling): both choices are posted, so the refusal names the blanks that share it,
+    not "Choose a sentence for blank 1" (a disabled selected option is not posted)."""
+    page.goto(live_server.url + reverse("surveys:invite", args=[make_invite().token]))
+    page.locator("form button[type=submit]").click()
+    ready(page)
+    response = current_response(page)
+    choose(page, 1, 0)
+    page.evaluate(
+        """() => { const s = document.querySelector('select[name=blank_2]');
+        s.value = '0'; s.dispatchEvent(new Event('change', {bubbles: true})); }"""
+    )
+    assert not option_disabled(page, 1, 0) and not option_disabled(page, 2, 0) and option_disabled(page, 3, 0)
+    assert "used for blank 1, 2" in page.locator("[data-candidate='0']").inner_text()
+    choose(page, 3, 1)
+    page.locator("input[name=difficulty][value=Easy]").check()
+    page.locator("form button[type=submit]").click()
+    page.wait_for_selector(".msg.error")
+    errors = page.locator(".msg.error").all_inner_texts()
+    assert any("Sentence A is already used for blank 1" in e for e in errors), errors
+    assert not any("Choose a sentence" in e for e in errors), errors
+    response.refresh_from_db()
+    assert response.answers == {}

@@ -69,3 +69,21 @@ def test_api_basic_auth_guessing_is_limited_too(lead):
     for _ in range(LIMIT):
         assert api("guess") in (401, 403)
     assert api(PASSWORD) in (401, 403, 429)
+
+
+@override_settings(AXES_FAILURE_LIMIT=LIMIT, AXES_COOLOFF_TIME=timedelta(minutes=15))
+def test_a_locked_out_api_login_is_told_the_account_is_locked(lead):
+    import base64
+
+    def api(password: str):
+        token = base64.b64encode(f"lead:{password}".encode()).decode()
+        return Client().get("/api/projects/", HTTP_AUTHORIZATION=f"Basic {token}")
+
+    for _ in range(LIMIT - 1):
+        wrong = api("guess")
+        assert wrong.status_code in (401, 403) and "locked" not in wrong.json()["detail"]
+    for password in ("guess", PASSWORD):  # the attempt that locks it, then the right password
+        locked = api(password)
+        assert locked.status_code == 403, locked
+        assert locked.json()["detail"].startswith("This account is locked") and "15 minutes" in locked.json()["detail"]
+    assert log_in(Client(), PASSWORD) == 429  # the admin login keeps axes' own answer

@@ -113,3 +113,27 @@ def test_a_chinese_annotator_labels_an_item_released_without_its_answer(client):
         "option_a": {"evidence": [0, 2], "skill": "DED", "wrong": True, "error": "ITA"},
         "option_b": {"evidence": [1], "skill": "DTL-R", "wrong": False, "error": ""},
     }
+
+
+def empty_choice(form) -> str:
+    return dict(form.fields["error"].choices)[""]
+
+
+def test_a_ticked_wrong_box_never_sits_beside_none_a_true_statement():
+    """The empty error reason reads "none: a true statement" only beside an unticked box: as
+    pre-set, and as posted (a refused page shows what was posted)."""
+    labeled = payload_of(SAMPLES[1])  # A is pre-set wrong, C true
+    preset_wrong, preset_true = (
+        OPTION_FORMS[0](payload=labeled, answers={}),
+        OPTION_FORMS[2](payload=labeled, answers={}),
+    )
+    assert empty_choice(preset_wrong) == "Choose the error reason of this wrong statement."
+    assert empty_choice(preset_true) == "— none: a true statement —"
+    rendered = str(preset_wrong["error"])
+    assert '<option value="" selected>Choose the error reason of this wrong statement.</option>' in rendered
+
+    posted_wrong = OPTION_FORMS[2]({"evidence": ["0"], "skill": "DED", "wrong": "on"}, payload=labeled, answers={})
+    assert not posted_wrong.is_valid() and "error" in posted_wrong.errors  # the server refuses it too
+    assert empty_choice(posted_wrong).startswith("Choose the error reason")
+    posted_true = OPTION_FORMS[0]({"evidence": ["0"], "skill": "DED"}, payload=labeled, answers={})
+    assert posted_true.is_valid() and empty_choice(posted_true) == "— none: a true statement —"

@@ -155,7 +155,7 @@ class Researcher:
     # --- recruiting sites -----------------------------------------------------------------
 
     def publish(self, batch: Batch) -> str:
-        """"Publish on the recruiting site": the cost page first, then "Publish"; the message."""
+        """ "Publish on the recruiting site": the cost page first, then "Publish"; the message."""
         self.run_batch_action(batch, "Publish on the recruiting site (shows the cost first)")
         assert self.page.locator("input[type=submit][value^=Publish]").count() == 1, self.page.inner_text("h1")
         with self.page.expect_navigation():

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from annotation.models import FinalLabel
 from annotation.services.adjudication import adjudication_decide, adjudication_task_next
 from quality.exports import export_open
 from quality.exports.datasets import project_datasets
@@ -38,16 +39,34 @@ def test_final_rows_say_how_and_who(decided):
     assert len(found) == 16
     assert (found["a_skill"]["how"], found["a_skill"]["value"], found["a_skill"]["decided_by"]) == (
         "agreed",
-        '"DTL-R"',
+        "DTL-R",
         "",
     )
     assert (found["a_error"]["how"], found["a_error"]["value"], found["a_error"]["decided_by"]) == (
         "adjudicated",
-        '"ITQ"',
+        "ITQ",
         adjudicator.external_id,
     )
     assert found["d_evidence"]["how"] == "unresolved" and found["d_evidence"]["value"] is None
     assert "gave no value" in found["d_evidence"]["reason"]
+
+
+def test_final_csv_holds_plain_values_and_sentence_numbers_from_1(decided):
+    """CSV: a code as itself (not the JSON string of it, which CSV quoted thrice), sentences as
+    the page numbers them (from 1) joined by ';'; JSONL keeps JSON values."""
+    project, _adjudicator = decided
+    csv_text = b"".join(export_open(project=project, dataset="final", fmt="csv").chunks).decode()
+    assert '"""' not in csv_text and ",DTL-R," in csv_text
+    by_field = {line.split(",")[3]: line.split(",")[4] for line in csv_text.splitlines()[1:]}
+    raw = FinalLabel.objects.get(item__project=project, field="a_evidence").value
+    assert by_field["a_evidence"] == ";".join(str(i + 1) for i in raw) and "0" not in by_field["a_evidence"].split(";")
+    jsonl = [
+        json.loads(line)
+        for line in b"".join(export_open(project=project, dataset="final", fmt="jsonl").chunks).decode().splitlines()
+    ]
+    evidence = next(r for r in jsonl if r["field"] == "a_evidence")
+    assert evidence["value"] == [i + 1 for i in raw]
+    assert next(r for r in jsonl if r["field"] == "a_skill")["value"] == "DTL-R"
 
 
 def test_the_released_format_from_final_labels_leaves_the_unresolved_out(decided):
@@ -64,8 +83,10 @@ def test_the_released_format_from_final_labels_leaves_the_unresolved_out(decided
 def test_the_adjudicators_decisions_are_exported_with_both_annotators(decided):
     project, adjudicator = decided
     (row,) = rows(project, "adjudications")
-    assert json.loads(row["fields_in_dispute"]) == ["a_error", "d_evidence"]
-    assert json.loads(row["answers"]) == {"a_error": "ITQ", "d_evidence": None}
+    assert row["fields_in_dispute"] == ["a_error", "d_evidence"]
+    assert row["answers"] == {"a_error": "ITQ", "d_evidence": None}
+    csv_text = b"".join(export_open(project=project, dataset="adjudications", fmt="csv").chunks).decode()
+    assert ",a_error;d_evidence," in csv_text
     assert row["adjudicator"] == adjudicator.external_id and row["status"] == "decided"
     assert row["first_annotator"] != row["second_annotator"]
 

@@ -112,6 +112,16 @@ def test_export_errors(api, annotated):
     assert api.get(reverse("api-project-export", args=[999999])).status_code == 404
 
 
+@pytest.mark.parametrize("query", ["format=&dataset=raw", "dataset=&format=csv", "dataset=&format="])
+def test_export_refuses_an_empty_format_or_dataset(api, annotated, query):
+    """The schema lists their choices; an empty value is none of them (not the default)."""
+    url = reverse("api-project-export", args=[annotated.project.pk])
+    response = api.get(f"{url}?{query}")
+    assert response.status_code == 400, response
+    empty = {pair.split("=")[0] for pair in query.split("&") if pair.endswith("=")}
+    assert set(response.json()) == empty and all("blank" in response.json()[name][0] for name in empty)
+
+
 def test_openapi_schema_describes_the_endpoints():
     schema = SchemaGenerator().get_schema(request=None, public=True)
     paths = schema["paths"]

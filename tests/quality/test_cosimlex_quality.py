@@ -230,7 +230,7 @@ def test_report_page_shows_table1_figures_and_the_kit_exports(rated_project, cli
     client.force_login(UserFactory(is_staff=True, is_superuser=True))
     html = client.get(reverse("quality:report", args=[project.pk])).content.decode()
     summary = run.report["summary"]
-    assert "Share of pairs with p &lt; 0.05" in html and f"{summary['share_p_below_0_05'] * 100:.1f} %" in html
+    assert "Pairs whose change has p &lt; 0.05" in html and f"{summary['share_p_below_0_05'] * 100:.1f} %" in html
     assert f"{summary['mean_similarity']:.3f}" in html
     assert "kit_gold" in html and "kit_data" in html
     assert client.get(reverse("quality:export", args=[project.pk, "kit_gold", "tsv"])).status_code == 200

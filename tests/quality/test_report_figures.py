@@ -123,5 +123,5 @@ def test_run_quality_command_prints_the_figures(annotated):
     alpha = run.report["agreement"]["post_choice"]["alpha"]["value"]
     line = next(line for line in text.splitlines() if line.startswith("post_choice "))
     assert f"{alpha:.3f}" in line.split() and "nominal" in line.split()
-    assert "Annotators dropped: accuracy #% on # labeled items is not above the minimum of #%: 1" in text
+    assert "Annotators dropped: accuracy 0.0% on 10 labeled items is not above the minimum of 40%: 1" in text
     assert "aggregation difficulty: 20 items" in text

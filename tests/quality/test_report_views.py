@@ -43,7 +43,7 @@ def test_report_shows_run_annotators_items_and_exports(staff_client, annotated):
     assert f"Run #{run.pk}" in html and "39 of 60" in html and "3 of 4" in html
     assert "accuracy 0.0% on 10 labeled items is not above the minimum of 40%" in html
     assert annotated.annotators["careless"].external_id in html
-    assert "post accuracy" in html and "majority choice" in html and "second answer share" in html
+    assert "Accuracy after reading the passage" in html and "Majority choice" in html and "Gave a second answer" in html
     for dataset in ("raw", "clean", "items"):
         for fmt in ("csv", "jsonl"):
             assert reverse("quality:export", args=[project.pk, dataset, fmt]) in html

@@ -45,7 +45,7 @@ def test_headline_counts_kept_and_dropped_by_reason(annotated):
     assert headline["annotations"] == ResponseDecision.objects.filter(run=run).count()
     assert headline["annotations_kept"] == ResponseDecision.objects.filter(run=run, keep=True).count()
     assert headline["annotators_dropped_by_reason"] == {
-        "accuracy #% on # labeled items is not above the minimum of #%": 1
+        "accuracy 0.0% on 10 labeled items is not above the minimum of 40%": 1
     }
     assert headline["annotations_dropped_by_reason"]["annotator dropped"] == 10
 

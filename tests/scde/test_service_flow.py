@@ -184,7 +184,9 @@ def test_quality_run_and_exports_carry_the_scores_and_the_released_answers(clien
     # the report page lists the study's figures beside the paper's human row
     client.force_login(django_user_model.objects.create_superuser("boss", password="x"))
     report = client.get(reverse("quality:report", args=[project.pk])).content.decode()
-    assert "Paper human ba" in report and "0.871" in report and "38.2 %" in report and "madeup-dev-1" in report
+    assert "BA: blank accuracy" in report and "PA: passage accuracy" in report and "DE: distractor error" in report
+    assert 'BA of the paper&#x27;s humans</th><td class="num">87.1 %' in report
+    assert "38.2 %" in report and "madeup-dev-1" in report
 
 
 def read_csv(export) -> list[dict]:

@@ -18,6 +18,7 @@ from quality.stats import cosimlex as cosimlex_stats
 
 from ..base import (
     Column,
+    FigureStyle,
     ItemExport,
     Page,
     PageForm,
@@ -28,6 +29,7 @@ from ..base import (
 from ..registry import register
 from ..results import KindPlot, LabelField, column_label
 from ..scoring import Scorer
+from .figures import FIGURES
 from .records import (
     FORM_COLUMNS,
     KIT_COLUMNS,
@@ -170,6 +172,9 @@ class CoSimLex(TaskKind):
 
     def item_diagnostic_columns(self) -> list[str]:
         return list(cosimlex_stats.ITEM_DIAGNOSTIC_COLUMNS)
+
+    def figure_styles(self) -> Mapping[str, FigureStyle]:
+        return FIGURES
 
     def export_item(self, payload: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> dict[str, Any] | None:
         """The pair in the release format (same columns, same order, `<strong>` marks kept),

@@ -45,9 +45,14 @@ def skill_choices() -> list[tuple[str, str]]:
     return [(s.code, f"{s.zh} · {s.en} ({s.code}) — {LEVEL_NAMES[s.level or 1]}") for s in SKILLS]
 
 
-def error_choices() -> list[tuple[str, str]]:
-    blank = ("", _("— none: a true statement —"))
-    return [blank, *((e.code, f"{e.zh} · {e.en} ({e.code})") for e in ERRORS)]
+def none_label(*, wrong: bool) -> str:
+    """The error reason's empty choice: "none: a true statement" beside an unticked box, a prompt
+    beside a ticked one (the page must never show a wrong statement with "none: ... true")."""
+    return _("Choose the error reason of this wrong statement.") if wrong else _("— none: a true statement —")
+
+
+def error_choices(*, wrong: bool = False) -> list[tuple[str, str]]:
+    return [("", none_label(wrong=wrong)), *((e.code, f"{e.zh} · {e.en} ({e.code})") for e in ERRORS)]
 
 
 class AnswerForm(PageForm):
@@ -84,9 +89,20 @@ class OptionForm(PageForm):
             (i, sentence["text"]) for i, sentence in enumerate(sentences)
         ]
         cast(forms.ChoiceField, self.fields["skill"]).choices = skill_choices()
-        cast(forms.ChoiceField, self.fields["error"]).choices = error_choices()
         preset = preset_wrong(self.payload, self.answers)
         self.fields["wrong"].initial = bool(preset and preset[self.index])
+        error = cast(forms.ChoiceField, self.fields["error"])
+        error.choices = error_choices(wrong=self._ticked())
+        # gcrc.js relabels the empty choice as the box is ticked and unticked
+        error.widget.attrs.update(
+            {"data-none-true": none_label(wrong=False), "data-none-wrong": none_label(wrong=True)}
+        )
+
+    def _ticked(self) -> bool:
+        """Whether the page shows the "wrong statement" box ticked: as posted, else as pre-set."""
+        if self.is_bound:
+            return bool(self["wrong"].data)
+        return bool(self["wrong"].initial)
 
     def clean(self) -> dict[str, Any]:
         super().clean()

@@ -16,12 +16,14 @@ from typing import Any
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from ..base import Column, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind, ValueFormat
+from ..base import Column, FigureStyle, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind, ValueFormat
 from ..registry import register
 from ..results import LabelField
 from ..scoring import Scorer
 from . import adjudication
 from . import quality as gcrc_quality
+from .adjudication import split_field
+from .figures import FIGURES
 from .forms import OPTION_FORMS, AnswerForm, item_answer, preset_wrong
 from .labels import OPTION_LETTERS, polarity
 from .records import parse_records
@@ -135,6 +137,9 @@ class GCRC(TaskKind):
     def item_diagnostic_columns(self) -> list[str]:
         return ["annotation_count", "observed_agreement"]
 
+    def figure_styles(self) -> Mapping[str, FigureStyle]:
+        return FIGURES
+
     def export_item(self, payload: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> dict[str, Any]:
         """The item as released (its own labels too, when it had them), with the run's figures."""
         row = released_item(payload)
@@ -171,6 +176,12 @@ class GCRC(TaskKind):
 
     def final_item(self, payload: Mapping[str, Any], final: Mapping[str, Any]) -> dict[str, Any]:
         return adjudication.released(payload, final)
+
+    def final_export_value(self, field: str, value: Any) -> Any:
+        """Supporting sentences as the numbers the pages show them with (from 1), not indexes."""
+        if split_field(field)[1] == "evidence" and isinstance(value, list):
+            return [index + 1 for index in value]
+        return value
 
     def final_quality(self, finals: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, Any]:
         """The final labels scored against the item's reference labels (item 7 of the issue)."""

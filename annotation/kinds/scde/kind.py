@@ -15,10 +15,11 @@ from django.utils.translation import gettext_lazy as _
 
 from quality.stats import scde as scde_stats
 
-from ..base import ChannelPreset, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
+from ..base import ChannelPreset, FigureStyle, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
 from ..registry import register
 from ..results import LabelField
 from . import results
+from .figures import FIGURES
 from .page import PASSAGE_PAGE, passage_context
 from .preset import MTURK_PRESET
 from .records import parse_records
@@ -75,6 +76,9 @@ class SCDE(TaskKind):
 
     def item_diagnostic_columns(self) -> list[str]:
         return list(results.ITEM_DIAGNOSTIC_COLUMNS)
+
+    def figure_styles(self) -> Mapping[str, FigureStyle]:
+        return FIGURES
 
     def export_item(self, payload: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> dict[str, Any]:
         return results.export_row(payload, diagnostics)

@@ -1,0 +1,96 @@
+"""Figures as a paper prints them, used by every place the report shows one (page, download,
+run admin): proportions as percentages with one decimal, coefficients (κ, α, ρ) to three
+decimals, p-values to three decimals or "< 0.001", counts as integers, seconds to one decimal.
+Every key gets a human label: the kind's own (`TaskKind.figure_styles`), else the generic ones
+here, else one made from the key."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from annotation.kinds import FigureStyle
+
+MISSING = "—"
+
+GENERIC: dict[str, FigureStyle] = {
+    "responses": FigureStyle("Responses", "count"),
+    "responses_kept": FigureStyle("Responses kept", "count"),
+    "annotators": FigureStyle("Annotators", "count"),
+    "annotators_kept": FigureStyle("Annotators kept", "count"),
+    "workers": FigureStyle("Workers", "count"),
+    "workers_kept": FigureStyle("Workers kept", "count"),
+    "n_responses": FigureStyle("Responses", "count"),
+    "n_annotations": FigureStyle("Annotations", "count"),
+    "n_kept": FigureStyle("Kept", "count"),
+    "n_gold": FigureStyle("Items with gold", "count"),
+    "accuracy": FigureStyle("Accuracy against gold", "share"),
+    "min_accuracy": FigureStyle("Rule: minimum accuracy against gold", "share"),
+    "min_annotator_kappa": FigureStyle("Rule: minimum κ against the others' majority", "coefficient"),
+    "mean_seconds": FigureStyle("Mean seconds", "seconds"),
+    "median_seconds": FigureStyle("Median seconds", "seconds"),
+    "n_items_vs_majority": FigureStyle("Items compared with the others' majority", "count"),
+    "agreement_vs_majority": FigureStyle("Agreement with the others' majority", "share"),
+    "kappa_vs_majority": FigureStyle("Cohen's κ against the others' majority", "coefficient"),
+    "observed_agreement": FigureStyle("Observed agreement", "share"),
+    "reference": FigureStyle("Reference", "text"),
+}
+_COEFFICIENT = re.compile(r"kappa|alpha|spearman|pearson|rho|correlation")
+
+
+def style_of(key: str, kind_styles: Mapping[str, FigureStyle]) -> FigureStyle:
+    """The kind's style of `key`, else the generic one, else one inferred from the key's words."""
+    found = kind_styles.get(key) or GENERIC.get(key)
+    if found is not None:
+        return found
+    label = key.replace("_", " ").strip().capitalize()
+    if key.startswith("share") or key.endswith("_share") or "accuracy" in key or "agreement" in key:
+        return FigureStyle(label, "share")
+    if key.startswith(("n_", "dropped_")) or key.endswith("_count"):
+        return FigureStyle(label, "count")
+    if "seconds" in key:
+        return FigureStyle(label, "seconds")
+    if "pvalue" in key or "p_value" in key:
+        return FigureStyle(label, "p_value")
+    if _COEFFICIENT.search(key):
+        return FigureStyle(label, "coefficient")
+    return FigureStyle(label, "number")
+
+
+def format_figure(value: Any, unit: str) -> str:
+    """`value` printed in its unit; None, NaN and missing values as '—'."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if not isinstance(value, int | float) or unit == "text":
+        return str(value)
+    number = float(value)
+    if unit == "share":
+        return f"{number * 100:.1f} %"
+    if unit == "count":
+        return str(round(number))
+    if unit == "seconds":
+        return f"{number:.1f}"
+    if unit == "p_value":
+        return "< 0.001" if number < 0.001 else f"{number:.3f}"
+    if isinstance(value, int):
+        return str(value)
+    return f"{number:.3f}"
+
+
+def figure(key: str, value: Any, kind_styles: Mapping[str, FigureStyle]) -> tuple[str, str]:
+    """(label, printed value) of one figure."""
+    style = style_of(key, kind_styles)
+    return style.label, format_figure(value, style.unit)
+
+
+def labels(keys: list[str], kind_styles: Mapping[str, FigureStyle]) -> list[str]:
+    return [style_of(key, kind_styles).label for key in keys]
+
+
+def values(keys: list[str], row: Mapping[str, Any], kind_styles: Mapping[str, FigureStyle]) -> list[str]:
+    """A row's figures under `keys`, each printed in its unit."""
+    return [format_figure(row.get(key), style_of(key, kind_styles).unit) for key in keys]
