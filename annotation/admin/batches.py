@@ -70,9 +70,16 @@ class BatchCreateForm(forms.ModelForm):
             "items_per_unit",
             "assignments_per_unit",
             "release_after_minutes",
+            "handout",
+            "pilot_items",
             "channel",
             "channel_settings",
         ]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in ("handout", "pilot_items"):  # left out: the model's defaults (overlap first, no pilot)
+            self.fields[name].required = False
 
     def clean(self) -> dict[str, Any]:
         """Resolve the listed ids to the project's items; say which ones are not there."""
@@ -85,6 +92,8 @@ class BatchCreateForm(forms.ModelForm):
             data["assignments_per_unit"] = get_kind(project.kind).suggested_annotators_per_item(project.language)
         self._fill_channel(project, data)
         wanted = [line.strip() for line in text.splitlines() if line.strip()]
+        if (data.get("pilot_items") or 0) >= (len(wanted) or project.items.count() or 1):
+            self.add_error("pilot_items", "The pilot must leave items for the rest of the batch.")
         if not wanted:
             data["items"] = None
             if not project.items.exists():
@@ -162,6 +171,7 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
         "channel",
         "items_per_unit",
         "assignments_per_unit",
+        "pilot_items",
         "progress",
         "recruitment_status",
         "call_log",
@@ -175,6 +185,8 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
         "items_per_unit",
         "assignments_per_unit",
         "release_after_minutes",
+        "handout",
+        "pilot_items",
         "progress",
         "channel_settings",
         "use_preset",
@@ -220,6 +232,8 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
                 items_per_unit=data["items_per_unit"],
                 assignments_per_unit=data["assignments_per_unit"],
                 release_after_minutes=data["release_after_minutes"],
+                handout=data["handout"] or Batch.Handout.OVERLAP,
+                pilot_items=data["pilot_items"] or 0,
                 channel=data["channel"],
                 channel_settings=data["channel_settings"],
             ),

@@ -2,8 +2,10 @@
 gets, with the rules kept either way (N distinct annotators a unit, nobody a unit or item twice)."""
 
 from collections import Counter
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
@@ -155,6 +157,27 @@ def test_no_work_left_once_every_unit_is_full_overlap_first():
         assignment_next(annotator=person, batch=batch)
     with pytest.raises(NoWorkLeft):
         assignment_next(annotator=AnnotatorFactory(project=batch.project, batch=batch), batch=batch)
+
+
+@pytest.mark.django_db
+def test_create_batch_takes_the_order_and_the_pilot():
+    project = ProjectFactory()
+    ItemFactory.create_batch(6, project=project)
+    call_command(
+        "create_batch",
+        project.pk,
+        "--name",
+        "r1",
+        "--items-per-unit",
+        "2",
+        "--handout",
+        "spread",
+        "--pilot-items",
+        "2",
+        stdout=StringIO(),
+    )
+    batch = Batch.objects.get()
+    assert (batch.handout, batch.pilot_items, batch.units.filter(pilot=True).count()) == ("spread", 2, 1)
 
 
 BEFORE = [("annotation", "0017_teams_team_required")]
