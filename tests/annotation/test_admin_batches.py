@@ -65,6 +65,17 @@ def test_add_form_hands_out_overlap_first_by_default_or_as_chosen_with_a_pilot(a
     assert not Batch.objects.filter(name="Round 3").exists()
 
 
+def test_change_form_switches_the_order_and_a_post_without_it_keeps_it(admin_client, project):
+    batch = batch_create(project=project, name="b", items_per_unit=2, handout="spread")
+    url = reverse("admin:annotation_batch_change", args=[batch.pk])
+    data = {"name": "b", "status": "open", "release_after_minutes": 60, "channel_settings": "{}"}
+    data |= {f"{inline}-{n}_FORMS": "0" for inline in ("invites", "adjudication") for n in ("TOTAL", "INITIAL")}
+    assert admin_client.post(url, data).status_code == 302
+    assert Batch.objects.get().handout == "spread"
+    assert admin_client.post(url, {**data, "handout": "overlap"}).status_code == 302
+    assert Batch.objects.get().handout == "overlap"
+
+
 def test_add_form_with_chosen_items(admin_client, project):
     chosen = list(project.items.order_by("-id").values_list("external_id", flat=True)[:2])
     response = add_batch(admin_client, project, external_ids="\n".join(chosen), items_per_unit=5)
