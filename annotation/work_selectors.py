@@ -141,21 +141,49 @@ def units_seen_by(annotator: Annotator, *, exclusive_groups: bool) -> Q:
     return rule
 
 
+def holding_count() -> Count:
+    """A unit's assignments that hold a slot (active, submitted or approved). The every-annotator
+    units (consistency set, pilot) have no slots and count 0, so among them the earliest comes first."""
+    return Count("assignments", filter=Q(assignments__status__in=Assignment.HOLDING, every_annotator=False))
+
+
+def handout_order(batch: Batch) -> tuple[str, str]:
+    """How units with a free slot are ranked, on the `holding_count` annotation `holding`, then by
+    position. Overlap first: the unit most others hold, so a new annotator joins the people already
+    on it (pairs share items from the first minutes; agreement and adjudication start at once).
+    Spread: the unit fewest hold (each unit once before any twice). One ORDER BY either way: the
+    hand-out stays one query whatever the batch's size."""
+    return ("-holding" if batch.handout == Batch.Handout.OVERLAP else "holding", "position")
+
+
 def next_unit(batch: Batch, annotator: Annotator, *, exclusive_groups: bool) -> Unit | None:
     """The unit to hand the annotator next, or None.
 
-    The rule: first the batch's every-annotator unit (the consistency set) if they have not had
-    it; then, among units with a free slot (fewer holding assignments than
-    `batch.assignments_per_unit`), the one with the fewest, earliest by position. Never one
+    The rule: first the batch's every-annotator units (consistency set, pilot) they have not had,
+    in order; then, among units with a free slot (fewer holding assignments than
+    `batch.assignments_per_unit`), the first in the batch's `handout_order`. Never one
     `units_seen_by` forbids, which holds every unit they ever had (a unit holds its items).
     """
-    holding = Count("assignments", filter=Q(assignments__status__in=Assignment.HOLDING))
     return (
         Unit.objects.filter(batch=batch)
         .exclude(units_seen_by(annotator, exclusive_groups=exclusive_groups))
-        .annotate(holding=holding)
+        .annotate(holding=holding_count())
         .filter(Q(every_annotator=True) | Q(holding__lt=batch.assignments_per_unit))
-        .order_by("-every_annotator", "holding", "position")
+        .order_by("-every_annotator", *handout_order(batch))
+        .first()
+    )
+
+
+def next_posted_unit(batch: Batch, annotator: Annotator, *, exclusive_groups: bool) -> Unit | None:
+    """``next_unit``'s rule among the units with a posting (not the every-annotator unit, whose
+    items lead the person's first unit instead)."""
+    return (
+        Unit.objects.filter(batch=batch, every_annotator=False)
+        .exclude(assignments__annotator=annotator)
+        .exclude(units_seen_by(annotator, exclusive_groups=exclusive_groups))
+        .annotate(holding=holding_count())
+        .filter(holding__lt=batch.assignments_per_unit)
+        .order_by(*handout_order(batch))
         .first()
     )
 

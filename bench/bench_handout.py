@@ -1,7 +1,8 @@
 """Benchmark 4: handing out a unit (`annotation.services.assignments.assignment_next`) as a
 batch grows. A hand-out runs once every few items, but under the batch's lock, and its unit rule
-(`annotation.work_selectors.next_unit`: the unit with the fewest holders, none of whose items the
-annotator has had) reads the whole batch: does it slow with the number of units?
+(`annotation.work_selectors.next_unit`: in the batch's hand-out order, overlap first by default,
+the unit with the most holders below its annotators, none of whose items the annotator has had)
+reads the whole batch: does it slow with the number of units?
 
 Set-up: a ReCAM study of `--items` items in units of 5, 3 annotators a unit; 16 annotators each
 take and submit `--rounds` units (every hand-out timed). Then `next_unit` alone, 50 times, for an

@@ -136,6 +136,26 @@ def run_agreement(kept: pd.DataFrame, fields: Sequence[LabelField], settings: Ma
     return RunAgreement(figures, aggregation, frame)
 
 
+def pilot_agreement(
+    kept: pd.DataFrame, fields: Sequence[LabelField], pilot_items: set[tuple[int, int]]
+) -> dict[str, dict[str, Any]] | None:
+    """Every field's agreement on the pilot items only (`pilot_items`: (batch id, item id) of the
+    batches' pilot units), as `run_agreement` measures it on all; None until two annotators have
+    done a pilot item. The pilot is everybody's first work, so this is the earliest reading."""
+    if kept.empty or not pilot_items:
+        return None
+    pilot = kept[[key in pilot_items for key in zip(kept["batch_id"], kept["item_id"])]]
+    if not (pilot.groupby("item_id")["annotator_id"].nunique() >= 2).any():
+        return None
+    return {
+        declared.name: agreement_json(
+            field_agreement(label_frame(pilot, declared), level=declared.level, order=declared.order, **BOOTSTRAP),
+            declared,
+        )
+        for declared in fields
+    }
+
+
 def _aggregate(cleaned: pd.DataFrame, name: str) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Per item: the majority (None on a tie), its share, the tie, Dawid-Skene's label and posterior."""
     majority = majority_vote(cleaned)

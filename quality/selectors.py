@@ -8,7 +8,7 @@ import pandas as pd
 from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
-from annotation.models import Assignment, Project, Unit
+from annotation.models import Assignment, Project, Unit, UnitItem
 from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision, RunPlot
 
 
@@ -141,6 +141,20 @@ def run_headline(run: QualityRun) -> dict:
 
 def run_aggregation(run: QualityRun) -> dict:
     return (run.report or {}).get("aggregation") or {}
+
+
+def run_pilot_agreement(run: QualityRun) -> dict:
+    """Per label field: agreement on the pilot items (empty: no pilot, or fewer than two
+    annotators have done a pilot item), in the order of `run_agreement`."""
+    report = run.report or {}
+    fields = report.get("pilot_agreement") or {}
+    return {name: fields[name] for name in report.get("agreement_fields", sorted(fields)) if name in fields}
+
+
+def pilot_items(project: Project) -> set[tuple[int, int]]:
+    """(batch id, item id) of every item of a pilot unit of the project's batches."""
+    rows = UnitItem.objects.filter(unit__batch__project=project, unit__pilot=True)
+    return set(rows.values_list("unit__batch_id", "item_id"))
 
 
 def assignment_events(project: Project) -> pd.DataFrame:

@@ -22,11 +22,32 @@ from .adjudication import AdjudicationSetupInline, AdjudicationSetupSaving
 from .calls import RecruitingStatus
 from .common import OwnTeamsFilter, TeamScoped, adopt, invite_link_column, request_base_url
 from .recruitment import RecruitmentActions
+from .recruitment.forms import BatchSettingsForm
 
 DEFAULT_ITEMS_PER_UNIT = 5
 
 
-class BatchCreateForm(forms.ModelForm):
+class HandoutOptional(forms.ModelForm):
+    """A post without the hand-out order keeps the batch's (a new one: overlap first), one without
+    the pilot makes none: forms written before the two settings still work."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in {"handout", "pilot_items"} & set(self.fields):
+            self.fields[name].required = False
+
+    def clean_handout(self) -> str:
+        return self.cleaned_data.get("handout") or self.instance.handout
+
+    def clean_pilot_items(self) -> int:
+        return self.cleaned_data.get("pilot_items") or 0
+
+
+class BatchChangeForm(HandoutOptional, BatchSettingsForm):
+    pass
+
+
+class BatchCreateForm(HandoutOptional):
     items_per_unit = forms.IntegerField(
         min_value=1,
         required=False,
@@ -70,6 +91,8 @@ class BatchCreateForm(forms.ModelForm):
             "items_per_unit",
             "assignments_per_unit",
             "release_after_minutes",
+            "handout",
+            "pilot_items",
             "channel",
             "channel_settings",
         ]
@@ -85,6 +108,8 @@ class BatchCreateForm(forms.ModelForm):
             data["assignments_per_unit"] = get_kind(project.kind).suggested_annotators_per_item(project.language)
         self._fill_channel(project, data)
         wanted = [line.strip() for line in text.splitlines() if line.strip()]
+        if data.get("pilot_items", 0) >= (len(wanted) or project.items.count() or 1):
+            self.add_error("pilot_items", "The pilot must leave items for the rest of the batch.")
         if not wanted:
             data["items"] = None
             if not project.items.exists():
@@ -140,7 +165,7 @@ class InviteLinkInline(admin.TabularInline):
 
 @admin.register(Batch)
 class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, RecruitingStatus, admin.ModelAdmin):
-    add_form = BatchCreateForm
+    form, add_form = BatchChangeForm, BatchCreateForm
     list_display = (
         "name",
         "project",
@@ -167,6 +192,7 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
         "channel",
         "items_per_unit",
         "assignments_per_unit",
+        "pilot_items",
         "progress",
         "recruitment_status",
         "call_log",
@@ -180,6 +206,8 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
         "items_per_unit",
         "assignments_per_unit",
         "release_after_minutes",
+        "handout",
+        "pilot_items",
         "progress",
         "channel_settings",
         "use_preset",
@@ -225,6 +253,8 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
                 items_per_unit=data["items_per_unit"],
                 assignments_per_unit=data["assignments_per_unit"],
                 release_after_minutes=data["release_after_minutes"],
+                handout=data["handout"],
+                pilot_items=data["pilot_items"],
                 channel=data["channel"],
                 channel_settings=data["channel_settings"],
             ),

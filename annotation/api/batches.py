@@ -47,6 +47,8 @@ class BatchSerializer(serializers.ModelSerializer):
             "items_per_unit",
             "assignments_per_unit",
             "release_after_minutes",
+            "handout",
+            "pilot_items",
             "created_at",
             "progress",
         ]
@@ -58,11 +60,12 @@ class BatchSerializer(serializers.ModelSerializer):
 
 
 class BatchUpdateSerializer(JsonTypes, serializers.ModelSerializer):
-    """What may change after creation: the units are fixed, the schedule and status are not."""
+    """What may change after creation: the units (and the pilot) are fixed, the schedule, the
+    hand-out order and the status are not."""
 
     class Meta:
         model = Batch
-        fields = ["id", "name", "status", "release_after_minutes"]
+        fields = ["id", "name", "status", "release_after_minutes", "handout"]
         read_only_fields = ["id"]
         extra_kwargs = {"release_after_minutes": {"min_value": 1, "max_value": MAX_COUNT}}
 
@@ -97,6 +100,19 @@ class BatchCreateSerializer(JsonTypes):
         min_value=1, max_value=MAX_COUNT, default=60, help_text="Work left idle this long is released to somebody else."
     )
     channel = serializers.ChoiceField(choices=channel_choices(), default="invite")
+    handout = serializers.ChoiceField(
+        choices=Batch.Handout.choices,
+        default=Batch.Handout.OVERLAP,
+        help_text="Which free unit a new annotator gets: `overlap` (the one others hold, so people share items "
+        "from the start and agreement and adjudication begin early) or `spread` (the one fewest hold).",
+    )
+    pilot_items = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_COUNT,
+        default=0,
+        help_text="The first N items go to every annotator first, whatever the annotators per item; the quality "
+        "report measures their agreement apart. 0: no pilot.",
+    )
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         """Resolve item ids to the project's items; ids that are not among them are a 404 naming them."""
@@ -133,9 +149,10 @@ class ReleaseReportSerializer(serializers.Serializer):
 
 @extend_schema_view(list=extend_schema(parameters=[id_parameter("project", "Only this project's batches.")]))
 class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet):
-    """Batches with their progress; created through `batch_create`; only name, status and the
-    release time change afterwards (closing a batch stops handing out new work). Staff with the
-    Batch model permissions; invite links need the InviteLink ones (their URLs let anyone in)."""
+    """Batches with their progress; created through `batch_create`; only name, status, the
+    release time and the hand-out order change afterwards (closing a batch stops handing out
+    new work). Staff with the Batch model permissions; invite links need the InviteLink ones
+    (their URLs let anyone in)."""
 
     required_permissions = None  # the model's; @action routes name their own
 
@@ -158,7 +175,7 @@ class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Upda
             ),
             409: error_response(
                 "The project's items cannot make this batch (none imported, its consistency set "
-                "names missing items, or too many items per unit for its groups)."
+                "names missing items, too many items per unit for its groups, or a pilot that leaves no items)."
             ),
         },
     )

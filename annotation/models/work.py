@@ -18,6 +18,12 @@ class Batch(models.Model):
         OPEN = "open", "Open"
         CLOSED = "closed", "Closed"
 
+    class Handout(models.TextChoices):
+        """Which free unit a new annotator gets (`annotation.work_selectors.next_unit`)."""
+
+        OVERLAP = "overlap", "Overlap first: the unit others have started, so people share items early"
+        SPREAD = "spread", "Spread: the unit fewest people hold, so the batch is covered once first"
+
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="batches")
     name = models.CharField(max_length=200)
     channel = models.CharField(max_length=20, default="invite", help_text="Channel slug (see annotation.channels).")
@@ -28,6 +34,20 @@ class Batch(models.Model):
     )
     channel_settings = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    handout = models.CharField(
+        "hand-out order",
+        max_length=10,
+        choices=Handout.choices,
+        default=Handout.OVERLAP,
+        help_text="Overlap first: a new annotator gets the unit closest to its N annotators, so agreement and "
+        "adjudication start within minutes. Spread: the unit fewest hold (every unit once before any twice). "
+        "Alike with one annotator per item.",
+    )
+    pilot_items = models.PositiveIntegerField(
+        default=0,
+        help_text="The batch's first N items go to every annotator, before anything else, whatever the annotators "
+        "per item; the quality report shows their agreement apart. 0: no pilot. Fixed when the batch is made.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -50,7 +70,12 @@ class Unit(models.Model):
     channel_ref = models.CharField(max_length=100, blank=True, help_text="HIT id / study id on the channel.")
     every_annotator = models.BooleanField(
         default=False,
-        help_text="The consistency set: every annotator of the batch does this unit first; it has no slot limit.",
+        help_text="The consistency set or a pilot unit: every annotator of the batch does this unit first; it has "
+        "no slot limit.",
+    )
+    pilot = models.BooleanField(
+        default=False,
+        help_text="One of the batch's pilot units (every-annotator too): the quality report measures its agreement apart.",
     )
 
     class Meta:

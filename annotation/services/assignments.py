@@ -14,14 +14,21 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import F, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.channels import get_channel
 from annotation.kinds import get_kind
 from annotation.models import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
-from annotation.work_selectors import annotator_assignments, current_assignment, next_unit, unit_item_ids, units_seen_by
+from annotation.work_selectors import (
+    annotator_assignments,
+    current_assignment,
+    next_posted_unit,
+    next_unit,
+    unit_item_ids,
+    units_seen_by,
+)
 
 
 class NoWorkLeft(Exception):
@@ -284,27 +291,12 @@ def assignment_open_for_session(
             )
         if batch.status != Batch.Status.OPEN:
             raise NoWorkLeft(_("This batch is closed."))
-        unit = _next_posted_unit(batch, annotator, get_kind(annotator.project.kind).exclusive_groups)
+        unit = next_posted_unit(batch, annotator, exclusive_groups=get_kind(annotator.project.kind).exclusive_groups)
         if unit is None:
             raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
         return assignment_open_for_channel(
             unit=unit, annotator=annotator, channel_assignment_id=channel_assignment_id, unconfirmed=unconfirmed
         )
-
-
-def _next_posted_unit(batch: Batch, annotator: Annotator, exclusive: bool) -> Unit | None:
-    """``next_unit``'s rule among the units with a posting (not the every-annotator unit, whose
-    items lead the person's first unit instead)."""
-    holding = Count("assignments", filter=Q(assignments__status__in=Assignment.HOLDING))
-    return (
-        Unit.objects.filter(batch=batch, every_annotator=False)
-        .exclude(assignments__annotator=annotator)
-        .exclude(units_seen_by(annotator, exclusive_groups=exclusive))
-        .annotate(holding=holding)
-        .filter(holding__lt=batch.assignments_per_unit)
-        .order_by("holding", "position")
-        .first()
-    )
 
 
 def annotator_for_channel(*, project, channel: str, external_id: str, batch: Batch | None = None) -> Annotator:

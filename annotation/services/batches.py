@@ -25,17 +25,26 @@ def batch_create(
     channel: str = "invite",
     release_after_minutes: int = 60,
     channel_settings: dict | None = None,
+    handout: str = Batch.Handout.OVERLAP,
+    pilot_items: int = 0,
 ) -> Batch:
     """Split the items (default: all of the project's) into units of `items_per_unit`, in order.
 
-    Each unit is then handed to `assignments_per_unit` distinct annotators. For kinds with
-    exclusive groups, the members of a group go to different units (first members first).
-    The project's consistency set (`settings["consistency_items"]`, external ids) becomes one
-    unit that every annotator does first; its groups leave the regular units.
+    Each unit is then handed to `assignments_per_unit` distinct annotators, in the `handout`
+    order (`Batch.Handout`; overlap first by default: with two or more annotators per item they
+    share units from the start, so agreement and adjudication need not wait for the whole batch;
+    with one the two orders are the same). For kinds with exclusive groups, the members of a
+    group go to different units (first members first). The project's consistency set
+    (`settings["consistency_items"]`, external ids) becomes one unit that every annotator does
+    first; its groups leave the regular units. The first `pilot_items` of the rest become pilot
+    units, which every annotator does next (for exclusive groups: one item of a group each, and
+    their groups leave the regular units, as the consistency set's do).
     """
     get_channel(channel)  # unknown channel: fail before writing
     if items_per_unit < 1 or assignments_per_unit < 1:
         raise BatchError("items per unit and annotators per item must both be at least 1")
+    if pilot_items < 0 or handout not in Batch.Handout.values:
+        raise BatchError(f"pilot items must be 0 or more and the hand-out order one of {Batch.Handout.values}")
     item_ids = (
         [i.pk for i in items]
         if items is not None
@@ -47,10 +56,11 @@ def batch_create(
         raise BatchError("every item of a batch must belong to the batch's project")
     exclusive = get_kind(project.kind).exclusive_groups
     consistency_ids, item_ids = _split_consistency(project, item_ids)
+    pilot_ids, item_ids = _split_pilot(item_ids, pilot_items, exclusive)
     if exclusive:
         item_ids = _spread_groups(item_ids, items_per_unit)
     if not item_ids:
-        raise BatchError("the batch has no items besides the consistency set")
+        raise BatchError("the batch has no items besides the consistency set and the pilot")
     with transaction.atomic():
         batch = Batch.objects.create(
             project=project,
@@ -60,12 +70,17 @@ def batch_create(
             assignments_per_unit=assignments_per_unit,
             release_after_minutes=release_after_minutes,
             channel_settings=channel_settings or {},
+            handout=handout,
+            pilot_items=len(pilot_ids),
         )
-        chunks = [item_ids[i : i + items_per_unit] for i in range(0, len(item_ids), items_per_unit)]
-        everyone = [True] * bool(consistency_ids) + [False] * len(chunks)
-        chunks = [consistency_ids] * bool(consistency_ids) + chunks
+        pilots, chunks = _chunks(pilot_ids, items_per_unit), _chunks(item_ids, items_per_unit)
+        kinds = [(True, False)] * bool(consistency_ids) + [(True, True)] * len(pilots) + [(False, False)] * len(chunks)
+        chunks = [consistency_ids] * bool(consistency_ids) + pilots + chunks
         units = Unit.objects.bulk_create(
-            [Unit(batch=batch, position=n, every_annotator=flag) for n, flag in enumerate(everyone)]
+            [
+                Unit(batch=batch, position=n, every_annotator=every, pilot=pilot)
+                for n, (every, pilot) in enumerate(kinds)
+            ]
         )
         UnitItem.objects.bulk_create(
             [
@@ -76,6 +91,29 @@ def batch_create(
             batch_size=2000,
         )
     return batch
+
+
+def _chunks(item_ids: list[int], size: int) -> list[list[int]]:
+    return [item_ids[i : i + size] for i in range(0, len(item_ids), size)]
+
+
+def _split_pilot(item_ids: list[int], size: int, exclusive: bool) -> tuple[list[int], list[int]]:
+    """(the first `size` items, the rest). Exclusive groups: one item of a group in the pilot, and
+    no item of a pilot group in the rest, since everyone does the pilot and may not do a second
+    item of its groups."""
+    if not size:
+        return [], item_ids
+    if not exclusive:
+        return item_ids[:size], item_ids[size:]
+    groups = dict(Item.objects.filter(pk__in=item_ids).values_list("id", "group_key"))
+    pilot: list[int] = []
+    taken: set[str] = set()
+    for item_id in item_ids:
+        key = groups[item_id] or f"#{item_id}"
+        if len(pilot) < size and key not in taken:
+            pilot.append(item_id)
+            taken.add(key)
+    return pilot, [i for i in item_ids if (groups[i] or f"#{i}") not in taken]
 
 
 def _split_consistency(project: Project, item_ids: list[int]) -> tuple[list[int], list[int]]:

@@ -1,8 +1,10 @@
 """The demo set-up a fresh machine gets: a researcher, and for ReCAM, for CoSimLex (Croatian) and
 for SCDE (made-up passages) a project, a batch and an invite link; a Chinese GCRC project whose batch
-has two annotators per item, with one invite link for each of the two and one for the adjudicator; and two small
-ReCAM batches, one recruited on MTurk and one on Prolific, to publish from the admin to the local MTurk- and
-Prolific-compatible endpoints that ``scripts/demo`` starts."""
+has two annotators per item, handed out overlap first (the pair shares its units from the first
+item, so the adjudicator has work after a few items each), with one invite link for each of the two
+and one for the adjudicator; and two small ReCAM batches, one recruited on MTurk and one on
+Prolific, to publish from the admin to the local MTurk- and Prolific-compatible endpoints that
+``scripts/demo`` starts."""
 
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ DEMO_BATCH = "Demo batch"
 DEMO_KIND = "recam"
 COSIMLEX_DEMO_PROJECT = "CoSimLex demo (Croatian)"
 GCRC_DEMO_PROJECT = "GCRC demo (Chinese)"
-#: the paper's protocol: two annotators label every question independently
+#: the paper's protocol: two annotators label every question independently; handed out overlap first
+#: in units of five, the two share each unit, and an item both have done goes to the adjudicator
 GCRC_DEMO_ANNOTATORS, GCRC_DEMO_ITEMS_PER_UNIT = 2, 5
 #: made-up passages in SCDE's format (no SCDE data is shipped), one passage per unit as in the paper
 SCDE_DEMO_PROJECT = "SCDE demo (made-up passages)"
@@ -162,7 +165,15 @@ def _demo_channel_batch(project: Project, name: str, channel: str, people: int, 
 
 
 def _demo_project(
-    user, name: str, kind: str, language: str, files: Sequence[Path], *, items_per_unit: int, annotators: int = 3
+    user,
+    name: str,
+    kind: str,
+    language: str,
+    files: Sequence[Path],
+    *,
+    items_per_unit: int,
+    annotators: int = 3,
+    handout: str = Batch.Handout.OVERLAP,
 ) -> DemoProject:
     team = team_ensure(name=DEMO_TEAM, members=[user])
     project = Project.objects.filter(name=name, kind=kind).order_by("id").first() or project_create(
@@ -170,7 +181,11 @@ def _demo_project(
     )
     created = sum(items_import(project=project, data=path.read_bytes(), filename=path.name).created for path in files)
     batch = project.batches.filter(name=DEMO_BATCH).order_by("id").first() or batch_create(
-        project=project, name=DEMO_BATCH, items_per_unit=items_per_unit, assignments_per_unit=annotators
+        project=project,
+        name=DEMO_BATCH,
+        items_per_unit=items_per_unit,
+        assignments_per_unit=annotators,
+        handout=handout,
     )
     invite = batch.invites.filter(active=True).order_by("id").first() or invite_link_create(batch=batch, label="demo")
     return DemoProject(project, batch, invite, created)
@@ -187,6 +202,7 @@ def _demo_gcrc(user, files: Sequence[Path]) -> DemoProject:
         files,
         items_per_unit=GCRC_DEMO_ITEMS_PER_UNIT,
         annotators=GCRC_DEMO_ANNOTATORS,
+        handout=Batch.Handout.OVERLAP,
     )
     links = list(demo.batch.invites.filter(active=True, role="annotator").order_by("id")[:GCRC_DEMO_ANNOTATORS])
     if len(links) == 1 and links[0].label == "demo":  # made by _demo_project: make it the first annotator's

@@ -13,7 +13,7 @@ from annotation.api.fields import JsonTypes, SettingsField
 from annotation.kinds import all_kinds
 from quality.exports import DATASETS, FORMATS
 from quality.models import ExportJob, QualityRun
-from quality.selectors import run_aggregation, run_agreement, run_headline
+from quality.selectors import run_aggregation, run_agreement, run_headline, run_pilot_agreement
 
 
 class RunCountsSerializer(serializers.Serializer):
@@ -113,6 +113,10 @@ class QualityRunSerializer(serializers.ModelSerializer):
     agreement = serializers.SerializerMethodField(
         help_text="Per label field the kind declares, in its order: agreement on the annotations the run keeps."
     )
+    pilot_agreement = serializers.SerializerMethodField(
+        help_text="The same figures on the batches' pilot items only (which every annotator does first); empty "
+        "without a pilot or before two annotators have done a pilot item."
+    )
     aggregation = serializers.SerializerMethodField(
         help_text="Per nominal/ordinal field: majority vote and Dawid-Skene over the kept annotations; the "
         "per-item labels and their confidence are in the items export."
@@ -129,6 +133,7 @@ class QualityRunSerializer(serializers.ModelSerializer):
             "counts",
             "headline",
             "agreement",
+            "pilot_agreement",
             "aggregation",
             "error",
             "created_by",
@@ -148,6 +153,10 @@ class QualityRunSerializer(serializers.ModelSerializer):
     @extend_schema_field(FieldAgreementSerializer(many=True))
     def get_agreement(self, run: QualityRun) -> list[dict[str, Any]]:
         return [{"field": name, **figures} for name, figures in run_agreement(run).items()]
+
+    @extend_schema_field(FieldAgreementSerializer(many=True))
+    def get_pilot_agreement(self, run: QualityRun) -> list[dict[str, Any]]:
+        return [{"field": name, **figures} for name, figures in run_pilot_agreement(run).items()]
 
     @extend_schema_field(FieldAggregationSerializer(many=True))
     def get_aggregation(self, run: QualityRun) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from quality.models import QualityRun
-from quality.selectors import run_aggregation, run_agreement, run_headline, run_plots
+from quality.selectors import run_aggregation, run_agreement, run_headline, run_pilot_agreement, run_plots
 
 AGREEMENT_HEADERS = (
     "Field",
@@ -81,6 +81,7 @@ def run_report_context(run: QualityRun | None) -> dict[str, Any]:
         "headline_rows": headline_rows(run_headline(run)),
         "agreement_headers": AGREEMENT_HEADERS,
         "agreement_rows": agreement_rows(run_agreement(run)),
+        "pilot_agreement_rows": agreement_rows(run_pilot_agreement(run)),
         "aggregation": run_aggregation(run),
         "plots": list(run_plots(run).only("name", "title", "position")),
     }

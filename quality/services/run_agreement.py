@@ -1,5 +1,6 @@
 """What a quality run adds to the kind's rules: the per-annotator agreement rule, agreement and
-aggregation per label field (on the annotations the run keeps), headline figures and plots."""
+aggregation per label field (on the annotations the run keeps; and apart, on the pilot items),
+headline figures and plots."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ import pandas as pd
 
 from annotation.kinds import QualityOutcome, get_kind
 from annotation.models import Project
-from quality.agreement import apply_annotator_rule, run_agreement
+from quality.agreement import apply_annotator_rule, pilot_agreement, run_agreement
 from quality.frames import kept_frame
 from quality.headline import headline
 from quality.models import QualityRun, RunPlot
 from quality.report.figures import Figure, run_figures
-from quality.selectors import assignment_events, assignment_slots
+from quality.selectors import assignment_events, assignment_slots, pilot_items
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,9 @@ def run_extras(
         "agreement_fields": list(agreement.fields),  # jsonb reorders keys; this keeps the kind's order
         "aggregation": agreement.aggregation,
     }
+    pilot = pilot_agreement(kept, fields, pilot_items(project))
+    if pilot is not None:  # the pilot's agreement, apart, once two annotators have done a pilot item
+        report["pilot_agreement"] = pilot
     figures = run_figures(
         fields=agreement.fields,
         annotators=annotators,

@@ -53,6 +53,30 @@ def test_add_form_creates_units_through_the_service(admin_client, project):
     assert batch.units.count() == 3 and batch.assignments_per_unit == 3 and batch.release_after_minutes == 45
 
 
+def test_add_form_hands_out_overlap_first_by_default_or_as_chosen_with_a_pilot(admin_client, project):
+    assert add_batch(admin_client, project).status_code == 302
+    assert (Batch.objects.get().handout, Batch.objects.get().pilot_items) == ("overlap", 0)
+    response = add_batch(admin_client, project, name="Round 2", handout="spread", pilot_items=2)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    batch = Batch.objects.get(name="Round 2")
+    assert (batch.handout, batch.pilot_items, batch.units.filter(pilot=True).count()) == ("spread", 2, 1)
+    change = admin_client.get(reverse("admin:annotation_batch_change", args=[batch.pk])).content.decode()
+    assert 'name="handout"' in change and 'name="pilot_items"' not in change  # the pilot is fixed, the order not
+    assert add_batch(admin_client, project, name="Round 3", pilot_items=5).status_code == 200  # nothing left
+    assert not Batch.objects.filter(name="Round 3").exists()
+
+
+def test_change_form_switches_the_order_and_a_post_without_it_keeps_it(admin_client, project):
+    batch = batch_create(project=project, name="b", items_per_unit=2, handout="spread")
+    url = reverse("admin:annotation_batch_change", args=[batch.pk])
+    data = {"name": "b", "status": "open", "release_after_minutes": 60, "channel_settings": "{}"}
+    data |= {f"{inline}-{n}_FORMS": "0" for inline in ("invites", "adjudication") for n in ("TOTAL", "INITIAL")}
+    assert admin_client.post(url, data).status_code == 302
+    assert Batch.objects.get().handout == "spread"
+    assert admin_client.post(url, {**data, "handout": "overlap"}).status_code == 302
+    assert Batch.objects.get().handout == "overlap"
+
+
 def test_add_form_with_chosen_items(admin_client, project):
     chosen = list(project.items.order_by("-id").values_list("external_id", flat=True)[:2])
     response = add_batch(admin_client, project, external_ids="\n".join(chosen), items_per_unit=5)

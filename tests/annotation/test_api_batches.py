@@ -117,3 +117,23 @@ def test_batch_can_be_closed_but_not_reshaped(staff_api, project):
     assert response.status_code == 200, response.content
     batch.refresh_from_db()
     assert batch.status == Batch.Status.CLOSED and batch.items_per_unit == 3
+
+
+def test_create_batch_with_a_pilot_and_an_order_then_change_the_order_but_not_the_pilot(staff_api, project):
+    body = {"project": project.pk, "name": "b", "items_per_unit": 2, "assignments_per_unit": 2}
+    plain = staff_api.post("/api/batches/", body, format="json").json()
+    assert (plain["handout"], plain["pilot_items"]) == ("overlap", 0)
+    response = staff_api.post("/api/batches/", {**body, "handout": "spread", "pilot_items": 3}, format="json")
+    assert response.status_code == 201, response.content
+    batch = Batch.objects.get(pk=response.json()["id"])
+    assert (batch.handout, batch.pilot_items, batch.units.filter(pilot=True, every_annotator=True).count()) == (
+        "spread",
+        3,
+        2,
+    )
+    patched = staff_api.patch(f"/api/batches/{batch.pk}/", {"handout": "overlap", "pilot_items": 0}, format="json")
+    assert patched.status_code == 200, patched.content
+    batch.refresh_from_db()
+    assert (batch.handout, batch.pilot_items) == ("overlap", 3)
+    assert staff_api.post("/api/batches/", {**body, "handout": "random"}, format="json").status_code == 400
+    assert staff_api.post("/api/batches/", {**body, "pilot_items": 7}, format="json").status_code == 409

@@ -1,4 +1,4 @@
-"""Migration 0018 holds apart work recorded before confirmation was kept: finished or released
+"""Migration 0019 holds apart work recorded before confirmation was kept: finished or released
 work of a recruiting site (a channel assignment id) with no verified submission is unconfirmed;
 verified work, work in progress and invite-link work stay as they were."""
 
@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-BEFORE = [("annotation", "0017_teams_team_required")]
-AFTER = [("annotation", "0018_trust_assignment_confirmed")]
+BEFORE = [("annotation", "0018_overlap_handout_and_pilot")]
+AFTER = [("annotation", "0019_trust_assignment_confirmed")]
 
 
 @pytest.mark.django_db(transaction=True)

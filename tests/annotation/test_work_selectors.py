@@ -24,13 +24,14 @@ def batch_of(n_items=6, per_unit=2, annotators=2, **kwargs):
     return batch_create(project=project, name="b", items_per_unit=per_unit, assignments_per_unit=annotators, **kwargs)
 
 
-def test_next_unit_prefers_the_emptiest_unit_then_the_earliest():
-    batch = batch_of(n_items=6, per_unit=2, annotators=2)
-    first, second, third = Unit.objects.filter(batch=batch).order_by("position")
+@pytest.mark.parametrize("handout, expected", [("spread", 1), ("overlap", 0)])
+def test_next_unit_prefers_the_emptiest_unit_spread_or_the_fullest_overlap_first_then_the_earliest(handout, expected):
+    batch = batch_of(n_items=6, per_unit=2, annotators=2, handout=handout)
+    units = list(Unit.objects.filter(batch=batch).order_by("position"))
     person = AnnotatorFactory(project=batch.project, batch=batch)
-    assert next_unit(batch, person, exclusive_groups=False) == first
-    assignment_next(annotator=AnnotatorFactory(project=batch.project, batch=batch), batch=batch)  # takes `first`
-    assert next_unit(batch, person, exclusive_groups=False) == second  # fewest holding, then position
+    assert next_unit(batch, person, exclusive_groups=False) == units[0]
+    assignment_next(annotator=AnnotatorFactory(project=batch.project, batch=batch), batch=batch)  # takes units[0]
+    assert next_unit(batch, person, exclusive_groups=False) == units[expected]
 
 
 def test_next_unit_skips_full_units_and_units_the_annotator_holds_or_has_seen():

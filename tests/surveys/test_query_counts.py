@@ -70,13 +70,13 @@ MAX_HANDOUT_STATEMENTS = 11
 TRANSACTION_CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 
 
-def _handout_statements(client, n_units: int) -> list[str]:
+def _handout_statements(client, n_units: int, handout: str = "overlap") -> list[str]:
     """The statements of the view that hands out an annotator's second unit, in a batch of
-    `n_units` one-item units (transaction control left out: BEGIN/COMMIT, or savepoints inside
-    the test's transaction)."""
+    `n_units` one-item units, two annotators each, in the `handout` order (transaction control
+    left out: BEGIN/COMMIT, or savepoints inside the test's transaction)."""
     project = ProjectFactory()
     ItemFactory.create_batch(n_units, project=project)
-    batch = batch_create(project=project, name="b", items_per_unit=1, assignments_per_unit=1)
+    batch = batch_create(project=project, name="b", items_per_unit=1, assignments_per_unit=2, handout=handout)
     url = client.post(reverse("surveys:invite", args=[invite_link_create(batch=batch).token]))["Location"]
     from annotation.models import Response
 
@@ -90,9 +90,10 @@ def _handout_statements(client, n_units: int) -> list[str]:
     return [x["sql"] for x in q.captured_queries if x["sql"].split()[0] not in TRANSACTION_CONTROL]
 
 
-def test_a_hand_out_costs_the_same_few_statements_in_a_small_and_a_large_batch(client):
-    """The unit rule is a fixed number of statements whatever the batch's size; a release sweep
-    that finds nothing writes nothing."""
-    small, large = _handout_statements(client, 3), _handout_statements(client, 60)
+@pytest.mark.parametrize("handout", ["overlap", "spread"])
+def test_a_hand_out_costs_the_same_few_statements_in_a_small_and_a_large_batch(client, handout):
+    """The unit rule is a fixed number of statements whatever the batch's size or hand-out order
+    (an ORDER BY of the same query); a release sweep that finds nothing writes nothing."""
+    small, large = _handout_statements(client, 3, handout), _handout_statements(client, 60, handout)
     assert len(small) == len(large) <= MAX_HANDOUT_STATEMENTS, [s[:70] for s in small]
     assert sum(s.startswith("UPDATE") for s in large) == 0

@@ -1,5 +1,5 @@
 """manage.py create_batch <project_id> --name N --items-per-unit K --annotators-per-item M [--consistency-set 20]
-[--preset NAME [--channel-settings JSON]]"""
+[--handout overlap|spread] [--pilot-items N] [--preset NAME [--channel-settings JSON]]"""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.channels import ChannelSettingsError
 from annotation.kinds import PresetError, get_kind, preset_fill, preset_named
+from annotation.models import Batch
 from annotation.selectors import invite_url
 from annotation.services.batches import BatchError, batch_create, channel_settings_check, invite_link_create
 from annotation.services.projects import consistency_set_choose
@@ -40,6 +41,20 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--release-after-minutes", type=int, default=60, help="Idle work is released to others after this."
+        )
+        parser.add_argument(
+            "--handout",
+            choices=Batch.Handout.values,
+            default=Batch.Handout.OVERLAP,
+            help="Which free unit a new annotator gets: overlap (the one others hold, so people share items early; "
+            "the default) or spread (the one fewest hold).",
+        )
+        parser.add_argument(
+            "--pilot-items",
+            type=int,
+            default=0,
+            metavar="N",
+            help="The first N items go to every annotator first; the quality report shows their agreement apart.",
         )
         parser.add_argument(
             "--consistency-set",
@@ -81,6 +96,8 @@ class Command(BaseCommand):
                 assignments_per_unit=options["annotators_per_item"]
                 or get_kind(project.kind).suggested_annotators_per_item(project.language),
                 release_after_minutes=options["release_after_minutes"],
+                handout=options["handout"],
+                pilot_items=options["pilot_items"],
                 channel=channel,
                 channel_settings=settings,
             )

@@ -24,7 +24,7 @@ def forwards(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0017_teams_team_required"),
+        ("annotation", "0018_overlap_handout_and_pilot"),
     ]
 
     operations = [
