@@ -14,12 +14,12 @@ PLACEHOLDER = re.compile(r"(?<![\w&])#(?![\w\d])")
 
 
 def report_reads_well(text: str) -> None:
-    """Numbers rounded, no placeholders, no note said twice."""
+    """Numbers rounded, no placeholders, no note said twice in one place (a row's notes)."""
     assert not UNROUNDED.findall(text), UNROUNDED.findall(text)[:5]
     assert not PLACEHOLDER.findall(text), [line for line in text.splitlines() if PLACEHOLDER.search(line)][:5]
-    notes = [line.strip() for line in text.splitlines() if len(line.strip()) > 60]
-    repeated = {line for line in notes if notes.count(line) > 1}
-    assert not repeated, repeated
+    for line in text.splitlines():
+        notes = [note.strip() for note in line.split(";") if len(note.strip()) > 20]
+        assert len(notes) == len(set(notes)), line
 
 
 def fits_the_window(page: Any) -> None:
