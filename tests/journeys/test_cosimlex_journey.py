@@ -18,10 +18,10 @@ from .checks import NO_ADJUDICATION, every_export_parses, fits_the_window, repor
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def pilot_file(tmp_path, pairs: int):
+def pilot_file(tmp_path, pairs: int, lang: str = "hr"):
     """The release file's header and first pairs, byte for byte (a researcher's pilot)."""
-    lines = data_file("cosimlex", "cosimlex_hr.sample.csv").read_bytes().splitlines(keepends=True)
-    path = tmp_path / "cosimlex_hr.pilot.csv"
+    lines = data_file("cosimlex", f"cosimlex_{lang}.sample.csv").read_bytes().splitlines(keepends=True)
+    path = tmp_path / f"cosimlex_{lang}.pilot.csv"
     path.write_bytes(b"".join(lines[: pairs + 1]))
     return path
 
