@@ -81,11 +81,24 @@ def adjudication_queue(*, response: Response) -> None:
     transaction.on_commit(lambda: tasks.open_adjudication.delay(response_id), robust=True)
 
 
+def adjudication_queue_confirmed(*, assignment_id: int) -> None:
+    """After sync confirmed an assignment's work: check each item it completed again, since its
+    annotations now count among the first two."""
+    for response in Response.objects.filter(assignment_id=assignment_id, completed_at__isnull=False).only("pk"):
+        adjudication_queue(response=response)
+
+
 def first_two(item: Item, batch: Batch) -> list[Response]:
-    """The item's first two completed annotations in the batch, in order of completion."""
+    """The item's first two completed annotations in the batch, in order of completion; work the
+    recruiting site has not confirmed yet is not among them (sync queues the check again when it
+    confirms it: `adjudication_queue_confirmed`)."""
     return list(
         Response.objects.filter(
-            item=item, assignment__unit__batch=batch, completed_at__isnull=False, assignment__status__in=COUNTED
+            item=item,
+            assignment__unit__batch=batch,
+            completed_at__isnull=False,
+            assignment__status__in=COUNTED,
+            assignment__confirmed=True,
         )
         .select_related("assignment")
         .order_by("completed_at", "id")[:2]

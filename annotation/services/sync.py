@@ -31,6 +31,7 @@ from annotation.channels.base import (
 )
 from annotation.channels.calls import records_calls
 from annotation.models import Assignment, Batch, Posting, Response, Submission, Unit
+from annotation.services.adjudication import adjudication_queue_confirmed
 
 from .assignments import assignments_set_status
 
@@ -161,6 +162,8 @@ def _record(assignment: Assignment, submission: SubmissionInfo | None, report: S
             Assignment.objects.filter(pk=assignment.pk).update(
                 confirmed=not unconfirmed, unconfirmed_reason=unconfirmed[:300]
             )
+            if not unconfirmed and not assignment.confirmed:  # its items may now have their first two
+                adjudication_queue_confirmed(assignment_id=assignment.pk)
             assignment.confirmed, assignment.unconfirmed_reason = not unconfirmed, unconfirmed[:300]
         Submission.objects.update_or_create(
             assignment=assignment,

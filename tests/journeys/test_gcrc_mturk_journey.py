@@ -1,8 +1,9 @@
 """GCRC on Mechanical Turk (the local MTurk-compatible endpoint), with an adjudicator of the
 researcher's own: one HIT of two labeled questions for two workers, who work inside the endpoint's
-frame in the Chinese interface; the adjudicator (an invite link from the admin, whatever channel
-recruited the pair) resolves their disagreements; the researcher syncs, runs quality, downloads
-the final labels and approves both workers on the endpoint."""
+frame in the Chinese interface. The adjudicator (an invite link from the admin, whatever channel
+recruited the pair) has nothing to do until the researcher's sync confirms the pair's work with
+MTurk, then resolves their disagreements; the researcher runs quality, downloads the final labels
+and approves both workers on the endpoint."""
 
 from __future__ import annotations
 
@@ -45,12 +46,15 @@ def test_gcrc_on_mturk_with_an_adjudicator(researcher, person, mturk, no_failed_
     adjudicator.goto(researcher.invite_link(batch, action="Create adjudicator link (one person)"))
     with adjudicator.expect_navigation():
         adjudicator.locator("form button[type=submit]").click()
+    assert adjudicator.locator("#done").count()  # MTurk has not confirmed the pair's work yet
+
+    assert "2 verified" in researcher.sync(batch)
+    adjudicator.reload()
     for _ in items:
         assert disputed(adjudicator) == ["a_evidence", "b_skill"]
         decide(adjudicator, {"a_evidence": "second", "b_skill": "first"})
     assert not AdjudicationTask.objects.filter(batch=batch, status=AdjudicationTask.Status.OPEN).exists()
 
-    assert "2 verified" in researcher.sync(batch)
     report = researcher.run_quality(project)
     report_reads_well(report)
     fits_the_window(researcher.page)

@@ -8,6 +8,7 @@ assignment. Now such work is left out of every judgement until MTurk confirms it
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from urllib.parse import urlencode
 
@@ -138,3 +139,35 @@ def test_the_admin_shows_work_held_apart_with_its_reason(forged, admin_client):
     assert "the channel does not know this work" in held
     listed = admin_client.get(reverse("admin:annotation_assignment_changelist") + "?confirmed__exact=0")
     assert [a.pk for a in listed.context["cl"].result_list] == [f.pk for f in fakes]
+
+
+def test_unconfirmed_work_opens_no_adjudication_until_sync_confirms_it(server, django_capture_on_commit_callbacks):
+    """A forged second annotation would otherwise put its values before the adjudicator (and into
+    the final labels as 'agreed'); once MTurk confirms real work at sync, the item is checked."""
+    from annotation.models import AdjudicationTask, FinalLabel
+    from annotation.services.adjudication import adjudication_open_for_item, adjudication_setup_set
+    from annotation.services.batches import batch_create
+    from annotation.services.imports import items_import
+    from tests.factories import ProjectFactory
+    from tests.gcrc.test_export import FIRST, RECORD, SECOND
+
+    project = ProjectFactory(kind="gcrc", language="zh-hans")
+    items_import(project=project, data=json.dumps({"data": [RECORD]}, ensure_ascii=False).encode())
+    batch = batch_create(
+        project=project, name="experts", items_per_unit=1, assignments_per_unit=2, channel="mturk", channel_settings={}
+    )
+    adjudication_setup_set(batch=batch)
+    publish_job_run(job=PublishJob.objects.create(batch=batch, base_url=BASE_URL, total=1))
+    unit = batch.units.get()
+    works = [do_work(server, unit, worker) for worker in ("A1FIRSTEXPERT", "A2SECONDEXPERT")]
+    for work, answers in zip(works, (FIRST, SECOND), strict=True):
+        work.assignment.responses.update(answers=answers)
+    item = unit.unit_items.get().item
+    assert adjudication_open_for_item(item=item, batch=batch) is None  # neither is confirmed yet
+    assert not FinalLabel.objects.exists()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        batch_sync(batch=batch)
+    task = AdjudicationTask.objects.get(item=item)
+    assert task.fields_in_dispute == ["a_error", "d_evidence"]
+    assert {task.first_response_id, task.second_response_id} == {w.assignment.responses.get().pk for w in works}
