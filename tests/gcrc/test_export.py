@@ -66,16 +66,17 @@ def frame() -> pd.DataFrame:
 
 
 def test_the_columns_of_one_annotation():
+    """Sentences numbered as the pages number them (from 1), in the row and in the reference."""
     row = kind.annotation_row(payload(), FIRST)
     assert row["answer"] == "B"
     assert (row["c_evidence"], row["c_evidence_text"], row["c_skill"], row["c_wrong"], row["c_error"]) == (
-        [0, 2],
+        [1, 3],
         f"{S1}\n{S3}",
         "DED",
         True,
         "TEMP",
     )
-    assert json.loads(row["reference"])["evidence_sentences"] == [[0], [1], [2], [2]]
+    assert json.loads(row["reference"])["evidence_sentences"] == [[1], [2], [3], [3]]
 
 
 def test_quality_keeps_both_and_reports_reference_scores_and_agreement():

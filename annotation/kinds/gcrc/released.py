@@ -1,9 +1,10 @@
 """An annotation in GCRC's terms: the kind's columns (declared once) and the released format.
 
-Columns per option x in a-d: `x_evidence` (indexes into the item's sentences, from 0, in passage
-order), `x_evidence_text` (those sentences verbatim, joined by a line break: a sentence never
+Columns per option x in a-d: `x_evidence` (the numbers of the item's sentences as the pages show
+them, from 1, in passage order), `x_evidence_text` (those sentences verbatim, joined by a line break: a sentence never
 holds one, so the list can be read back), `x_skill`, `x_wrong`, `x_error`. Then `answer` (the one
-the annotator worked with) and `reference` (the imported labels as JSON, or empty).
+the annotator worked with) and `reference` (the imported labels as JSON, or empty; its
+`evidence_sentences` numbered from 1 too).
 """
 
 from __future__ import annotations
@@ -48,15 +49,28 @@ def _evidence_text(payload: Mapping[str, Any], answers: Mapping[str, Any], lette
     return None if found is None else EVIDENCE_SEPARATOR.join(found)
 
 
+def _numbered(indexes: list[int | None] | None) -> list[int | None] | None:
+    """Sentence indexes (from 0, as stored) as the pages number the sentences (from 1)."""
+    return None if indexes is None else [None if i is None else i + 1 for i in indexes]
+
+
+def _evidence_numbers(payload: Mapping[str, Any], answers: Mapping[str, Any], letter: str) -> list[int | None] | None:
+    return _numbered(_option_answer(answers, letter).get("evidence"))
+
+
 def _reference_json(payload: Mapping[str, Any]) -> str | None:
     reference = payload.get("reference")
-    return None if reference is None else json.dumps(reference, ensure_ascii=False, sort_keys=True)
+    if reference is None:
+        return None
+    if "evidence_sentences" in reference:
+        reference = {**reference, "evidence_sentences": [_numbered(o) for o in reference["evidence_sentences"]]}
+    return json.dumps(reference, ensure_ascii=False, sort_keys=True)
 
 
 def _option_columns(letter: str) -> tuple[Column, ...]:
     page, x = option_page(letter), letter.lower()
     return (
-        Column.answer(f"{x}_evidence", page, "evidence"),
+        Column(f"{x}_evidence", lambda p, a: _evidence_numbers(p, a, letter)),
         Column(f"{x}_evidence_text", lambda p, a: _evidence_text(p, a, letter), payload_keys=("sentences",)),
         Column.answer(f"{x}_skill", page, "skill"),
         Column.answer(f"{x}_wrong", page, "wrong"),
