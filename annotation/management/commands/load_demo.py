@@ -126,7 +126,7 @@ def prolific_lines(batch: Batch, base: str) -> list[str]:
         )
     else:
         lines.append(
-            f"Prolific participants: {api}/participant/ (the local Prolific endpoint: pick the study, "
-            "give any participant id)"
+            f"Prolific participants: {api}/participant/ (the local Prolific endpoint: pick the study; "
+            "keep the participant id it offers, or give another 24-hex id)"
         )
     return lines
