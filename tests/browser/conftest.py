@@ -88,3 +88,27 @@ def make_invite(transactional_db, recam_dev_bytes):
         return invite_link_create(batch=batch, label="browser test")
 
     return make
+
+
+@pytest.fixture
+def mturk(settings):
+    """The local MTurk-compatible endpoint for this test, with the channel pointed at it."""
+    from annotation.mturk.local import LocalMTurkServer
+
+    with LocalMTurkServer(balance="100.00") as server:
+        settings.MTURK_ENDPOINT = "local"
+        settings.MTURK_LOCAL_URL = server.url
+        settings.MTURK_MAX_ATTEMPTS = 4
+        yield server
+
+
+@pytest.fixture
+def prolific(settings):
+    """The local Prolific-compatible endpoint for this test, with the channel pointed at it."""
+    from annotation.prolific.local import LocalProlificServer
+
+    with LocalProlificServer(balance=1_000_000) as server:
+        settings.PROLIFIC_API_URL = server.url
+        settings.PROLIFIC_API_TOKEN = server.token
+        settings.PROLIFIC_COMPLETION_URL = server.completion_url
+        yield server

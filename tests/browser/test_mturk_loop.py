@@ -14,7 +14,6 @@ import re
 import pytest
 
 from annotation.models import Assignment, Batch, Submission
-from annotation.mturk.local import LocalMTurkServer
 from annotation.services.imports import items_import
 from quality.models import AnnotatorDecision
 from tests.conftest import data_file
@@ -26,16 +25,6 @@ from .test_researcher_admin import log_in
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 WORKER = "A1BROWSERWORKER"
-
-
-@pytest.fixture
-def mturk(settings):
-    """A local endpoint for this test, with the channel pointed at it."""
-    with LocalMTurkServer(balance="50.00") as server:
-        settings.MTURK_ENDPOINT = "local"
-        settings.MTURK_LOCAL_URL = server.url
-        settings.MTURK_MAX_ATTEMPTS = 4
-        yield server
 
 
 def run_action(page, changelist: str, batch: Batch, label: str) -> None:
@@ -83,7 +72,7 @@ def test_publish_accept_work_in_frame_submit_sync_quality_approve(live_server, b
         # publish: the confirmation shows the cost and the balance, nothing is created before "Publish"
         run_action(admin, changelist, batch, "Publish on the recruiting site (shows the cost first)")
         assert admin.inner_text("#publish-total") == "$0.60"  # $0.50 reward + 20 % fee, one assignment
-        assert admin.inner_text("#publish-balance") == "$50.00"
+        assert admin.inner_text("#publish-balance") == "$100.00"
         assert mturk.store.rows("SELECT id FROM hits") == []
         with admin.expect_navigation():
             admin.click("input[type=submit][value^=Publish]")

@@ -16,7 +16,6 @@ import pytest
 from annotation.channels import get_channel
 from annotation.channels.prolific import completion_codes
 from annotation.models import Assignment, Batch, Submission
-from annotation.prolific.local import LocalProlificServer
 from annotation.services.batches import batch_create
 from annotation.services.demo import MTURK_DEMO_ITEMS_PER_UNIT, PROLIFIC_DEMO_PARTICIPANTS, PROLIFIC_DEMO_SETTINGS
 from annotation.services.imports import items_import
@@ -32,16 +31,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PARTICIPANT = "b0b0b0b0b0b0b0b0b0b0b001"  # Prolific ids are 24 hex characters
 PUBLISH = "Publish on the recruiting site (shows the cost first)"  # the one publish action, for every channel
 SYNC = "Sync submissions from the recruiting site now"
-
-
-@pytest.fixture
-def prolific(settings):
-    """A local endpoint for this test, with the channel pointed at it."""
-    with LocalProlificServer(balance=1_000_000) as server:
-        settings.PROLIFIC_API_URL = server.url
-        settings.PROLIFIC_API_TOKEN = server.token
-        settings.PROLIFIC_COMPLETION_URL = server.completion_url
-        yield server
 
 
 def demo_like_batch() -> Batch:

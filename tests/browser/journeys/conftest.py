@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import TIMEOUT_MS, browser  # noqa: F401  (the session's Chromium)
+from tests.browser.conftest import TIMEOUT_MS
 
 from .researcher import Researcher
 
@@ -54,27 +54,3 @@ def no_failed_requests():
         assert not failed, failed
 
     return check
-
-
-@pytest.fixture
-def mturk(settings):
-    """The local MTurk-compatible endpoint for this test, with the channel pointed at it."""
-    from annotation.mturk.local import LocalMTurkServer
-
-    with LocalMTurkServer(balance="100.00") as server:
-        settings.MTURK_ENDPOINT = "local"
-        settings.MTURK_LOCAL_URL = server.url
-        settings.MTURK_MAX_ATTEMPTS = 4
-        yield server
-
-
-@pytest.fixture
-def prolific(settings):
-    """The local Prolific-compatible endpoint for this test, with the channel pointed at it."""
-    from annotation.prolific.local import LocalProlificServer
-
-    with LocalProlificServer(balance=1_000_000) as server:
-        settings.PROLIFIC_API_URL = server.url
-        settings.PROLIFIC_API_TOKEN = server.token
-        settings.PROLIFIC_COMPLETION_URL = server.completion_url
-        yield server
