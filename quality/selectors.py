@@ -159,9 +159,10 @@ def pilot_items(project: Project) -> set[tuple[int, int]]:
 
 def assignment_events(project: Project) -> pd.DataFrame:
     """One row per assignment of the project: `started`, `ended` (submitted; for a released one
-    its last activity; NaT while working) and `done` (submitted, approved or rejected)."""
+    its last activity; NaT while working) and `done` (submitted, approved or rejected). Work the
+    recruiting site has not confirmed is left out, as from every other figure."""
     done_statuses = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
-    rows = Assignment.objects.filter(unit__batch__project=project).values_list(
+    rows = Assignment.objects.filter(unit__batch__project=project, confirmed=True).values_list(
         "started_at", "submitted_at", "last_activity_at", "status"
     )
     records = [

@@ -171,3 +171,11 @@ def test_unconfirmed_work_opens_no_adjudication_until_sync_confirms_it(server, d
     task = AdjudicationTask.objects.get(item=item)
     assert task.fields_in_dispute == ["a_error", "d_evidence"]
     assert {task.first_response_id, task.second_response_id} == {w.assignment.responses.get().pk for w in works}
+
+
+def test_forged_entries_are_not_among_the_studys_engagement_events(forged):
+    from quality.selectors import assignment_events
+
+    batch, _real, _fakes = forged
+    batch_sync(batch=batch)
+    assert len(assignment_events(batch.project)) == 1  # the real worker's assignment alone
