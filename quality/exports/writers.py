@@ -57,10 +57,12 @@ def spreadsheet_safe_cell(value: Any) -> Any:
 
 
 def plain_cell(value: Any) -> Any:
-    """A CSV/TSV cell as a person reads it: a list as its items joined by ';', an object as
-    JSON (the only structured value a cell keeps); anything else as it is. JSONL keeps values
-    as JSON."""
+    """A CSV/TSV cell as a person reads it: a list of plain values as its items joined by ';';
+    an object, or a list that holds lists or objects (GCRC's sentences per option), as JSON,
+    the only structured value a cell keeps; anything else as it is. JSONL keeps values as JSON."""
     if isinstance(value, list | tuple):
+        if any(isinstance(v, list | tuple | dict) for v in value):
+            return json.dumps(value, ensure_ascii=False)
         return ";".join("" if v is None else str(v) for v in value)
     if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False)

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import Item
 from quality.exports import Options, export_open
-from quality.exports.writers import spreadsheet_safe_cell
+from quality.exports.writers import plain_cell, spreadsheet_safe_cell
 from tests.factories import RECAM_PAYLOAD, ProjectFactory
 
 pytestmark = pytest.mark.django_db
@@ -111,3 +111,19 @@ def test_admin_download_api_and_command_take_the_option(crafted, staff_client, s
     )
     assert "cells: spreadsheet-safe" in err.getvalue()
     assert questions(target.read_bytes(), "csv")[3] == "'@SUM(A1) @placeholder"
+
+
+@pytest.mark.parametrize(
+    ("value", "cell"),
+    [
+        ([1, 4], "1;4"),
+        (["a", None, "b"], "a;;b"),
+        ({"answer": "B"}, '{"answer": "B"}'),
+        ([["甲说了一句话。"], [], ["乙回答了。", "丙走了！"]], '[["甲说了一句话。"], [], ["乙回答了。", "丙走了！"]]'),
+        ("plain", "plain"),
+    ],
+)
+def test_a_cell_is_a_plain_value_and_a_list_of_lists_stays_json(value, cell):
+    """A flat list reads as its items; a list of lists (GCRC's sentences per option) cannot be
+    joined without losing where one option ends, so it stays JSON (a Python repr before)."""
+    assert plain_cell(value) == cell

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -34,7 +35,7 @@ NO_ADJUDICATION = frozenset({"final", "final_items", "adjudications"})
 
 def every_export_parses(downloads: dict[str, Download], *, empty: frozenset[str] = frozenset()) -> None:
     """Each dataset in each format has a header (CSV/TSV) and rows, except the datasets the study
-    has nothing for (`empty`); CSV and TSV hold the same rows as JSONL."""
+    has nothing for (`empty`); CSV and TSV hold the same rows as JSONL, as plain values."""
     datasets = {key.rsplit(".", 1)[0] for key in downloads}
     assert datasets, "no export buttons"
     for dataset in sorted(datasets):
@@ -45,6 +46,8 @@ def every_export_parses(downloads: dict[str, Download], *, empty: frozenset[str]
         assert csv_.header and csv_.rows, f"{dataset}.csv has no header or no rows"
         assert csv_.header == tsv.header, dataset
         assert len(csv_.rows) == len(tsv.rows) == len(jsonl.rows), dataset
-        for row in csv_.rows:
+        for row in csv_.rows:  # plain values: no quoted JSON strings, lists joined by ";"
             for column, value in row.items():
                 assert not (value.startswith('"') and value.endswith('"')), (dataset, column, value)
+                if value.startswith("["):  # only a list of lists stays JSON; a flat one is ";"-joined
+                    assert isinstance(json.loads(value)[0], list | dict), (dataset, column, value)

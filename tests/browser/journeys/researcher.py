@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ class Download:
 
 def parse_export(name: str, data: bytes) -> Download:
     text = data.decode("utf-8")
-    assert not text.startswith("\ufeff") or name.endswith((".csv", ".tsv")), name
+    assert not text.startswith("\ufeff") or name.endswith((".csv", ".tsv")), f"{name}: a BOM outside CSV/TSV"
     text = text.removeprefix("\ufeff")
     if name.endswith(".jsonl"):
         rows = [json.loads(line) for line in text.splitlines() if line.strip()]
@@ -106,7 +107,7 @@ class Researcher:
         items_per_unit: int,
         annotators_per_item: int,
         channel: str = "invite",
-        external_ids: list[str] = (),  # type: ignore[assignment]
+        external_ids: Sequence[str] = (),
         use_preset: bool = False,
         channel_settings: dict[str, Any] | None = None,
     ) -> Batch:
