@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from django.db.models import Count, Q
@@ -179,6 +180,7 @@ def final_values(project: Project) -> dict[int, dict[str, Any]]:
     return found
 
 
+EXPORT_CHUNK = 2000
 ADJUDICATION_COLUMNS = [
     "task_id",
     "item_id",
@@ -196,8 +198,10 @@ ADJUDICATION_COLUMNS = [
 
 
 def adjudication_rows(project: Project) -> Iterator[dict[str, Any]]:
-    """Each adjudication task: the two annotators, the fields in dispute and the adjudicator's
-    decisions as given (the raw third annotation)."""
+    """Each adjudication task: the two annotators numbered as the adjudicator's page numbers them
+    (`task_sides`: by their invite link, not by who finished first), the fields in dispute and the
+    adjudicator's decisions as given (the raw third annotation). One look-up of the annotators'
+    origins per chunk of tasks."""
     queryset = (
         AdjudicationTask.objects.filter(item__project=project)
         .order_by("id")
@@ -209,18 +213,26 @@ def adjudication_rows(project: Project) -> Iterator[dict[str, Any]]:
             "second_response__assignment__annotator",
         )
     )
-    for task in queryset.iterator(2000):
-        yield {
-            "task_id": task.pk,
-            "item_id": task.item_id,
-            "external_id": task.item.external_id,
-            "batch": task.batch.name,
-            "first_annotator": task.first_response.assignment.annotator.external_id,
-            "second_annotator": task.second_response.assignment.annotator.external_id,
-            "fields_in_dispute": list(task.fields_in_dispute),
-            "adjudicator": task.adjudicator.external_id if task.adjudicator else "",
-            "answers": dict(task.answers),
-            "status": task.status,
-            "created_at": task.created_at.isoformat(),
-            "decided_at": task.decided_at.isoformat() if task.decided_at else "",
-        }
+    tasks = queryset.iterator(EXPORT_CHUNK)
+    while chunk := list(islice(tasks, EXPORT_CHUNK)):
+        origins = annotator_origins(
+            r.assignment.annotator for task in chunk for r in (task.first_response, task.second_response)
+        )
+        for task in chunk:
+            first, second = sorted(
+                (task.first_response, task.second_response), key=lambda r: origins[r.assignment.annotator_id].rank
+            )
+            yield {
+                "task_id": task.pk,
+                "item_id": task.item_id,
+                "external_id": task.item.external_id,
+                "batch": task.batch.name,
+                "first_annotator": first.assignment.annotator.external_id,
+                "second_annotator": second.assignment.annotator.external_id,
+                "fields_in_dispute": list(task.fields_in_dispute),
+                "adjudicator": task.adjudicator.external_id if task.adjudicator else "",
+                "answers": dict(task.answers),
+                "status": task.status,
+                "created_at": task.created_at.isoformat(),
+                "decided_at": task.decided_at.isoformat() if task.decided_at else "",
+            }

@@ -115,6 +115,7 @@ def test_an_own_value_that_parses_is_the_adjudicators_decision(client, django_ca
 
 
 def test_annotators_are_numbered_by_their_links_not_by_who_finished_first(client, django_capture_on_commit_callbacks):
+    from annotation.adjudication_selectors import adjudication_rows
     from annotation.services.assignments import annotator_join_via_invite, assignment_next
     from tests.factories import save_answer
     from tests.gcrc.test_export import FIRST, SECOND
@@ -143,6 +144,12 @@ def test_annotators_are_numbered_by_their_links_not_by_who_finished_first(client
     posted = {"task": str(task.pk), "choice_a_error": "first", "choice_d_evidence": "second"}
     assert client.post(url, posted).status_code == 302
     assert AdjudicationTask.objects.get().answers == {"a_error": "DTL", "d_evidence": [1, 2]}
+    # the adjudications export numbers them as the page does
+    (row,) = adjudication_rows(batch.project)
+    assert (row["first_annotator"], row["second_annotator"]) == (
+        people["annotator-1"].external_id,
+        people["annotator-2"].external_id,
+    )
 
 
 def walk_recam(url: str, client, changes: dict) -> None:
