@@ -58,7 +58,7 @@ def spreadsheet_safe_cell(value: Any) -> Any:
 
 def plain_cell(value: Any) -> Any:
     """A CSV/TSV cell as a person reads it: a list of plain values as its items joined by ';';
-    an object, or a list that holds lists or objects (GCRC's sentences per option), as JSON,
+    an object, or a list that holds lists or objects (e.g. sentences per answer option), as JSON,
     the only structured value a cell keeps; anything else as it is. JSONL keeps values as JSON."""
     if isinstance(value, list | tuple):
         if any(isinstance(v, list | tuple | dict) for v in value):
