@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -69,23 +70,32 @@ def adjudicator_for_user(*, batch: Batch, user: Any) -> Annotator:
     return annotator
 
 
+def _stage_on(assignment_id: int) -> bool:
+    return AdjudicationSetup.objects.filter(batch__units__assignments=assignment_id, enabled=True).exists()
+
+
+def _check_on_commit(response_ids: Iterable[int]) -> None:
+    """Check each response's item once the current transaction commits (a Celery task)."""
+    from annotation import tasks
+
+    for response_id in response_ids:
+        transaction.on_commit(partial(tasks.open_adjudication.delay, response_id), robust=True)
+
+
 def adjudication_queue(*, response: Response) -> None:
     """After the save that completed `response`'s item, in a batch with an adjudication stage:
     check the item once the save commits (a Celery task, so the save itself reads no more than
     whether the stage is on)."""
-    from annotation import tasks
-
-    if not AdjudicationSetup.objects.filter(batch__units__assignments=response.assignment_id, enabled=True).exists():
-        return
-    response_id = response.pk
-    transaction.on_commit(lambda: tasks.open_adjudication.delay(response_id), robust=True)
+    if _stage_on(response.assignment_id):
+        _check_on_commit([response.pk])
 
 
 def adjudication_queue_confirmed(*, assignment_id: int) -> None:
     """After sync confirmed an assignment's work: check each item it completed again, since its
-    annotations now count among the first two."""
-    for response in Response.objects.filter(assignment_id=assignment_id, completed_at__isnull=False).only("pk"):
-        adjudication_queue(response=response)
+    annotations now count among the first two (one look at the stage for the assignment)."""
+    if _stage_on(assignment_id):
+        done = Response.objects.filter(assignment_id=assignment_id, completed_at__isnull=False)
+        _check_on_commit(list(done.values_list("pk", flat=True)))
 
 
 def first_two(item: Item, batch: Batch) -> list[Response]:
