@@ -16,9 +16,15 @@ from annotation.selectors import annotation_columns, annotation_rows
 def annotation_frame(project: Project) -> pd.DataFrame:
     """Every response a quality run judges: work a recruiting site has not confirmed is held apart
     (made-up ids under a real worker's id must not sway that worker's accuracy, agreement or
-    the aggregated labels)."""
+    the aggregated labels).
+
+    A value a row lacks stays None in the text and object columns: pandas would read it back as
+    NaN, which is truthy and not a string, so every kind's `row.get(key) or ...` would see it."""
     rows = annotation_rows(project)
-    return pd.DataFrame.from_records(list(rows), columns=annotation_columns(project))
+    frame = pd.DataFrame.from_records(list(rows), columns=annotation_columns(project))
+    text = frame.select_dtypes(include=["object", "str"]).columns
+    frame[text] = frame[text].astype(object).where(frame[text].notna(), None)
+    return frame
 
 
 def kept_frame(frame: pd.DataFrame, keep: pd.Series) -> pd.DataFrame:

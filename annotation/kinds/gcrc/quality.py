@@ -65,16 +65,9 @@ def _scored(pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]], prefix
     return {count: len(gold), **{f"{prefix}{k}": scores[k] for k in SCORE_KEYS}}
 
 
-def _reference(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The item's reference labels of an annotation row; {} for an item imported without them
-    (the frame holds NaN there once some items have labels and others have not)."""
-    reference = row.get("reference")
-    return json.loads(reference) if isinstance(reference, str) and reference else {}
-
-
 def _reference_scores(done: list[dict[str, Any]]) -> dict[str, Any]:
     """Every finished annotation scored against its item's reference labels, as one question."""
-    pairs = ((_reference(row), labels_from_row(row)) for row in done)
+    pairs = ((json.loads(row["reference"]) if row.get("reference") else {}, labels_from_row(row)) for row in done)
     return _scored(pairs, "reference_", "reference_annotations")
 
 
