@@ -18,7 +18,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 
-from annotation.kinds import ImportProblem, get_kind, kind_choices
+from annotation.kinds import ImportProblem, get_kind, kind_choices, kind_of
 from annotation.models import Item, Project
 from annotation.services.projects import consistency_set_choose, project_create
 from annotation.services.uploads import items_import_file
@@ -123,7 +123,7 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
 
     @admin.display(description="Kind's default settings")
     def kind_defaults(self, project: Project) -> SafeString | str:
-        return pretty_json(get_kind(project.kind).settings_for(None)) if project.kind else "—"
+        return pretty_json(kind_of(project).settings_for(None)) if project.kind else "—"
 
     @admin.display(description="Items", ordering="item_count")
     def item_count(self, project: CountedProject) -> SafeString:
@@ -225,7 +225,7 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
             "opts": self.opts,
             "original": project,
             "form": form,
-            "kind": get_kind(project.kind),
+            "kind": kind_of(project),
             "max_bytes": settings.IMPORT_MAX_BYTES,
         }
 
