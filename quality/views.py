@@ -97,6 +97,7 @@ def report(request: HttpRequest, project_id: int) -> HttpResponse:
         **admin.site.each_context(request),
         "title": f"Quality report: {project.name}",
         "project": project,
+        "kind_title": kind.title,
         "run": run,
         "runs": project_runs(project)[:20],
         "diagnostic_labels": figure_labels(columns, styles),
@@ -145,12 +146,14 @@ def report_download(request: HttpRequest, project_id: int, run_id: int) -> HttpR
     run = run_with_counts(_run_of(request, project_id, run_id).pk)
     if run is None:  # deleted since _run_of found it
         raise Http404("No such quality run in this project.")
+    kind = kind_of(run.project)
     context = {
         "project": run.project,
+        "kind_title": kind.title,
         "run": run,
         **run_report_context(run),
         "inline_plots": [(p.title, inline_svg(p.svg)) for p in run_plots(run)],
-        "summary": _summary(run, kind_of(run.project).figure_styles()),
+        "summary": _summary(run, kind.figure_styles()),
     }
     response = render(request, "quality/report_download.html", context)
     filename = f"quality-report-project{run.project_id}-run{run.pk}.html"

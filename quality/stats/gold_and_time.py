@@ -63,7 +63,9 @@ def select_annotations(
     annotators["n_gold"] = per["known"].reindex(annotators.index).fillna(0).astype(int)
     right_total = per["right"].reindex(annotators.index).fillna(0)
     annotators["accuracy"] = [_share(r, n) for r, n in zip(right_total, annotators["n_gold"])]
-    seconds = pd.to_numeric(frame["seconds"], errors="coerce")
+    seconds = (
+        pd.to_numeric(frame["seconds"], errors="coerce") if "seconds" in frame else pd.Series(np.nan, index=frame.index)
+    )
     annotators["median_seconds"] = seconds[completed].groupby(frame["annotator_id"]).median().reindex(annotators.index)
     low = pd.Series(False, index=annotators.index)
     if min_gold_accuracy is not None:
