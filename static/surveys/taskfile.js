@@ -172,7 +172,11 @@
       var mark = options[j].querySelector("kbd");
       if (mark && mark.textContent === key) {
         event.preventDefault();
-        options[j].querySelector("input").click();
+        var input = options[j].querySelector("input");
+        input.click();
+        // one answer given with a key: the keys move on to the next question (a choice of
+        // several stays until the annotator moves on)
+        active = input.type === "radio" ? (boxes[boxes.indexOf(box) + 1] || box) : box;
         return;
       }
     }
@@ -189,10 +193,11 @@
     if (box) { active = box; }
   });
   document.addEventListener("input", applyConditions);
-  document.addEventListener("change", function (event) {
+  document.addEventListener("change", applyConditions);
+  document.addEventListener("click", function (event) {
+    if (!event.isTrusted) { return; }  // a key's own click: the keys have moved on already
     var box = event.target.closest && event.target.closest("fieldset.question");
     if (box) { active = box; }
-    applyConditions();
   });
 
   function init() {
