@@ -27,7 +27,6 @@ from annotation.team_selectors import projects_visible_to
 
 from .views import ENGINE
 
-
 #: what a page's context or form raises when it reads an earlier page's answer not given yet
 NEEDS_EARLIER_ANSWERS = (KeyError, IndexError, TypeError)
 

@@ -24,7 +24,7 @@ from annotation.services.projects import consistency_set_choose, project_create,
 from annotation.services.uploads import items_import_file
 from annotation.team_selectors import default_team_of
 
-from .common import OwnTeamsFilter, TeamScoped, adopt, preview_url, pretty_json, quality_report_url
+from .common import OwnTeamsFilter, TeamScoped, adopt, pretty_json, preview_url, quality_report_url
 from .task_files import PASTE, UPLOAD, ProjectForm, task_file_pretty
 
 

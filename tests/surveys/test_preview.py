@@ -35,7 +35,9 @@ def page_ids(html: str, project) -> list[str]:
 
 def test_every_page_of_the_first_item_is_rendered_read_only(client, project, researcher):
     first = ItemFactory(project=project, external_id="first")
-    ItemFactory(project=project, external_id="second", payload={**RECAM_PAYLOAD, "question": "Zzsecond item @placeholder ."})
+    ItemFactory(
+        project=project, external_id="second", payload={**RECAM_PAYLOAD, "question": "Zzsecond item @placeholder ."}
+    )
     client.force_login(researcher)
     response = client.get(preview_url(project))
     assert response.status_code == 200
