@@ -92,7 +92,7 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Project | None = None) -> tuple[str, ...]:
         return ("kind", *self.readonly_fields) if obj is not None else self.readonly_fields
 
-    def get_fieldsets(self, request: HttpRequest, obj: Project | None = None) -> list[tuple[str | None, dict]]:
+    def get_fieldsets(self, request: HttpRequest, obj: Project | None = None) -> Any:
         """A new project: a kind or a task file. A project with a task file: the file, and a
         place to change it."""
         main = ["name", "team", "kind", "language", "instructions", "settings"]
@@ -108,7 +108,7 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
                     },
                 ),
             ]
-        sets: list[tuple[str | None, dict]] = [(None, {"fields": [*main, "kind_defaults", "created_by", "created_at"]})]
+        sets: list[tuple[str | None, Any]] = [(None, {"fields": [*main, "kind_defaults", "created_by", "created_at"]})]
         if obj.task_file:
             sets.append(("Task file", {"fields": ["task_file_shown"]}))
             sets.append(("Change the task file", {"fields": [PASTE, UPLOAD], "classes": ["collapse"]}))

@@ -104,7 +104,7 @@ class ProjectForm(forms.ModelForm):
             self.fields[UPLOAD].help_text = "A new version of the task file, instead of editing it above."
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         text, source = self._task_file_text(data)
         if text is not None and source is not None:
             try:

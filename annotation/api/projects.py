@@ -89,7 +89,7 @@ class ProjectSerializer(JsonTypes, serializers.ModelSerializer):
         new project goes to the user's only team unless another of theirs is named."""
         kind = self._task_kind(attrs)
         foreign = sorted(set(attrs.get("settings") or {}) - set(kind.settings_for(None))) if kind else []
-        if foreign:
+        if kind is not None and foreign:
             raise Conflict(f"not settings of a {attrs.get('kind') or kind.title} project: {', '.join(foreign)}")
         if self.instance is None and "team" not in attrs:
             team = default_team_of(self.context["request"].user)

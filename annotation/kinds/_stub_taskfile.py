@@ -26,9 +26,7 @@ class TaskFileError(ValueError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        return "\n".join(
-            (f"line {p.line}, " if p.line else "") + f"{p.path}: {p.message}" for p in self.problems
-        )
+        return "\n".join((f"line {p.line}, " if p.line else "") + f"{p.path}: {p.message}" for p in self.problems)
 
 
 def _load(text: str) -> dict[str, Any]:
