@@ -105,3 +105,19 @@ def test_staff_without_the_view_permission_gets_403_and_anonymous_the_login(clie
 def test_the_project_page_links_the_preview(admin_client, project):
     html = admin_client.get(reverse("admin:annotation_project_change", args=[project.pk])).content.decode()
     assert preview_url(project) in html
+
+
+def test_a_task_files_pages_are_all_shown_on_a_typed_record_conditional_ones_too(client):
+    from annotation.services.projects import project_create
+    from tests.conftest import data_file
+
+    team = TeamFactory()
+    project = project_create(name="File", team=team, task_file=data_file("task_files", "two_pages.yaml").read_text())
+    client.force_login(staff_with("view_project", teams=[team]))
+    response = client.post(preview_url(project), {"record": json.dumps({"id": "r1", "text": "A fine little text."})})
+    assert response.status_code == 200, response.content.decode()[:2000]
+    html = response.content.decode()
+    assert 'id="preview-page-first"' in html and 'id="preview-page-why"' in html  # the condition is undecided
+    assert "A fine little text." in html and "Is the text positive?" in html
+    missing = client.post(preview_url(project), {"record": json.dumps({"id": "r2"})})
+    assert missing.status_code == 400 and "text" in missing.content.decode().split('id="record-error"')[1]
