@@ -27,8 +27,8 @@ UPLOAD, PASTE = "task_file_upload", "task_file_text"
 
 
 def task_file_problems(error: TaskFileError) -> list[str]:
-    """One message per problem, with its line and key path, as `str(error)` writes them."""
-    return [line for line in str(error).splitlines() if line.strip()] or ["The task file is not valid."]
+    """One message per problem, with its line and key path ("line 14, pages[0].questions[1].type: ...")."""
+    return [str(problem) for problem in error.problems] or ["The task file is not valid."]
 
 
 def task_file_pretty(text: str) -> SafeString | str:

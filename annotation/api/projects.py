@@ -135,7 +135,7 @@ class ProjectSerializer(JsonTypes, serializers.ModelSerializer):
             try:
                 task_file_kind(value)
             except TaskFileError as exc:
-                raise serializers.ValidationError([line for line in str(exc).splitlines() if line.strip()]) from None
+                raise serializers.ValidationError([str(problem) for problem in exc.problems]) from None
         return value
 
 

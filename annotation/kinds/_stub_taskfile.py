@@ -19,6 +19,9 @@ class TaskFileProblem:
     line: int | None
     message: str
 
+    def __str__(self) -> str:
+        return (f"line {self.line}, " if self.line else "") + f"{self.path}: {self.message}"
+
 
 class TaskFileError(ValueError):
     def __init__(self, problems: list[TaskFileProblem]):

@@ -96,9 +96,9 @@ def test_patch_beyond_words_once_annotated_is_a_409_and_changes_nothing(api, tea
     ItemFactory(project=project, payload={"text": "Great.", "review_id": "r1"})
     batch = batch_create(project=project, name="b", items_per_unit=1)
     assignment_next(annotator=annotator_join_via_invite(invite=invite_link_create(batch=batch)), batch=batch)
-    new = good_file().replace("- {value: neutral, label: Neutral}\n", "")
+    new = good_file().replace("          - {value: neutral, label: Neutral}\n", "")
     response = api.patch(f"/api/projects/{project.pk}/", {"task_file": new, "name": "P2"}, format="json")
-    assert response.status_code == 409 and response.json()["detail"]
+    assert response.status_code == 409 and response.json()["detail"], response.content
     project.refresh_from_db()
     assert project.task_file == good_file() and project.name == "P"
 
