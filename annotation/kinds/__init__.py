@@ -19,14 +19,6 @@ from .presets import ChannelPreset, PresetError, preset_fill, preset_for_channel
 from .registry import UnknownKind, all_kinds, get_kind, kind_choices, register
 from .results import AGREEMENT_SETTINGS, KindPlot, LabelField
 from .scde import kind as scde_kind  # noqa: F401  (registers)
-from ._stub_taskfile import (
-    TASK_FILE_KIND,
-    TaskFileError,
-    TaskFileProblem,
-    kind_of,
-    task_file_kind,
-    task_file_words_change,
-)  # noqa: F401
 from .scoring import NothingToScore, ProjectResults, ResultItem, ScoreProblem, Scorer, ScorerOption, Upload
 
 __all__ = [

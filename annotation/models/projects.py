@@ -20,7 +20,6 @@ class Project(models.Model):
     settings = models.JSONField(default=dict, blank=True, help_text="Overrides of the kind's default settings.")
     created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
-    task_file = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -7,17 +7,15 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from annotation.kinds import TASK_FILE_KIND, get_kind, task_file_kind, task_file_words_change
-from annotation.models import Response
+from annotation.kinds import get_kind
 from annotation.models import Item, Project, Team
 
 
 def project_create(
     *,
     name: str,
-    kind: str = "",
+    kind: str,
     team: Team,
-    task_file: str = "",
     language: str = "en",
     instructions: str = "",
     settings: dict[str, Any] | None = None,
@@ -30,15 +28,10 @@ def project_create(
     one the creator may use (`team_selectors.teams_of`: the admin and API offer only those), since
     only its members will see the project.
     """
-    if task_file:
-        task_file_kind(task_file)
-        kind = TASK_FILE_KIND
-    else:
-        get_kind(kind)
+    get_kind(kind)
     return Project.objects.create(
         name=name,
         kind=kind,
-        task_file=task_file,
         team=team,
         language=language,
         instructions=instructions,
@@ -65,15 +58,3 @@ def consistency_set_choose(*, project: Project, size: int = 20, seed: int | None
     project.settings = {**(project.settings or {}), "consistency_items": [firsts[g] for g in chosen]}
     project.save(update_fields=["settings"])
     return project.settings["consistency_items"]
-
-
-def project_task_file_change(*, project: Project, text: str) -> Project:
-    """TEMPORARY stub."""
-    task_file_kind(text)
-    if Response.objects.filter(item__project=project).exists():
-        reason = task_file_words_change(project.task_file, text)
-        if reason is not None:
-            raise ValueError(reason)
-    project.task_file = text
-    project.save(update_fields=["task_file"])
-    return project
