@@ -87,7 +87,7 @@ def test_kind_contract(slug):
         answers: dict[str, Any] = {}
         pages = list(kind.pages(parsed.payload, answers))
         assert len({p.slug for p in pages}) == len(pages)
-        while (slug := next_page_slug(kind.slug, parsed.payload, answers)) is not None:
+        while (slug := next_page_slug(kind, parsed.payload, answers)) is not None:
             page = kind.page(parsed.payload, slug, answers)
             get_template(page.template)  # exists and compiles
             context = kind.page_context(parsed.payload, page, answers)
