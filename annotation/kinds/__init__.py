@@ -23,6 +23,7 @@ from .registry import (
     get_kind,
     kind_choices,
     kind_of,
+    known_settings,
     register,
     task_file_replacement_problem,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "all_kinds",
     "get_kind",
     "kind_of",
+    "known_settings",
     "checked_kind_slug",
     "task_file_replacement_problem",
     "TASK_FILE_KIND",

@@ -115,3 +115,16 @@ def test_a_task_file_projects_kind_cannot_change(api, team):
     project = project_create(name="P", team=team, task_file=good_file())
     response = api.patch(f"/api/projects/{project.pk}/", {"kind": "recam"}, format="json")
     assert response.status_code == 409
+
+
+def test_a_task_file_projects_quality_settings_are_accepted_and_another_kinds_refused(api, team):
+    settings = {"min_gold_accuracy": 0.6, "min_seconds_per_item": 4}
+    response = api.post(
+        "/api/projects/", {"name": "Reviews", "task_file": good_file(), "settings": settings}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    assert Project.objects.get(pk=response.json()["id"]).settings == settings
+    foreign = api.post(
+        "/api/projects/", {"name": "R2", "task_file": good_file(), "settings": {"min_accuracy": 0.4}}, format="json"
+    )
+    assert foreign.status_code == 409 and "min_accuracy" in foreign.json()["detail"]
