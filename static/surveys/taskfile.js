@@ -200,9 +200,19 @@
     if (box) { active = box; }
   });
 
+  function holdSave() {
+    // a page with a minimum time: its button waits as long (the server refuses sooner saves)
+    var note = document.querySelector("[data-min-seconds]");
+    var button = form() && form().querySelector("button[type=submit]");
+    if (!note || !button) { return; }
+    button.disabled = true;
+    window.setTimeout(function () { button.disabled = false; }, parseFloat(note.getAttribute("data-min-seconds")) * 1000);
+  }
+
   function init() {
     active = null;
     pending = null;
+    holdSave();
     applyConditions();
     document.querySelectorAll("[data-span-text]").forEach(function (box) { draw(box.getAttribute("data-span-text")); });
   }

@@ -391,3 +391,17 @@ def recam_free_work():
     response = Response.objects.get(assignment=assignment)
     Response.objects.filter(pk=response.pk).update(answers={"guess": {"first_choice": "cat"}})
     return project, response
+
+
+def test_the_report_plots_each_label_fields_answers():
+    kind = task_file_kind(READING)
+    rows = pd.DataFrame(
+        [
+            {"first_choice": "cat", "second_choice": "sky", "sure": 4},
+            {"first_choice": "dog", "second_choice": "sky", "sure": 2},
+        ]
+    )
+    plots = {p.name: p for p in kind.report_plots(rows)}
+    assert set(plots) == {"answers_first_choice", "answers_second_choice", "answers_sure"}
+    assert (plots["answers_first_choice"].x, plots["answers_first_choice"].y) == (("cat", "dog"), (1, 1))
+    assert (plots["answers_sure"].x, plots["answers_sure"].y) == (("2", "4"), (1, 1))  # the scale's order

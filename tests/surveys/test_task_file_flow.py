@@ -103,7 +103,7 @@ def test_a_page_with_a_minimum_time_is_refused_when_saved_sooner(client):
     client.post(url, {**fields, **answers_for(payload, "guess")})
     fields = fields_of(client.get(url).content.decode())
     too_soon = client.post(url, {**fields, **answers_for(payload, "read")}, follow=True)
-    assert "Please take at least 600 seconds on this page" in too_soon.content.decode()
+    assert "Please take at least 600 seconds on this page before you continue." in too_soon.content.decode()
     assert "read" not in Response.objects.get(pk=fields["response"]).answers
 
 
@@ -150,3 +150,26 @@ def test_two_annotators_then_quality_report_and_every_export(client, project):
     raw = b"".join(client.get(reverse("quality:export", args=[project.pk, "raw", "csv"])).streaming_content).decode()
     header = raw.splitlines()[0].split(",")
     assert {"first_choice", "first_choice_correct", "second_choice", "sure", "why", "blank_1", "blank_2"} <= set(header)
+
+
+def test_a_task_file_project_runs_the_hot_pages_query_guards(client, project):
+    """The same bounds as a built-in kind's pages (tests/surveys/test_query_counts.py): the file's
+    kind is built once per file text, not read or parsed per request."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.surveys.test_query_counts import MAX_SAVE_QUERIES, MAX_VIEW_QUERIES
+
+    url = join(client, project)
+    client.get(url)
+    views, saves = [], []
+    for _ in range(9):
+        with CaptureQueriesContext(connection) as queries:
+            html = client.get(url).content.decode()
+        views.append(len(queries))
+        fields = fields_of(html)
+        payload = Response.objects.get(pk=fields["response"]).item.payload
+        with CaptureQueriesContext(connection) as queries:
+            assert client.post(url, {**fields, **answers_for(payload, fields["page"])}).status_code == 302
+        saves.append(len(queries))
+    assert max(views) <= MAX_VIEW_QUERIES and max(saves) <= MAX_SAVE_QUERIES, (views, saves)

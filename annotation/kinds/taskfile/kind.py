@@ -6,6 +6,7 @@ a built-in kind's are), one object per file text, cached."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -15,7 +16,7 @@ from django.utils.functional import lazy
 from quality.stats import gold_and_time
 
 from ..base import Column, FigureStyle, Page, ParsedItem, QualityOutcome, TaskKind
-from ..results import LabelField
+from ..results import KindPlot, LabelField
 from .display import markdown_html, sentences_of, text_of
 from .forms import TaskFilePageForm, answer_of, asked
 from .questions import is_correct, label_of
@@ -25,6 +26,8 @@ from .words import words_for
 
 TASK_FILE_KIND = "task_file"
 TEMPLATE = "surveys/taskfile/page.html"
+#: the report draws the answers of the first label fields
+MAX_PLOTS = 6
 QUALITY_DEFAULTS: dict[str, Any] = {"min_gold_accuracy": None, "min_seconds_per_item": None}
 FIGURES = {
     "mean_annotator_accuracy": FigureStyle("Mean accuracy of an annotator on gold questions", "share"),
@@ -111,6 +114,7 @@ class TaskFileKind(TaskKind):
             shown.append(entry)
         return {
             "intro": self.words(spec.intro) if spec.intro else "",
+            "min_seconds": f"{spec.min_seconds:g}" if spec.min_seconds else "",
             "shown": shown,
             "questions": [self._question_context(q) for q in questions],
         }
@@ -159,6 +163,29 @@ class TaskFileKind(TaskKind):
 
     def label_fields(self) -> Sequence[LabelField]:
         return tuple(_label_field(q) for q in self.task.questions if q.label)
+
+    def report_plots(self, frame: Any) -> list[KindPlot]:
+        """Per label field, how often each answer was given in the kept annotations (a set's
+        members counted one by one); a histogram for an interval field."""
+        return [plot for field in self.label_fields()[:MAX_PLOTS] if (plot := _answers_plot(field, frame))]
+
+
+def _answers_plot(field: LabelField, frame: Any) -> KindPlot | None:
+    values = [field.value(row) for row in frame.to_dict("records")] if len(frame) else []
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    title = f"Answers: {field.title or field.name}"
+    if field.level == "interval":
+        return KindPlot(f"answers_{field.name}", title, "hist", x=tuple(float(v) for v in values), xlabel=field.name)
+    counts: Counter[str] = Counter()
+    for value in values:
+        counts.update(str(v) for v in (value if isinstance(value, list) else [value]))
+    order = [str(v) for v in field.order] if field.order else sorted(counts)
+    order = [v for v in order if v in counts] + [v for v in sorted(counts) if v not in order]
+    return KindPlot(
+        f"answers_{field.name}", title, "bar", x=tuple(order), y=tuple(counts[v] for v in order), ylabel="annotations"
+    )
 
 
 def _number(value: Any) -> float | None:
