@@ -405,3 +405,11 @@ def test_the_report_plots_each_label_fields_answers():
     assert set(plots) == {"answers_first_choice", "answers_second_choice", "answers_sure"}
     assert (plots["answers_first_choice"].x, plots["answers_first_choice"].y) == (("cat", "dog"), (1, 1))
     assert (plots["answers_sure"].x, plots["answers_sure"].y) == (("2", "4"), (1, 1))  # the scale's order
+
+
+def test_the_adjudicator_reads_a_choice_in_the_options_words():
+    kind = task_file_kind(
+        TYPES.replace("options: [a, b, c]", "options: [{value: a, label: Arts}, {value: b, label: Books}, c]")
+    )
+    assert kind.adjudication_display(TYPES_ITEM, "topics", ["a", "c"]) == "Arts (a); c (c)"
+    assert kind.adjudication_display(TYPES_ITEM, "score", 7.5) == "7.5"

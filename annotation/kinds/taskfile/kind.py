@@ -19,7 +19,7 @@ from ..base import Column, FigureStyle, Page, ParsedItem, QualityOutcome, TaskKi
 from ..results import KindPlot, LabelField
 from .display import markdown_html, sentences_of, text_of
 from .forms import TaskFilePageForm, answer_of, asked
-from .questions import is_correct, label_of
+from .questions import is_correct, label_of, options_for
 from .records import parse_items
 from .spec import CHOICES, PageSpec, Question, TaskSpec, build
 from .words import words_for
@@ -163,6 +163,15 @@ class TaskFileKind(TaskKind):
 
     def label_fields(self) -> Sequence[LabelField]:
         return tuple(_label_field(q) for q in self.task.questions if q.label)
+
+    def adjudication_display(self, payload: Mapping[str, Any], field: str, value: Any) -> str:
+        """A choice as the annotator saw it (its option's words and value), not its bare value."""
+        question = next((q for q in self.task.questions if q.id == field), None)
+        if question is None or question.type not in CHOICES or value is None:
+            return super().adjudication_display(payload, field, value)
+        words = {str(o.value): o.label for o in options_for(question, payload, self.words)}
+        shown = [f"{words.get(str(v), v)} ({v})" for v in (value if isinstance(value, list) else [value])]
+        return "; ".join(shown)
 
     def report_plots(self, frame: Any) -> list[KindPlot]:
         """Per label field, how often each answer was given in the kept annotations (a set's
