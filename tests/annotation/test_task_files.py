@@ -413,3 +413,9 @@ def test_the_adjudicator_reads_a_choice_in_the_options_words():
     )
     assert kind.adjudication_display(TYPES_ITEM, "topics", ["a", "c"]) == "Arts (a); c (c)"
     assert kind.adjudication_display(TYPES_ITEM, "score", 7.5) == "7.5"
+
+
+def test_a_table_cell_no_database_stores_alike_is_named():
+    with pytest.raises(ImportProblem) as caught:
+        task_file_kind(READING).parse('id,question,passage,options\na,q\x00,p,"[""x"", ""y""]"\n')
+    assert (caught.value.line, caught.value.field) == (2, "question")
