@@ -119,7 +119,7 @@ def test_columns_label_fields_and_settings_come_from_the_file():
         "second_choice": ("nominal", None),
         "sure": ("ordinal", (1, 2, 3, 4, 5)),
     }
-    assert {"min_gold_accuracy", "min_seconds_per_item", "min_annotator_kappa"} <= set(kind.settings_for(None))
+    assert {"min_gold_accuracy", "too_fast_seconds", "min_annotator_kappa"} <= set(kind.settings_for(None))
 
 
 def test_reveal_keeps_the_passage_back_and_locks_the_pages_before_it():
@@ -325,7 +325,7 @@ def frame(rows):
     return pd.DataFrame([{**base, **row} for row in rows])
 
 
-def test_quality_drops_low_gold_accuracy_and_too_fast_answers_with_reasons():
+def test_quality_drops_annotators_below_the_gold_accuracy_with_reasons():
     kind = task_file_kind(READING)
     rows = frame(
         [
@@ -335,14 +335,13 @@ def test_quality_drops_low_gold_accuracy_and_too_fast_answers_with_reasons():
             {"response_id": 4, "annotator_id": 11, "item_id": 2, "first_choice_correct": True},
         ]
     )
-    outcome = kind.quality(rows, {"min_gold_accuracy": 0.75, "min_seconds_per_item": 5})
-    assert outcome.responses["keep"].to_dict() == {1: True, 2: False, 3: False, 4: False}
-    assert outcome.responses.at[2, "reasons"] == ["answered in 2.0 s, below the minimum of 5 s"]
+    outcome = kind.quality(rows, {"min_gold_accuracy": 0.75})
+    assert outcome.responses["keep"].to_dict() == {1: True, 2: True, 3: False, 4: False}
     assert outcome.responses.at[4, "reasons"] == [
         "annotator dropped: accuracy 50.0% on 2 gold answers is below the minimum of 75%"
     ]
     assert outcome.annotators["accuracy"].to_dict() == {10: 1.0, 11: 0.5}
-    assert outcome.summary["dropped_too_fast"] == 1 and outcome.summary["dropped_low_accuracy_annotator"] == 2
+    assert outcome.summary["dropped_low_accuracy_annotator"] == 2 and outcome.summary["mean_annotator_accuracy"] == 0.75
     off = kind.quality(rows, kind.settings_for(None))
     assert off.responses["keep"].all()
 
