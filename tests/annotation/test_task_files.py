@@ -282,10 +282,10 @@ def test_markdown_is_rendered_without_raw_html():
 @pytest.mark.parametrize(
     "text",
     [
-        '{"id": "a", "question": "q", "passage": "p", "options": ["x", "y"]}\n{"id": "b", "question": "q", "passage": "p", "options": ["x", "y"]}\n',
-        '[\n  {"id": "a", "question": "q", "passage": "p", "options": ["x", "y"]},\n  {"id": "b", "question": "q", "passage": "p", "options": ["x", "y"]}\n]',
-        'id,question,passage,options\na,q,p,"[""x"", ""y""]"\nb,q,p,"[""x"", ""y""]"\n',
-        'id\tquestion\tpassage\toptions\na\tq\tp\t["x", "y"]\nb\tq\tp\t["x", "y"]\n',
+        '{"id": "a", "question": "q", "passage": "p", "options": ["x", "y"], "candidates": ["c", "d"]}\n{"id": "b", "question": "q", "passage": "p", "options": ["x", "y"], "candidates": ["c", "d"]}\n',
+        '[\n  {"id": "a", "question": "q", "passage": "p", "options": ["x", "y"], "candidates": ["c", "d"]},\n  {"id": "b", "question": "q", "passage": "p", "options": ["x", "y"], "candidates": ["c", "d"]}\n]',
+        'id,question,passage,options,candidates\na,q,p,"[""x"", ""y""]","[""c"", ""d""]"\nb,q,p,"[""x"", ""y""]","[""c"", ""d""]"\n',
+        'id\tquestion\tpassage\toptions\tcandidates\na\tq\tp\t["x", "y"]\t["c", "d"]\nb\tq\tp\t["x", "y"]\t["c", "d"]\n',
     ],
     ids=["jsonl", "json-array", "csv", "tsv"],
 )
@@ -299,17 +299,17 @@ def test_items_import_from_each_format(text):
     ("text", "line", "field"),
     [
         (
-            '{"id": "a", "question": "q", "passage": "p", "options": ["x", "y"]}\n{"id": "b", "question": "q", "options": ["x", "y"]}\n',
+            '{"id": "a", "question": "q", "passage": "p", "options": ["x", "y"], "candidates": ["c", "d"]}\n{"id": "b", "question": "q", "options": ["x", "y"], "candidates": ["c", "d"]}\n',
             2,
             "passage",
         ),
         (
-            '[\n  {"id": "a", "question": "q", "passage": "p", "options": ["x", "y"]},\n  {"id": "b", "question": "q", "passage": "p", "options": "x"}\n]',
+            '[\n  {"id": "a", "question": "q", "passage": "p", "options": ["x", "y"], "candidates": ["c", "d"]},\n  {"id": "b", "question": "q", "passage": "p", "options": "x", "candidates": ["c", "d"]}\n]',
             3,
             "options",
         ),
-        ("id,question,passage,options\na,q,,[]\n", 2, "passage"),
-        ('{"question": "q", "passage": "p", "options": ["x", "y"]}\n', 1, "id"),
+        ("id,question,passage,options,candidates\na,q,,[],[]\n", 2, "passage"),
+        ('{"question": "q", "passage": "p", "options": ["x", "y"], "candidates": ["c", "d"]}\n', 1, "id"),
     ],
     ids=["jsonl-missing", "array-not-a-list", "csv-empty", "no-id"],
 )
@@ -416,5 +416,14 @@ def test_the_adjudicator_reads_a_choice_in_the_options_words():
 
 def test_a_table_cell_no_database_stores_alike_is_named():
     with pytest.raises(ImportProblem) as caught:
-        task_file_kind(READING).parse('id,question,passage,options\na,q\x00,p,"[""x"", ""y""]"\n')
+        task_file_kind(READING).parse('id,question,passage,options,candidates\na,q\x00,p,"[""x"", ""y""]","[""c"", ""d""]"\n')
     assert (caught.value.line, caught.value.field) == (2, "question")
+
+
+def test_an_item_without_the_options_or_text_a_question_needs_is_refused_at_import():
+    with pytest.raises(ImportProblem) as caught:
+        task_file_kind(READING).parse('{"id": "a", "question": "q", "passage": "p", "options": ["x", "y"]}\n')
+    assert caught.value.field == "candidates"  # the blanks take their options from it
+    with pytest.raises(ImportProblem) as caught:
+        task_file_kind(TYPES).parse('{"text": "Ada", "story": ""}\n')
+    assert caught.value.field == "story"

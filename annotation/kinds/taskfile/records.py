@@ -130,15 +130,20 @@ def _check(task: TaskSpec, record: dict[str, Any], line: int) -> None:
             raise ImportProblem("missing or empty (the task file requires it)", line=line, field=key)
     for question in task.questions:
         source = question.get("options_from")
-        if isinstance(source, str) and source in record:
-            options = record[source]
+        if isinstance(source, str):  # the question cannot be answered without its options
+            options = record.get(source)
             if not isinstance(options, list) or len(options) < 2:
                 raise ImportProblem(
                     f"must be a list of at least two options (question {question.id!r})", line=line, field=source
                 )
+        for key in source if isinstance(source, list) else ():
+            if record.get(key) in (None, ""):
+                raise ImportProblem(f"missing or empty (an option of question {question.id!r})", line=line, field=key)
         for key in (question.get("source"),) if question.type in ("spans", "sentences") else ():
             value = record.get(key)
-            if value is not None and not isinstance(value, (str, list)):
+            if value is None or value == "" or value == []:
+                raise ImportProblem(f"missing or empty (question {question.id!r} marks it)", line=line, field=key)
+            if not isinstance(value, (str, list)):
                 raise ImportProblem(f"must be a text (question {question.id!r})", line=line, field=key)
             if question.type == "spans" and isinstance(value, list):
                 raise ImportProblem(
