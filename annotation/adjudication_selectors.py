@@ -11,7 +11,7 @@ from typing import Any
 from django.db.models import Count, Q
 
 from annotation.channels import annotator_origins
-from annotation.kinds import ValueFormat, get_kind
+from annotation.kinds import ValueFormat, kind_of
 from annotation.models import AdjudicationTask, Annotator, FinalLabel, Item, Project, Response, Role
 
 
@@ -71,7 +71,7 @@ def disputed_fields(task: AdjudicationTask, sides: tuple[Side, Side] | None = No
     """The task's disputed fields, both annotations of each side by side (and nothing else), in
     the order of `sides` (default: `task_sides`)."""
     item = task.item
-    kind = get_kind(item.project.kind)
+    kind = kind_of(item.project)
     first_side, second_side = sides or task_sides(task)
     first = kind.adjudication_fields(item.payload, first_side.response.answers)
     second = kind.adjudication_fields(item.payload, second_side.response.answers)
@@ -137,7 +137,7 @@ def adjudication_summary(project: Project) -> dict[str, Any]:
     counts: dict[str, Any] = adjudication_counts(project)
     if not counts:
         return counts
-    return {**counts, **get_kind(project.kind).final_quality(resolved_finals(project))}
+    return {**counts, **kind_of(project).final_quality(resolved_finals(project))}
 
 
 FINAL_COLUMNS = ["item_id", "external_id", "batch", "field", "value", "how", "decided_by", "reason"]
@@ -156,7 +156,7 @@ def final_label_rows(project: Project) -> Iterator[dict[str, Any]]:
         "decided_by__external_id",
         "reason",
     )
-    kind = get_kind(project.kind)
+    kind = kind_of(project)
     queryset = FinalLabel.objects.filter(item__project=project).order_by("item_id", "batch_id", "id")
     for item_id, ext, batch, field, value, how, who, reason in queryset.values_list(*fields).iterator(2000):
         yield {

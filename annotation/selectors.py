@@ -8,7 +8,7 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 from django.urls import reverse
 
-from annotation.kinds import get_kind
+from annotation.kinds import kind_of
 from annotation.models import Assignment, Batch, Item, Project, Response, Unit
 
 BASE_ANNOTATION_COLUMNS = [
@@ -47,7 +47,7 @@ _RESPONSE_FIELDS = (
 def annotation_columns(project: Project, *, item_text: bool = False, keep_unconfirmed: bool = False) -> list[str]:
     """The columns of `annotation_rows`: the base ones (with `keep_unconfirmed`, `confirmed` after
     the assignment's status), the kind's, then (with `item_text`) the item's text columns."""
-    kind = get_kind(project.kind)
+    kind = kind_of(project)
     text = [column.name for column in kind.item_text_columns] if item_text else []
     base = list(BASE_ANNOTATION_COLUMNS)
     if keep_unconfirmed:
@@ -76,7 +76,7 @@ def annotation_rows(
     its cursor WITH HOLD (the result is built on the server first): memory here stays flat, and
     the caller may commit (an export job's progress) while it reads.
     """
-    kind = get_kind(project.kind)
+    kind = kind_of(project)
     keys = kind.payload_keys(item_text=item_text)
     payload_fields = ("item__payload",) if keys is None else tuple(f"item__payload__{key}" for key in keys)
     queryset = Response.objects.filter(item_id__in=Item.objects.filter(project=project).values("id"))

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from annotation.admin.common import OwnTeamsFilter, TeamScoped
-from annotation.kinds import get_kind
+from annotation.kinds import kind_of
 from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision
 from quality.report.context import run_report_context
 from quality.report.format import figure
@@ -88,7 +88,7 @@ class QualityRunAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
 
     @admin.display(description="summary")
     def summary(self, run: QualityRun) -> str:
-        styles = get_kind(run.project.kind).figure_styles()
+        styles = kind_of(run.project).figure_styles()
         return format_html_join("", "<div>{}: {}</div>", (figure(k, v, styles) for k, v in run_summary(run))) or "—"
 
     @admin.display(description="full report")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotation.channels import annotator_origins
-from annotation.kinds import get_kind
+from annotation.kinds import kind_of
 from annotation.models import FinalLabel, Item, Response
 from quality.models import QualityRun, ResearcherDecision, ResponseDecision
 from quality.selectors import latest_run
@@ -51,7 +51,7 @@ class ItemPage:
 
 def item_page(item: Item) -> ItemPage:
     """The page of `item` (with its project): a fixed number of queries however many annotations."""
-    kind, payload = get_kind(item.project.kind), item.payload
+    kind, payload = kind_of(item.project), item.payload
     responses = [
         r
         for r in Response.objects.filter(item=item).select_related(

@@ -20,7 +20,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpRe
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation.kinds import FigureStyle, get_kind
+from annotation.kinds import FigureStyle, kind_of
 from annotation.models import Project
 from annotation.team_selectors import projects_visible_to, visible_to
 from quality.exports import FORMATS, ExportUnavailable, Options, UnknownExport, export_open, project_datasets
@@ -91,12 +91,13 @@ def _run_tables(
 def report(request: HttpRequest, project_id: int) -> HttpResponse:
     project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
     run = _selected_run(request, project)
-    kind = get_kind(project.kind)
+    kind = kind_of(project)
     columns, styles = kind.item_diagnostic_columns(), kind.figure_styles()
     context = {
         **admin.site.each_context(request),
         "title": f"Quality report: {project.name}",
         "project": project,
+        "kind_title": kind.title,
         "run": run,
         "runs": project_runs(project)[:20],
         "diagnostic_labels": figure_labels(columns, styles),
@@ -145,12 +146,14 @@ def report_download(request: HttpRequest, project_id: int, run_id: int) -> HttpR
     run = run_with_counts(_run_of(request, project_id, run_id).pk)
     if run is None:  # deleted since _run_of found it
         raise Http404("No such quality run in this project.")
+    kind = kind_of(run.project)
     context = {
         "project": run.project,
+        "kind_title": kind.title,
         "run": run,
         **run_report_context(run),
         "inline_plots": [(p.title, inline_svg(p.svg)) for p in run_plots(run)],
-        "summary": _summary(run, get_kind(run.project.kind).figure_styles()),
+        "summary": _summary(run, kind.figure_styles()),
     }
     response = render(request, "quality/report_download.html", context)
     filename = f"quality-report-project{run.project_id}-run{run.pk}.html"

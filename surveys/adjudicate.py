@@ -30,7 +30,7 @@ from annotation.adjudication_selectors import (
     task_sides,
     tasks_waiting,
 )
-from annotation.kinds import get_kind
+from annotation.kinds import kind_of
 from annotation.models import AdjudicationTask, Batch
 from annotation.services.adjudication import (
     AdjudicationRefused,
@@ -67,7 +67,7 @@ class DecisionForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         super().clean()
         data = self.cleaned_data
-        kind, payload = get_kind(self.task.item.project.kind), self.task.item.payload
+        kind, payload = kind_of(self.task.item.project), self.task.item.payload
         self.final: dict[str, Any] = {}
         for field in self.disputed:
             choice = data.get(f"choice_{field.name}")
@@ -142,7 +142,7 @@ def _page(
         "waiting": tasks_waiting(task),
         "fields": fields,
         "form": form,
-        "item_text": get_kind(item.project.kind).adjudication_item(item.payload),
+        "item_text": kind_of(item.project).adjudication_item(item.payload),
     }
     return render(request, "surveys/adjudicate/task.html", context, status=status, using=ENGINE)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core import signing
 
-from annotation.kinds import Page, PageForm, TaskKind, get_kind
+from annotation.kinds import Page, PageForm, TaskKind
 from annotation.models import Response
 from annotation.services.responses import next_page_slug
 
@@ -30,11 +30,10 @@ class Step:
     count: int
 
 
-def step_for(response: Response, project_kind: str) -> Step | None:
+def step_for(response: Response, kind: TaskKind) -> Step | None:
     """The item's next page to answer; None when the item is complete."""
-    kind = get_kind(project_kind)
     payload, answers = response.item.payload, response.answers
-    slug = next_page_slug(project_kind, payload, answers)
+    slug = next_page_slug(kind, payload, answers)
     if slug is None:
         return None
     pages = list(kind.pages(payload, answers))

@@ -28,6 +28,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation.channels import get_channel
+from annotation.kinds import kind_of
 from annotation.models import Assignment, Response, Unit
 from annotation.mturk.tokens import COMPLETION_FIELD, completion_token, work_token, work_token_data
 from annotation.services.assignments import EntryRefused, annotator_for_channel, assignment_open_for_channel
@@ -113,7 +114,7 @@ def _preview(request: HttpRequest, unit: Unit) -> HttpResponse:
     item = unit.items.order_by("unit_items__position").first()
     example, step = None, None
     if item is not None:
-        step = flow.step_for(Response(item=item, answers={}), project.kind)  # unsaved: only shown
+        step = flow.step_for(Response(item=item, answers={}), kind_of(project))  # unsaved: only shown
     if step is not None:
         example = {"step": step, "page": flow.page_context(step), "form": flow.build_form(step.page, step.response)}
     context = {
@@ -174,5 +175,5 @@ def _frame_page(request: HttpRequest, assignment_pk: int, submit_to: str) -> Htt
             },
             using=ENGINE,
         )
-    step = flow.step_for(progress.current, project.kind)
+    step = flow.step_for(progress.current, kind_of(project))
     return render_step(request, project, step, progress, extra={"in_frame": True})

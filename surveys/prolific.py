@@ -27,6 +27,7 @@ from annotation import prolific
 from annotation.channels import get_channel
 from annotation.channels.prolific import completion_redirect
 from annotation.channels.prolific_settings import study_settings_for
+from annotation.kinds import kind_of
 from annotation.models import Assignment, Unit
 from annotation.services.assignments import (
     EntryRefused,
@@ -139,7 +140,7 @@ def _page(request: HttpRequest, assignment_pk: int) -> HttpResponse:
         if assignment.status == Assignment.Status.ACTIVE:
             assignment_submit_if_complete(assignment)
         return redirect(completion_redirect(assignment.unit.batch))
-    step = flow.step_for(progress.current, project.kind)
+    step = flow.step_for(progress.current, kind_of(project))
     return render_step(request, project, step, progress)
 
 

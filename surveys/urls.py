@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import adjudicate, mturk, prolific, views
+from . import adjudicate, mturk, preview, prolific, views
 
 app_name = "surveys"
 urlpatterns = [
@@ -14,4 +14,6 @@ urlpatterns = [
     # Prolific's study URL, and the participant's pages bound to their submission (session)
     path("prolific/", prolific.entry, name="prolific"),
     path("prolific/work/<str:token>/", prolific.work, name="prolific-work"),
+    # the researcher's read-only preview of a project's pages (staff of the project's team)
+    path("preview/<int:project_id>/", preview.preview, name="preview"),
 ]

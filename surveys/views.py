@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from annotation.kinds import get_kind
+from annotation.kinds import kind_of
 from annotation.models import Batch, InviteLink, Project, Response, Role
 from annotation.services.assignments import (
     InviteClosed,
@@ -41,7 +41,7 @@ SWAP_HEADER = "X-Page-Swap"
 
 
 def instructions_of(project: Project) -> str:
-    return project.instructions or str(get_kind(project.kind).default_instructions)
+    return project.instructions or str(kind_of(project).default_instructions)
 
 
 @never_cache
@@ -110,7 +110,7 @@ def _work_page(request: HttpRequest, key: str, state: Any = None) -> HttpRespons
         # and the assignment is finished here; the next view hands out a new unit
         assignment_submit_if_complete(assignment)
         return redirect("surveys:work", key=key)
-    return render_step(request, project, flow.step_for(progress.current, project.kind), progress)
+    return render_step(request, project, flow.step_for(progress.current, kind_of(project)), progress)
 
 
 def render_step(
@@ -169,12 +169,12 @@ def save_page(
     swap = request.headers.get(SWAP_HEADER) == "1"
     project, page_slug = response.item.project, request.POST.get("page", "")
     try:
-        page = get_kind(project.kind).page(response.item.payload, page_slug, response.answers)
+        page = kind_of(project).page(response.item.payload, page_slug, response.answers)
     except KeyError:
         raise Http404(_("Unknown page")) from None
     form = flow.build_form(page, response, request.POST)
     if not form.is_valid():
-        current = flow.step_for(response, project.kind)
+        current = flow.step_for(response, kind_of(project))
         if current is None or current.page.slug != page_slug:
             errors = "; ".join(str(e) for errs in form.errors.values() for e in errs)
             messages.error(request, _("That answer was not saved: %(errors)s") % {"errors": errors})
@@ -184,7 +184,7 @@ def save_page(
     try:
         result = response_save_page(
             response=response,
-            kind_slug=project.kind,
+            kind=kind_of(project),
             page_slug=page_slug,
             answer=form.answer(),
             shown_at=flow.shown_at(request.POST.get("shown", ""), response.pk, page_slug),
@@ -203,7 +203,7 @@ def save_page(
             if not result.item_completed
             else unit_progress(response.assignment, project)
         )
-        step = None if progress.current is None else flow.step_for(progress.current, project.kind)
+        step = None if progress.current is None else flow.step_for(progress.current, kind_of(project))
         if step is not None:
             return render_step(request, project, step, progress, extra=extra)
     return next_page()

@@ -2,6 +2,7 @@
 
 import factory
 
+from annotation.kinds import kind_of
 from annotation.models import Annotator, Batch, Item, Project, Team
 
 RECAM_PAYLOAD = {
@@ -94,5 +95,5 @@ def save_answer(response_id: int, page: str, answer: dict, *, shown_at=None):
 
     response = Response.objects.select_related("item__project", "assignment__annotator").get(pk=response_id)
     return response_save_page(
-        response=response, kind_slug=response.item.project.kind, page_slug=page, answer=answer, shown_at=shown_at
+        response=response, kind=kind_of(response.item.project), page_slug=page, answer=answer, shown_at=shown_at
     )

@@ -131,3 +131,81 @@ def test_the_kind_name_check_sees_code_and_strings_but_not_comments_or_cited_doc
     assert "cosimlex" not in cited and "recam" in cited
     assert kind_owns("templates/jinja2/surveys/gcrc/option.html", "gcrc")
     assert not kind_owns("templates/jinja2/surveys/base.html", "gcrc")
+
+
+# --- kinds from a task file are kinds like the others ------------------------------------------
+#: the surfaces that take a task file in (create a project from one, replace it, show it): their
+#: subject is the file itself. Everything a project's kind is used by (pages, the save path,
+#: channels, quality, agreement, adjudication, reports, exports, the API's other endpoints) is checked
+TASK_FILE_INPUT = {
+    "annotation/admin/projects.py",
+    "annotation/admin/task_files.py",
+    "annotation/api/projects.py",
+    "annotation/management/commands/create_project.py",
+}
+#: the names that tell a kind made from a file from a built-in one; only annotation/kinds/ has them
+FILE_KIND_NAMES = {"TASK_FILE_KIND", "TaskFileKind", "task_file_kind", "make_kind", "TaskFromFile", "taskfile"}
+
+
+def file_kind_branches(source: str) -> Iterator[tuple[int, str]]:
+    """(line, what) where code names the file kind, or decides (if, while, a conditional
+    expression, an assert, a comprehension's condition) on a project's task file or the file
+    kind's slug."""
+    tree = ast.parse(source)
+    tests: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in FILE_KIND_NAMES:
+            yield node.lineno, node.id
+        elif isinstance(node, ast.Attribute) and node.attr in FILE_KIND_NAMES:
+            yield node.lineno, node.attr
+        elif isinstance(node, ast.ImportFrom) and any(
+            part in FILE_KIND_NAMES for part in (node.module or "").split(".")
+        ):
+            yield node.lineno, node.module or ""
+        elif isinstance(node, ast.alias) and node.name in FILE_KIND_NAMES:
+            yield getattr(node, "lineno", 0), node.name
+        elif isinstance(node, ast.If | ast.IfExp | ast.While | ast.Assert):
+            tests.append(node.test)
+        elif isinstance(node, ast.comprehension):
+            tests.extend(node.ifs)
+        elif isinstance(node, ast.Compare):
+            tests.append(node)
+    decisions = set()
+    for test in tests:
+        for sub in ast.walk(test):
+            if isinstance(sub, ast.Attribute) and sub.attr == "task_file":
+                decisions.add((sub.lineno, "a decision on .task_file"))
+            elif isinstance(sub, ast.Constant) and sub.value == "task_file" and isinstance(test, ast.Compare):
+                decisions.add((sub.lineno, "a comparison with the file kind's slug"))
+    yield from sorted(decisions)
+
+
+def test_nothing_outside_the_kinds_branches_on_a_kind_from_a_file():
+    """Issue 26: a kind described by a file is used wherever a kind is used; only annotation/kinds/
+    knows it came from a file (DESIGN.md, Tasks from a file)."""
+    found = []
+    for top in CHECKED:
+        for file in sorted((ROOT / top).rglob("*.py")):
+            path = file.relative_to(ROOT).as_posix()
+            if path.startswith("annotation/kinds/") or "/migrations/" in path or path in TASK_FILE_INPUT:
+                continue
+            for line, what in file_kind_branches(file.read_text(encoding="utf-8")):
+                found.append(f"{path}:{line}: {what}")
+        for file in sorted((ROOT / top).rglob("*.html")):
+            for number, text in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+                if "task_file" in text and ("{% if" in text or "{% elif" in text):
+                    found.append(f"{file.relative_to(ROOT).as_posix()}:{number}: a template decision on task_file")
+    assert not found, "code outside annotation/kinds/ branches on a kind from a file:\n" + "\n".join(found)
+
+
+def test_the_file_kind_check_sees_names_and_decisions():
+    source = (
+        "from annotation.kinds import TASK_FILE_KIND\n"
+        "if project.task_file:\n    pass\n"
+        "x = 1 if project.kind == 'task_file' else 2\n"
+        "y = project.task_file\n"
+    )
+    found = [what for _, what in file_kind_branches(source)]
+    assert found.count("TASK_FILE_KIND") == 1
+    assert "a decision on .task_file" in found and "a comparison with the file kind's slug" in found
+    assert len(found) == 3  # reading the field (the last line) decides nothing

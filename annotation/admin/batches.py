@@ -12,7 +12,7 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 
 from annotation.channels import ChannelSettingsError, channel_choices
-from annotation.kinds import PresetError, get_kind, preset_fill, preset_for_channel
+from annotation.kinds import PresetError, kind_of, preset_fill, preset_for_channel
 from annotation.models import Batch, InviteLink, Item, Role
 from annotation.selectors import batches_with_progress, invite_url, progress_of
 from annotation.services.assignments import assignments_release_abandoned
@@ -105,7 +105,7 @@ class BatchCreateForm(HandoutOptional):
         if project is None:
             return data
         if not data.get("assignments_per_unit"):
-            data["assignments_per_unit"] = get_kind(project.kind).suggested_annotators_per_item(project.language)
+            data["assignments_per_unit"] = kind_of(project).suggested_annotators_per_item(project.language)
         self._fill_channel(project, data)
         wanted = [line.strip() for line in text.splitlines() if line.strip()]
         if data.get("pilot_items", 0) >= (len(wanted) or project.items.count() or 1):
@@ -132,7 +132,7 @@ class BatchCreateForm(HandoutOptional):
             return
         if data.get("use_preset"):
             try:
-                preset = preset_for_channel(get_kind(project.kind), channel)
+                preset = preset_for_channel(kind_of(project), channel)
             except PresetError as exc:
                 self.add_error("use_preset", str(exc))
                 return

@@ -39,6 +39,14 @@ def quality_report_url(project_id: int) -> str | None:
         return None
 
 
+def preview_url(project_id: int) -> str | None:
+    """The researcher's preview of the annotator pages (the surveys app), by URL name only."""
+    try:
+        return reverse("surveys:preview", args=[project_id])
+    except NoReverseMatch:
+        return None
+
+
 def request_base_url(request: HttpRequest) -> str:
     """Links shown in the admin use the address the researcher reached the site by."""
     return request.build_absolute_uri("/")

@@ -18,13 +18,14 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 
-from annotation.kinds import ImportProblem, get_kind, kind_choices
+from annotation.kinds import ImportProblem, kind_of
 from annotation.models import Item, Project
-from annotation.services.projects import consistency_set_choose, project_create
+from annotation.services.projects import consistency_set_choose, project_create, project_task_file_change
 from annotation.services.uploads import items_import_file
 from annotation.team_selectors import default_team_of
 
-from .common import OwnTeamsFilter, TeamScoped, adopt, pretty_json, quality_report_url
+from .common import OwnTeamsFilter, TeamScoped, adopt, pretty_json, preview_url, quality_report_url
+from .task_files import PASTE, UPLOAD, ProjectForm, task_file_pretty
 
 
 class ItemCount(TypedDict):
@@ -37,36 +38,6 @@ if TYPE_CHECKING:  # django-stubs' name for a model instance with annotations (n
     from django_stubs_ext import WithAnnotations
 
     CountedProject: TypeAlias = WithAnnotations[Project, ItemCount]
-
-
-class ProjectForm(forms.ModelForm):
-    kind = forms.ChoiceField(
-        choices=kind_choices,
-        label="Task kind",
-        help_text="Decides the import format, the annotator pages and the quality rules. Fixed once created.",
-    )
-    language = forms.ChoiceField(choices=settings.LANGUAGES, help_text="Language of the annotator pages.")
-
-    class Meta:
-        model = Project
-        fields = ["name", "team", "kind", "language", "instructions", "settings"]
-        help_texts = {
-            "settings": "JSON overrides of the kind's default settings (listed below once saved), "
-            'e.g. {"min_accuracy": 0.5}.',
-        }
-
-    def clean_settings(self) -> dict[str, Any]:
-        """A misspelt setting would be silently ignored by the quality run; name it instead."""
-        value = self.cleaned_data.get("settings") or {}
-        if not isinstance(value, dict):
-            raise forms.ValidationError("Settings must be a JSON object.")
-        kind_slug = self.cleaned_data.get("kind") or self.instance.kind
-        if kind_slug:
-            known = get_kind(kind_slug).settings_for(None)
-            unknown = sorted(set(value) - set(known))
-            if unknown:
-                raise forms.ValidationError(f"Unknown setting(s) {unknown}; this kind knows: {sorted(known)}.")
-        return value
 
 
 class ImportForm(forms.Form):
@@ -94,7 +65,7 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
     list_filter = ("kind", "language", ("team", OwnTeamsFilter))
     list_select_related = ("team",)
     search_fields = ("name",)
-    readonly_fields = ("kind_defaults", "created_by", "created_at")
+    readonly_fields = ("kind_defaults", "task_file_shown", "created_by", "created_at")
     actions = ["choose_consistency_set"]
 
     @admin.action(description="Choose a consistency set of 20 groups (pairs) that every annotator rates first")
@@ -121,9 +92,35 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Project | None = None) -> tuple[str, ...]:
         return ("kind", *self.readonly_fields) if obj is not None else self.readonly_fields
 
+    def get_fieldsets(self, request: HttpRequest, obj: Project | None = None) -> Any:
+        """A new project: a kind or a task file. A project with a task file: the file, and a
+        place to change it."""
+        main = ["name", "team", "kind", "language", "instructions", "settings"]
+        if obj is None:
+            return [
+                (None, {"fields": main}),
+                (
+                    "Or: a task file",
+                    {
+                        "fields": [UPLOAD, PASTE],
+                        "description": "A task described as data (docs/task-files.md); leave the task "
+                        "kind empty. Problems of the file are shown here, each with its line.",
+                    },
+                ),
+            ]
+        sets: list[tuple[str | None, Any]] = [(None, {"fields": [*main, "kind_defaults", "created_by", "created_at"]})]
+        if obj.task_file:
+            sets.append(("Task file", {"fields": ["task_file_shown"]}))
+            sets.append(("Change the task file", {"fields": [PASTE, UPLOAD], "classes": ["collapse"]}))
+        return sets
+
     @admin.display(description="Kind's default settings")
     def kind_defaults(self, project: Project) -> SafeString | str:
-        return pretty_json(get_kind(project.kind).settings_for(None)) if project.kind else "—"
+        return pretty_json(kind_of(project).settings_for(None)) if project.kind else "—"
+
+    @admin.display(description="Task file")
+    def task_file_shown(self, project: Project) -> SafeString | str:
+        return task_file_pretty(project.task_file)
 
     @admin.display(description="Items", ordering="item_count")
     def item_count(self, project: CountedProject) -> SafeString:
@@ -136,21 +133,27 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
             (reverse("admin:annotation_project_import", args=[project.pk]), "Import items"),
             (reverse("admin:annotation_batch_changelist") + f"?project__id__exact={project.pk}", "Batches"),
         ]
-        report = quality_report_url(project.pk)
-        if report:
-            entries.append((report, "Quality report"))
+        for url, label in ((preview_url(project.pk), "Preview"), (quality_report_url(project.pk), "Quality report")):
+            if url:
+                entries.append((url, label))
         return format_html_join(" · ", '<a href="{}">{}</a>', entries)
 
-    def save_model(self, request: HttpRequest, obj: Project, form: forms.Form, change: bool) -> None:
+    def save_model(self, request: HttpRequest, obj: Project, form: ProjectForm, change: bool) -> None:  # type: ignore[override]
         if change:
             super().save_model(request, obj, form, change)
+            if form.task_file:
+                try:
+                    adopt(obj, project_task_file_change(project=obj, text=form.task_file))
+                except ValueError as exc:  # annotations arrived since the form was checked
+                    self.message_user(request, f"The task file was not changed: {exc}", level=messages.ERROR)
             return
         data = form.cleaned_data
         adopt(
             obj,
             project_create(
                 name=data["name"],
-                kind=data["kind"],
+                kind="" if form.task_file else data["kind"],
+                task_file=form.task_file,
                 team=data["team"],
                 language=data["language"],
                 instructions=data["instructions"],
@@ -162,7 +165,11 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
     def change_view(
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict | None = None
     ) -> HttpResponse:
-        extra = {"quality_report_url": quality_report_url(int(object_id)) if object_id.isdigit() else None}
+        known = object_id.isdigit()
+        extra = {
+            "quality_report_url": quality_report_url(int(object_id)) if known else None,
+            "preview_url": preview_url(int(object_id)) if known else None,
+        }
         return super().change_view(request, object_id, form_url, {**extra, **(extra_context or {})})
 
     def missing_object_redirect(self, request: HttpRequest, object_id: str) -> HttpResponse:
@@ -225,7 +232,7 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
             "opts": self.opts,
             "original": project,
             "form": form,
-            "kind": get_kind(project.kind),
+            "kind": kind_of(project),
             "max_bytes": settings.IMPORT_MAX_BYTES,
         }
 

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation.channels import channel_choices
-from annotation.kinds import get_kind
+from annotation.kinds import kind_of
 from annotation.models import Batch, InviteLink, Item, Project
 from annotation.selectors import batches_with_progress, invite_url, progress_of
 from annotation.services.assignments import assignments_release_abandoned
@@ -118,7 +118,7 @@ class BatchCreateSerializer(JsonTypes):
         """Resolve item ids to the project's items; ids that are not among them are a 404 naming them."""
         if "assignments_per_unit" not in data:
             project = data["project"]
-            data["assignments_per_unit"] = get_kind(project.kind).suggested_annotators_per_item(project.language)
+            data["assignments_per_unit"] = kind_of(project).suggested_annotators_per_item(project.language)
         ids = data.get("items")
         if ids is None:
             return data

@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
 from rest_framework.utils import html
 
-from annotation.kinds import all_kinds
+from annotation.kinds import known_settings
 
 from .params import MAX_ID
 
@@ -59,7 +59,7 @@ def _json_type(default: Any) -> dict[str, Any]:
 
 
 #: every setting some task kind has -> its JSON schema
-SETTINGS = {name: _json_type(default) for kind in all_kinds() for name, default in kind.settings_for(None).items()}
+SETTINGS = {name: _json_type(default) for name, default in known_settings().items()}
 
 
 def _fits(value: Any, schema: dict[str, Any]) -> bool:

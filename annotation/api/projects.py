@@ -6,6 +6,7 @@ from dataclasses import asdict
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Count, QuerySet
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
@@ -14,9 +15,18 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotation.kinds import ImportProblem, get_kind, kind_choices
+from annotation.kinds import (
+    TASK_FILE_KIND,
+    ImportProblem,
+    TaskFileError,
+    TaskKind,
+    get_kind,
+    kind_choices,
+    kind_of,
+    task_file_kind,
+)
 from annotation.models import Item, Project, Team
-from annotation.services.projects import project_create
+from annotation.services.projects import project_create, project_task_file_change
 from annotation.services.uploads import ImportTooLarge, items_import_file
 from annotation.team_selectors import default_team_of, projects_visible_to, teams_of, visible_to
 
@@ -39,7 +49,20 @@ class ProjectSerializer(JsonTypes, serializers.ModelSerializer):
         required=False,
         help_text="Only the team's members see the project. Default: your only team; required when you are in several.",
     )
-    kind = serializers.ChoiceField(choices=kind_choices(), help_text="Task kind; fixed once items are imported.")
+    kind = serializers.ChoiceField(
+        choices=[*kind_choices(), (TASK_FILE_KIND, "From a task file")],
+        required=False,
+        help_text=f"Task kind; fixed once items are imported. `{TASK_FILE_KIND}`: the project's task is its "
+        "task_file (leave kind out and give task_file). A new project needs kind or task_file.",
+    )
+    task_file = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="A task file's text, YAML or JSON (docs/task-files.md); empty for a project of a built-in "
+        "kind. Invalid: 400 with one message per problem (its line and key path). On update, the file's "
+        "new version; once the project has annotations, only its words may change (409 otherwise).",
+    )
     language = serializers.ChoiceField(choices=settings.LANGUAGES, default="en", help_text="Of the annotator pages.")
     item_count = serializers.IntegerField(read_only=True, help_text="Items imported so far.")
     settings = SettingsField(required=False, help_text="Overrides of the kind's default settings.")
@@ -54,6 +77,7 @@ class ProjectSerializer(JsonTypes, serializers.ModelSerializer):
             "language",
             "instructions",
             "settings",
+            "task_file",
             "created_by",
             "created_at",
             "item_count",
@@ -63,10 +87,10 @@ class ProjectSerializer(JsonTypes, serializers.ModelSerializer):
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         """Settings of another kind than the project's are refused (409), as for a quality run. A
         new project goes to the user's only team unless another of theirs is named."""
-        kind = attrs.get("kind") or (self.instance.kind if self.instance else None)
-        foreign = sorted(set(attrs.get("settings") or {}) - set(get_kind(kind).settings_for(None))) if kind else []
-        if foreign:
-            raise Conflict(f"not settings of a {kind} project: {', '.join(foreign)}")
+        kind = self._task_kind(attrs)
+        foreign = sorted(set(attrs.get("settings") or {}) - set(kind.settings_for(None))) if kind else []
+        if kind is not None and foreign:
+            raise Conflict(f"not settings of a {attrs.get('kind') or kind.title} project: {', '.join(foreign)}")
         if self.instance is None and "team" not in attrs:
             team = default_team_of(self.context["request"].user)
             if team is None:
@@ -74,11 +98,44 @@ class ProjectSerializer(JsonTypes, serializers.ModelSerializer):
             attrs["team"] = team
         return attrs
 
+    def _task_kind(self, attrs: dict[str, Any]) -> TaskKind | None:
+        """The kind the project will have: its new task file's, the kind named, or its own. A new
+        project names a kind or gives a task file, not both."""
+        text, slug = attrs.get("task_file") or "", attrs.get("kind") or ""
+        if self.instance is None:
+            if text and slug not in ("", TASK_FILE_KIND):
+                raise serializers.ValidationError({"kind": ["Leave kind out when you give a task_file."]})
+            if not text and slug in ("", TASK_FILE_KIND):
+                raise serializers.ValidationError({"kind": ["Give a task kind, or a task_file."]})
+        if text:
+            return task_file_kind(text)  # validate_task_file read it already (cached)
+        if slug and (self.instance is None or slug != self.instance.kind):
+            return get_kind(slug)
+        return kind_of(self.instance) if self.instance is not None else None
+
     def validate_kind(self, value: str) -> str:
         """Items were parsed by the old kind's rules, so the kind cannot change under them (409: a
-        well-formed request the project's state refuses)."""
-        if self.instance is not None and value != self.instance.kind and self.instance.items.exists():
-            raise Conflict("The kind cannot change once items are imported.")
+        well-formed request the project's state refuses); a task file's project keeps its file."""
+        if self.instance is not None and value != self.instance.kind:
+            if self.instance.items.exists():
+                raise Conflict("The kind cannot change once items are imported.")
+            if TASK_FILE_KIND in (value, self.instance.kind):
+                raise Conflict("A project's kind cannot change to or from a task file; make a new project.")
+        return value
+
+    def validate_task_file(self, value: str) -> str:
+        """Checked as the admin and create_project check it: each problem one message, with its
+        line and key path. Only a project made from a task file has one to change (409)."""
+        value = value.replace("\r\n", "\n")
+        if self.instance is not None and value != self.instance.task_file and self.instance.kind != TASK_FILE_KIND:
+            raise Conflict("This project's kind is not from a task file; make a new project from the file.")
+        if self.instance is not None and self.instance.kind == TASK_FILE_KIND and not value:
+            raise serializers.ValidationError("A project made from a task file keeps one: give its new version.")
+        if value:
+            try:
+                task_file_kind(value)
+            except TaskFileError as exc:
+                raise serializers.ValidationError([str(problem) for problem in exc.problems]) from None
         return value
 
 
@@ -117,7 +174,8 @@ class ImportErrorSerializer(serializers.Serializer):
 
 
 SETTINGS_CONFLICT = error_response(
-    "Settings of another task kind than the project's, or a new kind for a project that has items."
+    "Settings of another task kind than the project's, a new kind for a project that has items, or a "
+    "change of the task file beyond its words once the project has annotations."
 )
 
 
@@ -142,9 +200,25 @@ class ProjectViewSet(viewsets.ModelViewSet):
         return projects_visible_to(self.request.user).annotate(item_count=Count("items")).order_by("-created_at")
 
     def perform_create(self, serializer: ProjectSerializer) -> None:
-        project = project_create(**serializer.validated_data, created_by=self.request.user)
+        data = dict(serializer.validated_data)
+        if data.get("task_file"):
+            data["kind"] = ""  # the file's
+        project = project_create(**data, created_by=self.request.user)
         setattr(project, "item_count", 0)  # noqa: B010 - what the list's Count annotation gives the others
         serializer.instance = project
+
+    def perform_update(self, serializer: ProjectSerializer) -> None:
+        """A new task file goes through its service (which may refuse it: 409); the rest is saved
+        as given, in the same transaction, so a refused file changes nothing."""
+        project: Project = serializer.instance
+        text = serializer.validated_data.pop("task_file", project.task_file)
+        with transaction.atomic():
+            if text != project.task_file:
+                try:
+                    project.task_file = project_task_file_change(project=project, text=text).task_file
+                except ValueError as exc:
+                    raise Conflict(str(exc)) from None
+            serializer.save()
 
     @extend_schema(
         request={"multipart/form-data": ImportRequestSerializer},

@@ -63,6 +63,7 @@ class Page:
     """One screen of an item's flow.
 
     `locks`: once saved, the answer can never change (a choice made before reading the passage).
+    `min_seconds`: the save path refuses the page sooner than this after it was shown.
     The template receives only what `TaskKind.page_context` reveals for this page.
     """
 
@@ -71,6 +72,7 @@ class Page:
     template: str
     form_class: type["PageForm"]
     locks: bool = False
+    min_seconds: float = 0.0
 
 
 class PageForm(forms.Form):

@@ -15,6 +15,9 @@ class Project(models.Model):
         help_text="Only the team's members (and superusers) see and change the project.",
     )
     kind = models.CharField(max_length=40, help_text="Task kind slug (see annotation.kinds).")
+    task_file = models.TextField(
+        blank=True, help_text="The task file (YAML or JSON, docs/task-files.md) of a project described by one."
+    )
     language = models.CharField(max_length=10, default="en")
     instructions = models.TextField(blank=True, help_text="Shown to annotators; empty uses the kind's default.")
     settings = models.JSONField(default=dict, blank=True, help_text="Overrides of the kind's default settings.")

@@ -25,7 +25,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.kinds import TaskKind, get_kind
+from annotation.kinds import TaskKind, kind_of
 from annotation.models import (
     AdjudicationSetup,
     AdjudicationTask,
@@ -127,7 +127,7 @@ def adjudication_open_for_item(*, item: Item, batch: Batch) -> AdjudicationTask 
     pair = first_two(item, batch)
     if len(pair) < 2:
         return None
-    kind = get_kind(item.project.kind)
+    kind = kind_of(item.project)
     first, second = (kind.adjudication_fields(item.payload, r.answers) for r in pair)
     disputed = [f for f in first if not kind.same(f, first[f], second.get(f))]
     task = None
@@ -249,7 +249,7 @@ def final_labels(task: AdjudicationTask, adjudicator: Annotator, values: Mapping
     their own (it parsed as a value of the field, so it is their decision: the reason says it
     was neither annotator's); a field given no value (None) stays unresolved."""
     item = task.item
-    kind: TaskKind = get_kind(item.project.kind)
+    kind: TaskKind = kind_of(item.project)
     first, second = (
         kind.adjudication_fields(item.payload, r.answers) for r in (task.first_response, task.second_response)
     )

@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.channels import get_channel
-from annotation.kinds import get_kind
+from annotation.kinds import kind_of
 from annotation.models import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
 from annotation.work_selectors import (
     annotator_assignments,
@@ -141,7 +141,7 @@ def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
         unfinished = getattr(released, "open_items")  # noqa: B009 - an annotation of annotator_assignments
         if released.status == Assignment.Status.RELEASED and unfinished and assignment_reclaim(assignment=released):
             return released
-    exclusive = get_kind(annotator.project.kind).exclusive_groups
+    exclusive = kind_of(annotator.project).exclusive_groups
     with transaction.atomic():
         _lock(batch)
         current = current_assignment(annotator, batch.pk)  # their other tab may have got one meanwhile
@@ -246,7 +246,7 @@ def assignment_open_for_channel(
                 existing.confirmed, existing.unconfirmed_reason = True, ""
             return existing
         own_unit = Assignment.objects.filter(unit=unit, annotator=annotator).exists()
-        exclusive = get_kind(annotator.project.kind).exclusive_groups
+        exclusive = kind_of(annotator.project).exclusive_groups
         seen_elsewhere = Unit.objects.filter(pk=unit.pk).filter(units_seen_by(annotator, exclusive_groups=exclusive))
         if not own_unit and seen_elsewhere.exists():
             raise EntryRefused(
@@ -291,7 +291,7 @@ def assignment_open_for_session(
             )
         if batch.status != Batch.Status.OPEN:
             raise NoWorkLeft(_("This batch is closed."))
-        unit = next_posted_unit(batch, annotator, exclusive_groups=get_kind(annotator.project.kind).exclusive_groups)
+        unit = next_posted_unit(batch, annotator, exclusive_groups=kind_of(annotator.project).exclusive_groups)
         if unit is None:
             raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
         return assignment_open_for_channel(

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from django.db import transaction
 
 from annotation.channels import get_channel
-from annotation.kinds import get_kind
+from annotation.kinds import kind_of
 from annotation.models import Batch, InviteLink, Item, Project, Unit, UnitItem
 
 
@@ -54,7 +54,7 @@ def batch_create(
         raise BatchError("the batch has no items: import items into the project first")
     if Item.objects.filter(pk__in=item_ids).exclude(project=project).exists():
         raise BatchError("every item of a batch must belong to the batch's project")
-    exclusive = get_kind(project.kind).exclusive_groups
+    exclusive = kind_of(project).exclusive_groups
     consistency_ids, item_ids = _split_consistency(project, item_ids)
     pilot_ids, item_ids = _split_pilot(item_ids, pilot_items, exclusive)
     if exclusive:

@@ -24,7 +24,7 @@ from django.db import connections, models, router, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.utils import timezone, translation
 
-from annotation.kinds import ImportProblem, ParsedItem, TaskKind, get_kind
+from annotation.kinds import ImportProblem, ParsedItem, TaskKind, kind_of
 from annotation.kinds.formats import payload_json
 from annotation.models import Item, Project
 
@@ -90,7 +90,7 @@ def items_import(
     are skipped, so a re-import is harmless; the same id with different content (in the project
     or earlier in the file) refuses the import, or with `skip_conflicts` is skipped and counted.
     """
-    kind = get_kind(project.kind)
+    kind = kind_of(project)
     text = decode_upload(data, max_bytes=max_bytes)
     alias = router.db_for_write(Item, instance=project)
     connection = connections[alias]

@@ -6,38 +6,61 @@ import random
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db import transaction
 
-from annotation.kinds import get_kind
-from annotation.models import Item, Project, Team
+from annotation.kinds import checked_kind_slug, task_file_replacement_problem
+from annotation.models import Item, Project, Response, Team
 
 
 def project_create(
     *,
     name: str,
-    kind: str,
+    kind: str = "",
     team: Team,
+    task_file: str = "",
     language: str = "en",
     instructions: str = "",
     settings: dict[str, Any] | None = None,
     created_by: User | None = None,
 ) -> Project:
-    """Create a project of a registered kind.
+    """Create a project of a registered kind, or of the task `task_file` describes.
 
-    Preconditions: `kind` is registered (UnknownKind names the known kinds otherwise), so a
-    project can never point at a kind the import, pages and quality rules cannot find; `team` is
+    Preconditions: `kind` is registered (UnknownKind names the known kinds otherwise), or
+    `task_file` is a valid task file (TaskFileError names every problem otherwise), so a project
+    can never point at a kind the import, pages and quality rules cannot find; `team` is
     one the creator may use (`team_selectors.teams_of`: the admin and API offer only those), since
     only its members will see the project.
     """
-    get_kind(kind)
+    kind = checked_kind_slug(kind, task_file)
     return Project.objects.create(
         name=name,
         kind=kind,
+        task_file=task_file,
         team=team,
         language=language,
         instructions=instructions,
         settings=settings or {},
         created_by=created_by,
     )
+
+
+@transaction.atomic
+def project_task_file_change(*, project: Project, text: str) -> Project:
+    """Replace the task file of a project described by one.
+
+    Raises TaskFileError for a file with mistakes, and ValueError (with the first difference)
+    when the project has answers and the change touches more than words: a changed page,
+    question, option value or rule would give the stored answers another meaning.
+    Raises ValueError too for a project of a built-in kind.
+    """
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    answered = Response.objects.filter(item__project=project).exists()
+    problem = task_file_replacement_problem(project, text, answered=answered)
+    if problem is not None:
+        raise ValueError(problem[:1].upper() + problem[1:] + ".")
+    project.task_file = text
+    project.save(update_fields=["task_file"])
+    return project
 
 
 def consistency_set_choose(*, project: Project, size: int = 20, seed: int | None = None) -> list[str]:

@@ -16,7 +16,7 @@ from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.kinds import get_kind
+from annotation.kinds import TaskKind
 from annotation.models import Assignment, Response
 
 from .adjudication import adjudication_queue
@@ -43,15 +43,15 @@ class SaveResult:
     response: Response
 
 
-def next_page_slug(kind_slug: str, payload: dict[str, Any], answers: dict[str, Any]) -> str | None:
+def next_page_slug(kind: TaskKind, payload: dict[str, Any], answers: dict[str, Any]) -> str | None:
     """The first page of the item not answered yet; None when the item is complete."""
-    for page in get_kind(kind_slug).pages(payload, answers):
+    for page in kind.pages(payload, answers):
         if page.slug not in answers:
             return page.slug
     return None
 
 
-def check_page(response: Response, kind_slug: str, page_slug: str, answer: dict[str, Any]) -> bool:
+def check_page(response: Response, kind: TaskKind, page_slug: str, answer: dict[str, Any]) -> bool:
     """The protocol's rules for saving `answer` on `page_slug` of `response` (with its item and
     assignment): whether it changes anything (False: the same answer is stored already).
 
@@ -61,10 +61,10 @@ def check_page(response: Response, kind_slug: str, page_slug: str, answer: dict[
     if response.assignment.status not in EDITABLE:
         raise ProtocolError(_("This work has already been reviewed and can no longer change."))
     payload = response.item.payload
-    page = get_kind(kind_slug).page(payload, page_slug, response.answers)
+    page = kind.page(payload, page_slug, response.answers)
     previous = response.answers.get(page_slug)
     if previous is None:
-        if page_slug != next_page_slug(kind_slug, payload, response.answers):
+        if page_slug != next_page_slug(kind, payload, response.answers):
             raise ProtocolError(_("Please answer the pages in order."))
         return True
     if previous == answer:
@@ -77,7 +77,7 @@ def check_page(response: Response, kind_slug: str, page_slug: str, answer: dict[
 
 
 def response_save_page(
-    *, response: Response, kind_slug: str, page_slug: str, answer: dict[str, Any], shown_at: datetime | None = None
+    *, response: Response, kind: TaskKind, page_slug: str, answer: dict[str, Any], shown_at: datetime | None = None
 ) -> SaveResult:
     """Store one page's answer. Idempotent: the same answer twice changes nothing.
 
@@ -92,7 +92,7 @@ def response_save_page(
                 _("This work was released because it was left idle too long; it has gone to somebody else.")
             )
         try:
-            changes = check_page(response, kind_slug, page_slug, answer)
+            changes = check_page(response, kind, page_slug, answer)
         except ProtocolError:
             fresh = _reread(response)
             if fresh.version == response.version and fresh.assignment.status == assignment.status:
@@ -104,9 +104,10 @@ def response_save_page(
                 False, response.completed_at is not None, assignment.status == Assignment.Status.SUBMITTED, response
             )
         now = timezone.now()
+        _check_time_on_page(kind, response, page_slug, shown_at, now)
         answers = {**response.answers, page_slug: answer}
         timings = {**response.timings, page_slug: timing_of_page(response.timings.get(page_slug), shown_at, now)}
-        done = next_page_slug(kind_slug, response.item.payload, answers) is None
+        done = next_page_slug(kind, response.item.payload, answers) is None
         completes = response.completed_at is None and done
         completed_at = response.completed_at or (now if done else None)
         # the version moves with the assignment's status too (assignments_set_status): an
@@ -127,6 +128,21 @@ def response_save_page(
             return SaveResult(True, item_completed, submitted, response)
         response = _reread(response)
     raise ProtocolError(_("This item is being changed elsewhere right now; please try again."))
+
+
+def _check_time_on_page(
+    kind: TaskKind, response: Response, page_slug: str, shown_at: datetime | None, now: datetime
+) -> None:
+    """A page with a minimum time is refused sooner than that after it was shown (or when the
+    time it was shown is unknown: a missing or forged note of it)."""
+    minimum = kind.page(response.item.payload, page_slug, response.answers).min_seconds
+    if not minimum:
+        return
+    if shown_at is None or (now - shown_at).total_seconds() < minimum:
+        raise ProtocolError(
+            _("Please take at least %(seconds)s seconds on this page before you continue.")
+            % {"seconds": f"{minimum:g}"}
+        )
 
 
 def _reread(response: Response) -> Response:

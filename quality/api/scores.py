@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.kinds import NothingToScore, ScoreProblem, Scorer, Upload, all_kinds, get_kind
+from annotation.kinds import NothingToScore, ScoreProblem, Scorer, Upload, all_kinds, kind_of
 from annotation.team_selectors import projects_visible_to
 from quality.scoring import kind_scorer, score_run
 
@@ -68,7 +68,7 @@ class ProjectScorersView(APIView):
     @extend_schema(responses=ScorerSerializer(many=True))
     def get(self, request: Request, project_id: int) -> Response:
         project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
-        return Response(ScorerSerializer(scorer_rows(get_kind(project.kind).scorers()), many=True).data)
+        return Response(ScorerSerializer(scorer_rows(kind_of(project).scorers()), many=True).data)
 
 
 @extend_schema(tags=["quality"])
@@ -102,7 +102,7 @@ class ProjectScoreView(APIView):
     )
     def post(self, request: Request, project_id: int, scorer: str) -> Response:
         project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
-        kind = get_kind(project.kind)
+        kind = kind_of(project)
         try:
             chosen = kind_scorer(kind, scorer)
         except ScoreProblem as exc:

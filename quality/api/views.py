@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation.api.errors import Conflict, error_response
-from annotation.kinds import get_kind
+from annotation.kinds import kind_of
 from annotation.team_selectors import projects_visible_to, visible_to
 from quality.models import QualityRun
 from quality.selectors import project_runs, run_with_counts, runs_with_counts
@@ -48,7 +48,7 @@ class ProjectQualityRunsView(generics.ListAPIView):
     )
     def post(self, request: Request, project_id: int) -> Response:
         project = get_object_or_404(projects_visible_to(request.user), pk=project_id)
-        kind = get_kind(project.kind)
+        kind = kind_of(project)
         body = QualityRunRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         foreign = sorted(set(body.validated_data["settings"]) - set(kind.settings_for(None)))

@@ -19,7 +19,7 @@ from annotation.adjudication_selectors import (
     final_label_rows,
     final_values,
 )
-from annotation.kinds import get_kind
+from annotation.kinds import kind_of
 from annotation.models import AdjudicationTask, FinalLabel, Item, Project, Response
 from annotation.selectors import annotation_columns, annotation_rows
 from quality.agreement import aggregate_columns
@@ -178,7 +178,7 @@ def items(project: Project, options: Options = EXACT) -> Dataset:
     """Every item in the kind's released format plus the latest run's diagnostics, and the
     aggregated label of each nominal/ordinal label field with its confidence (majority and its
     share, Dawid-Skene's label and posterior; `quality.agreement.aggregate_columns`)."""
-    kind = get_kind(project.kind)
+    kind = kind_of(project)
     aggregated = aggregate_columns(kind.label_fields())
 
     def row_of(payload: dict[str, Any], diagnostics: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -273,7 +273,7 @@ def final(project: Project, options: Options = EXACT) -> Dataset:
 def final_items(project: Project, options: Options = EXACT) -> Dataset:
     """Items in the kind's released format built from their final labels (`TaskKind.final_item`);
     unresolved fields are left out (empty), items without final labels have no row."""
-    kind, values = get_kind(project.kind), final_values(project)
+    kind, values = kind_of(project), final_values(project)
     queryset = Item.objects.filter(project=project, pk__in=list(values)).order_by("id")
 
     def rows() -> Iterator[dict[str, Any]]:
@@ -317,6 +317,6 @@ def _item_builder(name: str, row_of: Callable[..., Any]) -> Builder:
 def project_datasets(project: Project) -> dict[str, tuple[Builder, str]]:
     """The standard datasets plus the further released formats of the project's kind."""
     found = dict(DATASETS)
-    for name, spec in get_kind(project.kind).item_exports().items():
+    for name, spec in kind_of(project).item_exports().items():
         found[name] = (_item_builder(name, spec.row), spec.description)
     return found

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from annotation.kinds import QualityOutcome, get_kind
+from annotation.kinds import QualityOutcome, kind_of
 from annotation.models import Project
 from quality.agreement import apply_annotator_rule, pilot_agreement, run_agreement
 from quality.frames import kept_frame
@@ -32,7 +32,7 @@ def run_extras(
 ) -> RunExtras:
     """Apply the agreement rule to the kind's outcome, then measure agreement and aggregate on
     what is finally kept, and draw the plots. Reads the database (assignments) but writes nothing."""
-    kind = get_kind(project.kind)
+    kind = kind_of(project)
     fields = list(kind.label_fields())
     outcome = apply_annotator_rule(frame, outcome, fields, settings)
     kept = kept_frame(frame, outcome.responses["keep"])

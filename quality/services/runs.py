@@ -9,7 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.adjudication_selectors import adjudication_summary
-from annotation.kinds import QualityOutcome, get_kind
+from annotation.kinds import QualityOutcome, kind_of
 from annotation.models import Project
 from quality.frames import annotation_frame
 from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision, RunPlot
@@ -20,7 +20,7 @@ BULK_SIZE = 2000
 
 
 def _parameters(project: Project, overrides: dict[str, Any] | None) -> dict[str, Any]:
-    return get_kind(project.kind).settings_for({**(project.settings or {}), **(overrides or {})})
+    return kind_of(project).settings_for({**(project.settings or {}), **(overrides or {})})
 
 
 def quality_run_create(*, project: Project, by=None, overrides: dict[str, Any] | None = None) -> QualityRun:
@@ -57,7 +57,7 @@ def quality_run_execute(*, run: QualityRun) -> QualityRun:
     project = run.project
     try:
         frame = annotation_frame(project)
-        outcome = None if frame.empty else get_kind(project.kind).quality(frame, run.parameters)
+        outcome = None if frame.empty else kind_of(project).quality(frame, run.parameters)
         if outcome is not None:  # the researcher's own verdicts over the rules' (the item page)
             outcome = decisions_respected(outcome, project)
         extras = (

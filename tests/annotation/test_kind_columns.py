@@ -15,7 +15,7 @@ def answered(slug: str, payload: dict) -> dict:
     kind = get_kind(slug)
     _, answer_page = KIND_SAMPLES[slug]
     answers: dict = {}
-    while (slug_ := next_page_slug(slug, payload, answers)) is not None:
+    while (slug_ := next_page_slug(kind, payload, answers)) is not None:
         page = kind.page(payload, slug_, answers)
         form = page.form_class(answer_page(payload, page.slug), payload=payload, answers=answers)
         assert form.is_valid(), form.errors

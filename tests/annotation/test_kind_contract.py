@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from django.template.loader import get_template
 
-from annotation.kinds import all_kinds, get_kind
+from annotation.kinds import TaskKind, all_kinds, get_kind, task_file_kind
 from annotation.kinds.gcrc.labels import polarity
 from annotation.services.responses import next_page_slug
 from tests.conftest import data_file
@@ -63,7 +63,18 @@ def scde_answers(payload: dict, page: str) -> dict[str, Any]:
     }[page]
 
 
+def task_file_answers(payload: dict, page: str) -> dict[str, Any]:
+    return {
+        "guess": {"first_choice": payload["options"][1]},
+        "read": {"second_choice": payload["options"][0], "sure": "4", "why": "the passage says so"},
+        "fill": {"blank_1": payload["candidates"][0], "blank_2": payload["candidates"][2]},
+    }[page]
+
+
+#: a kind described by a task file is held to the same contract
+TASK_FILE = data_file("task_files", "before_reading.yaml").read_text(encoding="utf-8")
 KIND_SAMPLES: dict[str, tuple[tuple[str, ...], Callable[[dict, str], dict]]] = {
+    "task_file": (("task_files", "before_reading.jsonl"), task_file_answers),
     "recam": (("recam", "Task_1_dev.sample.jsonl"), recam_answers),
     "cosimlex": (("cosimlex", "cosimlex_en.sample.csv"), cosimlex_answers),
     "gcrc": (("gcrc", "dev_GCRCadvrobust.sample.json"), gcrc_answers),
@@ -75,9 +86,13 @@ def test_every_kind_has_contract_samples():
     assert {k.slug for k in all_kinds()} <= set(KIND_SAMPLES)
 
 
-@pytest.mark.parametrize("slug", [k.slug for k in all_kinds()])
+def contract_kind(slug: str) -> TaskKind:
+    return task_file_kind(TASK_FILE) if slug == "task_file" else get_kind(slug)
+
+
+@pytest.mark.parametrize("slug", [k.slug for k in all_kinds()] + ["task_file"])
 def test_kind_contract(slug):
-    kind = get_kind(slug)
+    kind = contract_kind(slug)
     path, answer_page = KIND_SAMPLES[slug]
     assert kind.title and kind.default_instructions and kind.file_format
     items = kind.parse(data_file(*path).read_text(encoding="utf-8"))
@@ -87,7 +102,7 @@ def test_kind_contract(slug):
         answers: dict[str, Any] = {}
         pages = list(kind.pages(parsed.payload, answers))
         assert len({p.slug for p in pages}) == len(pages)
-        while (slug := next_page_slug(kind.slug, parsed.payload, answers)) is not None:
+        while (slug := next_page_slug(kind, parsed.payload, answers)) is not None:
             page = kind.page(parsed.payload, slug, answers)
             get_template(page.template)  # exists and compiles
             context = kind.page_context(parsed.payload, page, answers)

@@ -8,6 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from annotation.kinds import get_kind
 from annotation.models import Assignment, Response
 from annotation.services.assignments import assignment_next, assignments_release_abandoned, assignments_set_status
 from annotation.services.batches import batch_create
@@ -52,7 +53,7 @@ def read(annotator, response):
 
 
 def save(read_response, page, answer):
-    return response_save_page(response=read_response, kind_slug="recam", page_slug=page, answer=answer)
+    return response_save_page(response=read_response, kind=get_kind("recam"), page_slug=page, answer=answer)
 
 
 def verbs(queries):

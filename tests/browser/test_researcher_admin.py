@@ -56,7 +56,7 @@ def annotate(invite, *, right: bool) -> None:
                 "summary_span": {"text": span.text},
                 "difficulty": {"difficulty": "medium"},
             }
-            while (slug := next_page_slug("recam", payload, response.answers)) is not None:
+            while (slug := next_page_slug(get_kind("recam"), payload, response.answers)) is not None:
                 form = kind.page(payload, slug, response.answers).form_class(
                     form_data[slug], payload=payload, answers=response.answers
                 )

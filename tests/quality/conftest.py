@@ -60,7 +60,7 @@ def answer_item(response: Response, habit: Habit, unit: int, stop_after_pre: boo
     payload = response.item.payload
     wrong = habit.wrong(unit, response.position)
     choice = (payload["label"] + 1) % 5 if wrong else payload["label"]
-    while (slug := next_page_slug("recam", payload, response.answers)) is not None:
+    while (slug := next_page_slug(get_kind("recam"), payload, response.answers)) is not None:
         page = kind.page(payload, slug, response.answers)
         form = page.form_class(
             page_data(slug, payload, choice, habit, habit.easy(unit, response.position)),

@@ -8,7 +8,7 @@ from typing import Any
 from django import forms
 
 from annotation.channels import Channel, ChannelSettingsError, get_channel
-from annotation.kinds import PresetError, get_kind, preset_fill, preset_for_channel
+from annotation.kinds import PresetError, kind_of, preset_fill, preset_for_channel
 from annotation.models import Batch
 from annotation.services.batches import channel_settings_check
 
@@ -36,7 +36,7 @@ class BatchSettingsForm(forms.ModelForm):
         value = self.cleaned_data.get("channel_settings") or {}
         if self["use_preset"].data:  # the checkbox as posted (it is cleaned after this field)
             try:
-                preset = preset_for_channel(get_kind(self.instance.project.kind), self.instance.channel)
+                preset = preset_for_channel(kind_of(self.instance.project), self.instance.channel)
             except PresetError as exc:
                 raise forms.ValidationError(str(exc)) from exc
             value, _ = preset_fill(preset, channel_settings=value, items_per_unit=None)

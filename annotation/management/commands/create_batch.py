@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.channels import ChannelSettingsError
-from annotation.kinds import PresetError, get_kind, preset_fill, preset_named
+from annotation.kinds import PresetError, kind_of, preset_fill, preset_named
 from annotation.models import Batch
 from annotation.selectors import invite_url
 from annotation.services.batches import BatchError, batch_create, channel_settings_check, invite_link_create
@@ -94,7 +94,7 @@ class Command(BaseCommand):
                 name=options["name"],
                 items_per_unit=items_per_unit,
                 assignments_per_unit=options["annotators_per_item"]
-                or get_kind(project.kind).suggested_annotators_per_item(project.language),
+                or kind_of(project).suggested_annotators_per_item(project.language),
                 release_after_minutes=options["release_after_minutes"],
                 handout=options["handout"],
                 pilot_items=options["pilot_items"],
@@ -113,7 +113,7 @@ class Command(BaseCommand):
         channel, settings, items_per_unit = "invite", options["channel_settings"], options["items_per_unit"]
         if options["preset"]:
             try:
-                channel, preset = preset_named(get_kind(project.kind), options["preset"])
+                channel, preset = preset_named(kind_of(project), options["preset"])
             except PresetError as exc:
                 raise CommandError(str(exc)) from None
             settings, items_per_unit = preset_fill(preset, channel_settings=settings, items_per_unit=items_per_unit)

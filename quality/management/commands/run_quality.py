@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.kinds import get_kind
+from annotation.kinds import kind_of
 from annotation.models import Project
 from quality.report.context import AGREEMENT_HEADERS, agreement_rows, headline_rows
 from quality.selectors import annotator_decisions, run_aggregation, run_agreement, run_headline, run_with_counts
@@ -44,7 +44,7 @@ class Command(BaseCommand):
         if project is None:
             raise CommandError(f"no project with id {project_id}")
         settings = dict(parse_setting(text) for text in overrides)
-        unknown = sorted(set(settings) - set(get_kind(project.kind).settings_for(None)))
+        unknown = sorted(set(settings) - set(kind_of(project).settings_for(None)))
         if unknown:
             raise CommandError(f"unknown setting(s): {', '.join(unknown)}")
         run = quality_run_create(project=project, overrides=settings)

@@ -11,7 +11,17 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.kinds import NothingToScore, ScoreProblem, Scorer, TaskKind, UnknownKind, Upload, all_kinds, get_kind
+from annotation.kinds import (
+    NothingToScore,
+    ScoreProblem,
+    Scorer,
+    TaskKind,
+    UnknownKind,
+    Upload,
+    all_kinds,
+    get_kind,
+    kind_of,
+)
 from annotation.models import Project
 from quality.scoring import kind_scorer, score_run
 
@@ -58,7 +68,7 @@ def _target(target: str) -> tuple[Project | None, TaskKind]:
         project = Project.objects.filter(pk=int(target)).first()
         if project is None:
             raise CommandError(f"no project with id {target}")
-        return project, get_kind(project.kind)
+        return project, kind_of(project)
     try:
         return None, get_kind(target)
     except UnknownKind as exc:
