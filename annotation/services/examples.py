@@ -10,7 +10,6 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from annotation.kinds import TASK_FILE_KIND
 from annotation.models import Batch, InviteLink, Project, Team
 
 from .batches import batch_create, invite_link_create
@@ -75,7 +74,7 @@ def example_load(
     (again: nothing new the second time), a batch and an active invite link."""
     name = example_project_name(example)
     with transaction.atomic():
-        project = Project.objects.filter(team=team, name=name, kind=TASK_FILE_KIND).order_by("id").first()
+        project = Project.objects.filter(team=team, name=name).order_by("id").first()
         if project is None:
             project = project_create(
                 name=name,
@@ -99,8 +98,6 @@ def example_load(
     return LoadedExample(example, project, batch, invite, created)
 
 
-def examples_load(
-    *, team: Team, created_by: User | None = None, root: Path = EXAMPLES_DIR
-) -> list[LoadedExample]:
+def examples_load(*, team: Team, created_by: User | None = None, root: Path = EXAMPLES_DIR) -> list[LoadedExample]:
     """Every example of the gallery, loaded as `example_load` does."""
     return [example_load(example=example, team=team, created_by=created_by) for example in examples_find(root)]

@@ -22,6 +22,7 @@ from ruamel.yaml import YAML
 
 from annotation.models import Response
 from tests.browser.recam_driver import plain_chunk
+from tests.browser.taskfile_driver import TaskFilePage
 
 from .annotators import Annotator, submit
 
@@ -45,7 +46,11 @@ class FileAnnotator(Annotator):
     shown_at: float = 0.0
     filled: list[tuple[int, str, Any]] = field(default_factory=list)
 
-    def start_from_invite(self, url: str) -> None:
+    def start_from_invite(self, url: str, *, instructions: str = "") -> None:
+        """Open the link, read the instructions (`instructions`: words they must hold), start."""
+        if instructions:
+            self.page.goto(url)
+            assert " ".join(instructions.split()) in " ".join(self.page.inner_text("#instructions").split())
         super().start_from_invite(url)
         self.shown_at = time.monotonic()
 
@@ -85,7 +90,12 @@ def answer(annotator: Annotator, response: Response, slug: str) -> None:
         value = FILL[question["type"]](annotator, question, payload, response.item.pk)
         given[question["id"]] = value
         annotator.filled.append((response.pk, question["id"], value))
-    wait = float(page_spec.get("min_seconds", 0)) - (time.monotonic() - annotator.shown_at)
+    minimum = float(page_spec.get("min_seconds", 0))
+    wait = minimum - (time.monotonic() - annotator.shown_at)
+    if minimum:  # the page says how long, and its button waits that long
+        assert annotator.page.get_attribute("[data-min-seconds]", "data-min-seconds") == f"{minimum:g}"
+        if wait > 1:
+            assert annotator.page.locator("#next").is_disabled()
     if wait > 0:
         time.sleep(wait + MARGIN_SECONDS)
     submit(annotator.page)
@@ -223,30 +233,6 @@ def text(annotator: FileAnnotator, question: dict[str, Any], payload: dict[str, 
     return words
 
 
-# The boxes of the first and the last character of [start, end) of a span question's text, which
-# the page's script may have split into text nodes and <mark>s: a mouse drag from one to the other.
-_CHAR_BOXES = """([question, start, end]) => {
-  const box = document.querySelector(`[data-span-text='${question}']`);
-  const at = (offset) => {
-    const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
-    let node, seen = 0;
-    while ((node = walker.nextNode())) {
-      if (offset < seen + node.data.length) return [node, offset - seen];
-      seen += node.data.length;
-    }
-  };
-  const rect = (offset) => {
-    const [node, index] = at(offset);
-    const range = document.createRange();
-    range.setStart(node, index);
-    range.setEnd(node, index + 1);
-    const r = range.getClientRects()[0];
-    return {left: r.left, right: r.right, middle: (r.top + r.bottom) / 2};
-  };
-  return {first: rect(start), last: rect(end - 1), text: box.textContent.slice(start, end)};
-}"""
-
-
 def _words_to_mark(text: str, who: int, seed: int) -> list[tuple[int, int]]:
     """Runs of capitalised words (names, mostly): the first two for everyone, a third for
     annotator 1 on odd items."""
@@ -261,12 +247,7 @@ def spans(annotator: FileAnnotator, question: dict[str, Any], payload: dict[str,
     labels = page.locator(f"[data-for={qid}][data-span-label]")
     marked = []
     for index, (start, end) in enumerate(_words_to_mark(source, annotator.who, seed)):
-        boxes = page.evaluate(_CHAR_BOXES, [qid, start, end])
-        assert boxes["text"] == source[start:end], boxes
-        page.mouse.move(boxes["first"]["left"] + 1, boxes["first"]["middle"])
-        page.mouse.down()
-        page.mouse.move(boxes["last"]["right"] - 1, boxes["last"]["middle"], steps=5)
-        page.mouse.up()
+        assert TaskFilePage(page).mark_span(qid, start, end) == source[start:end]
         label = None
         if labels.count():
             button = labels.nth((index + seed + annotator.who * (seed % 2)) % labels.count())

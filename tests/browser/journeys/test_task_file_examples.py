@@ -1,5 +1,5 @@
 """Every example task file (examples/tasks/) as a whole study through an invite link: the
-researcher makes a project of the file, imports its dataset on the admin's import page, makes a
+researcher uploads the file on the admin's "Add project" form, imports its dataset on the admin's import page, makes a
 batch with two annotators per item and an invite link; two people answer every page in their own
 browsers (task_files.py: whatever the file asks, as the generic page shows it); the researcher
 runs quality, reads the report and downloads every dataset in every format, where each answer
@@ -10,13 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
-from annotation.models import Assignment, Project, Team
-from annotation.services.examples import Example, examples_find
-from annotation.services.projects import project_create
+from annotation.models import Assignment, Project
+from annotation.services.examples import examples_find
 
 from . import task_files
 from .checks import NO_ADJUDICATION, every_export_parses, fits_the_window, report_reads_well
@@ -32,20 +31,11 @@ LANGUAGE = {"answer_before_reading": "hr"}
 ITEMS, FEWER = 6, {"answer_before_reading": 2}
 
 
-def make_project(researcher: Researcher, example: Example) -> Project:
-    """The project made from the example's file, as the researcher's team's."""
-    return project_create(
-        name=f"{example.name} pilot",
-        team=cast(Team, researcher.team),
-        task_file=example.task_file.read_text(encoding="utf-8"),
-        language=LANGUAGE.get(example.name, "en"),
-        created_by=researcher.user,
-    )
-
-
 @pytest.mark.parametrize("example", examples_find(), ids=lambda example: example.name)
 def test_example_task_file_through_an_invite_link(example, researcher, person, no_failed_requests):
-    project = make_project(researcher, example)
+    project = researcher.create_project_from_task_file(
+        name=f"{example.name} pilot", task_file=example.task_file, language=LANGUAGE.get(example.name, "en")
+    )
     message = researcher.import_file(project, example.dataset)
     items = list(project.items.order_by("id").values_list("external_id", flat=True))
     assert f"Imported {len(items)} new items" in message, message
@@ -57,8 +47,11 @@ def test_example_task_file_through_an_invite_link(example, researcher, person, n
 
     locale = {"hr": "hr-HR"}.get(project.language, "en-US")
     people = [task_files.FileAnnotator(person(locale=locale), task_files.answer, who) for who in (0, 1)]
+    task = task_files.task_data(project.task_file)
+    instructions = task.get("instructions", "")  # in the project's language where the file has it
+    instructions = (task.get("translations") or {}).get(project.language, {}).get(instructions, instructions)
     for someone in people:
-        someone.start_from_invite(link)
+        someone.start_from_invite(link, instructions=instructions)
     task_files.work_together(people)
     assert Assignment.objects.filter(unit__batch=batch, status=Assignment.Status.SUBMITTED).count() == 2
     assert all(sorted(someone.items_done) == sorted(chosen) for someone in people)
@@ -70,7 +63,6 @@ def test_example_task_file_through_an_invite_link(example, researcher, person, n
     every_export_parses(downloads, empty=NO_ADJUDICATION)
     raw = downloads["raw.jsonl"]
     assert len(raw.rows) == 2 * len(chosen)
-    task = task_files.task_data(project.task_file)
     questions = [q for page in task["pages"] for q in page["questions"]]
     for question in questions:
         assert question["id"] in raw.header, (question["id"], raw.header)
