@@ -50,8 +50,8 @@ def test_example_task_file_through_an_invite_link(example, researcher, person, n
     task = task_files.task_data(project.task_file)
     instructions = task.get("instructions", "")  # in the project's language where the file has it
     instructions = (task.get("translations") or {}).get(project.language, {}).get(instructions, instructions)
-    for someone in people:
-        someone.start_from_invite(link, instructions=instructions)
+    for someone in people:  # the first reads the instructions on the link's page before starting
+        someone.start_from_invite(link, instructions="" if someone.who else instructions)
     task_files.work_together(people)
     assert Assignment.objects.filter(unit__batch=batch, status=Assignment.Status.SUBMITTED).count() == 2
     assert all(sorted(someone.items_done) == sorted(chosen) for someone in people)
@@ -68,9 +68,7 @@ def test_example_task_file_through_an_invite_link(example, researcher, person, n
         assert question["id"] in raw.header, (question["id"], raw.header)
         if question.get("gold"):
             assert f"{question['id']}_correct" in raw.header
-        if question.get(
-            "label"
-        ):  # the report's agreement table: a row for each label field (a note may follow its name)
+        if question.get("label"):  # a row of the report's agreement table (a note may follow the name)
             row = re.escape(question["prompt"]) + rf"[^\t]*\t{question['label']}\t{len(chosen)}\t"
             assert re.search(row, report), question["id"]
     if not task.get("settings", {}).get("min_gold_accuracy"):
