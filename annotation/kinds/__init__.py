@@ -27,7 +27,7 @@ from .registry import (
     register,
     task_file_replacement_problem,
 )
-from .results import AGREEMENT_SETTINGS, KindPlot, LabelField
+from .results import AGREEMENT_SETTINGS, GENERIC_SETTINGS, SPEED_SETTINGS, KindPlot, LabelField
 from .scde import kind as scde_kind  # noqa: F401  (registers)
 from .scoring import NothingToScore, ProjectResults, ResultItem, ScoreProblem, Scorer, ScorerOption, Upload
 from .taskfile import TASK_FILE_KIND, TaskFileError, TaskFileProblem, task_file_kind, task_file_words_change
@@ -39,6 +39,8 @@ __all__ = [
     "preset_for_channel",
     "preset_named",
     "AGREEMENT_SETTINGS",
+    "GENERIC_SETTINGS",
+    "SPEED_SETTINGS",
     "Column",
     "FigureStyle",
     "KindPlot",

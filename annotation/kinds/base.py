@@ -18,7 +18,7 @@ from django.utils.functional import Promise
 from . import own_values
 from .own_values import ValueFormat
 from .presets import ChannelPreset
-from .results import AGREEMENT_SETTINGS, KindPlot, LabelField
+from .results import GENERIC_SETTINGS, KindPlot, LabelField
 from .scoring import Scorer
 
 
@@ -255,9 +255,9 @@ class TaskKind(ABC):
         return {}
 
     def settings_for(self, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
-        """The kind's defaults and the agreement rule's (`AGREEMENT_SETTINGS`), then `overrides`;
+        """The kind's defaults and the generic rules' (`GENERIC_SETTINGS`: agreement, too fast), then `overrides`;
         `settings_for(None)` names every setting a project may have."""
-        merged = {**AGREEMENT_SETTINGS, **self.default_settings}
+        merged = {**GENERIC_SETTINGS, **self.default_settings}
         merged.update(overrides or {})
         return merged
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Protocol, TypeVar
 
 from .base import TaskKind
-from .results import AGREEMENT_SETTINGS
+from .results import GENERIC_SETTINGS
 from .taskfile import QUALITY_DEFAULTS, TASK_FILE_KIND, task_file_kind, task_file_words_change
 
 
@@ -86,7 +86,7 @@ def task_file_replacement_problem(project: ProjectLike, text: str, *, answered: 
 def known_settings() -> dict[str, Any]:
     """Every setting some kind has (a registered one, or any described by a task file), with a
     default that shows its type: what an API may accept before it knows the project's kind."""
-    settings: dict[str, Any] = {**AGREEMENT_SETTINGS, **QUALITY_DEFAULTS}
+    settings: dict[str, Any] = {**GENERIC_SETTINGS, **QUALITY_DEFAULTS}
     for kind in _KINDS.values():
         settings.update(kind.settings_for(None))
     return settings

@@ -14,6 +14,17 @@ LABEL_LEVELS = ("nominal", "ordinal", "interval", "set")
 #: Cohen's kappa against the others' majority is below `min_annotator_kappa` (None: off), on
 #: `annotator_kappa_field` ("": the kind's first label field)
 AGREEMENT_SETTINGS: dict[str, Any] = {"min_annotator_kappa": None, "annotator_kappa_field": ""}
+#: project settings of the generic too-fast rule (quality.speed), off by default: an answer faster
+#: than `too_fast_seconds`, or than `too_fast_median_share` of the median time, is flagged with its
+#: time; `drop_too_fast` drops flagged answers, `max_too_fast_share` annotators with more flagged
+SPEED_SETTINGS: dict[str, Any] = {
+    "too_fast_seconds": None,
+    "too_fast_median_share": None,
+    "drop_too_fast": False,
+    "max_too_fast_share": None,
+}
+#: the rules every kind gets beside its own
+GENERIC_SETTINGS: dict[str, Any] = {**AGREEMENT_SETTINGS, **SPEED_SETTINGS}
 
 
 @dataclass(frozen=True)

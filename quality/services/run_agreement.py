@@ -1,4 +1,4 @@
-"""What a quality run adds to the kind's rules: the per-annotator agreement rule, agreement and
+"""What a quality run adds to the kind's rules: the too-fast rule, the per-annotator agreement rule, agreement and
 aggregation per label field (on the annotations the run keeps; and apart, on the pilot items),
 headline figures and plots."""
 
@@ -18,6 +18,7 @@ from quality.headline import headline
 from quality.models import QualityRun, RunPlot
 from quality.report.figures import Figure, run_figures
 from quality.selectors import assignment_events, assignment_slots, pilot_items
+from quality.speed import apply_speed_rule
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ def run_extras(
     what is finally kept, and draw the plots. Reads the database (assignments) but writes nothing."""
     kind = kind_of(project)
     fields = list(kind.label_fields())
+    outcome = apply_speed_rule(frame, outcome, settings)  # before agreement: it is judged on what is kept
     outcome = apply_annotator_rule(frame, outcome, fields, settings)
     kept = kept_frame(frame, outcome.responses["keep"])
     agreement = run_agreement(kept, fields, settings)

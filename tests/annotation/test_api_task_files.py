@@ -118,7 +118,7 @@ def test_a_task_file_projects_kind_cannot_change(api, team):
 
 
 def test_a_task_file_projects_quality_settings_are_accepted_and_another_kinds_refused(api, team):
-    settings = {"min_gold_accuracy": 0.6, "min_seconds_per_item": 4}
+    settings = {"min_gold_accuracy": 0.6, "too_fast_seconds": 4}
     response = api.post(
         "/api/projects/", {"name": "Reviews", "task_file": good_file(), "settings": settings}, format="json"
     )

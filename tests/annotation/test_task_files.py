@@ -119,7 +119,7 @@ def test_columns_label_fields_and_settings_come_from_the_file():
         "second_choice": ("nominal", None),
         "sure": ("ordinal", (1, 2, 3, 4, 5)),
     }
-    assert {"min_gold_accuracy", "min_seconds_per_item", "min_annotator_kappa"} <= set(kind.settings_for(None))
+    assert {"min_gold_accuracy", "too_fast_seconds", "min_annotator_kappa"} <= set(kind.settings_for(None))
 
 
 def test_reveal_keeps_the_passage_back_and_locks_the_pages_before_it():
@@ -325,7 +325,7 @@ def frame(rows):
     return pd.DataFrame([{**base, **row} for row in rows])
 
 
-def test_quality_drops_low_gold_accuracy_and_too_fast_answers_with_reasons():
+def test_quality_drops_annotators_below_the_gold_accuracy_with_reasons():
     kind = task_file_kind(READING)
     rows = frame(
         [
@@ -335,14 +335,13 @@ def test_quality_drops_low_gold_accuracy_and_too_fast_answers_with_reasons():
             {"response_id": 4, "annotator_id": 11, "item_id": 2, "first_choice_correct": True},
         ]
     )
-    outcome = kind.quality(rows, {"min_gold_accuracy": 0.75, "min_seconds_per_item": 5})
-    assert outcome.responses["keep"].to_dict() == {1: True, 2: False, 3: False, 4: False}
-    assert outcome.responses.at[2, "reasons"] == ["answered in 2.0 s, below the minimum of 5 s"]
+    outcome = kind.quality(rows, {"min_gold_accuracy": 0.75})
+    assert outcome.responses["keep"].to_dict() == {1: True, 2: True, 3: False, 4: False}
     assert outcome.responses.at[4, "reasons"] == [
         "annotator dropped: accuracy 50.0% on 2 gold answers is below the minimum of 75%"
     ]
     assert outcome.annotators["accuracy"].to_dict() == {10: 1.0, 11: 0.5}
-    assert outcome.summary["dropped_too_fast"] == 1 and outcome.summary["dropped_low_accuracy_annotator"] == 2
+    assert outcome.summary["dropped_low_accuracy_annotator"] == 2 and outcome.summary["mean_annotator_accuracy"] == 0.75
     off = kind.quality(rows, kind.settings_for(None))
     assert off.responses["keep"].all()
 
@@ -405,3 +404,17 @@ def test_the_report_plots_each_label_fields_answers():
     assert set(plots) == {"answers_first_choice", "answers_second_choice", "answers_sure"}
     assert (plots["answers_first_choice"].x, plots["answers_first_choice"].y) == (("cat", "dog"), (1, 1))
     assert (plots["answers_sure"].x, plots["answers_sure"].y) == (("2", "4"), (1, 1))  # the scale's order
+
+
+def test_the_adjudicator_reads_a_choice_in_the_options_words():
+    kind = task_file_kind(
+        TYPES.replace("options: [a, b, c]", "options: [{value: a, label: Arts}, {value: b, label: Books}, c]")
+    )
+    assert kind.adjudication_display(TYPES_ITEM, "topics", ["a", "c"]) == "Arts (a); c (c)"
+    assert kind.adjudication_display(TYPES_ITEM, "score", 7.5) == "7.5"
+
+
+def test_a_table_cell_no_database_stores_alike_is_named():
+    with pytest.raises(ImportProblem) as caught:
+        task_file_kind(READING).parse('id,question,passage,options\na,q\x00,p,"[""x"", ""y""]"\n')
+    assert (caught.value.line, caught.value.field) == (2, "question")

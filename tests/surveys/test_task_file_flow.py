@@ -173,3 +173,39 @@ def test_a_task_file_project_runs_the_hot_pages_query_guards(client, project):
             assert client.post(url, {**fields, **answers_for(payload, fields["page"])}).status_code == 302
         saves.append(len(queries))
     assert max(views) <= MAX_VIEW_QUERIES and max(saves) <= MAX_SAVE_QUERIES, (views, saves)
+
+
+def test_two_annotators_who_differ_go_to_an_adjudicator_who_decides_the_label_fields(
+    client, project, django_capture_on_commit_callbacks
+):
+    """Adjudication needs nothing of the file but its label fields: the pair's differing fields
+    are disputed, the agreed ones final, and the adjudicator's page decides the rest."""
+    from annotation.models import AdjudicationTask, FinalLabel
+    from annotation.services.adjudication import adjudication_setup_set
+
+    batch = batch_create(project=project, name="adj", items_per_unit=3, assignments_per_unit=2)
+    adjudication_setup_set(batch=batch, enabled=True)
+    for careful in (True, False):
+        person = type(client)()
+        url = person.post(reverse("surveys:invite", args=[invite_link_create(batch=batch).token]))["Location"]
+        with django_capture_on_commit_callbacks(execute=True):
+            assert work_through(person, url, careful=careful) == 9
+    tasks = AdjudicationTask.objects.filter(batch=batch).order_by("item_id")
+    assert tasks.count() == 3 and all(t.fields_in_dispute == ["second_choice"] for t in tasks)
+    assert set(FinalLabel.objects.filter(batch=batch).values_list("field", "how").distinct()) == {
+        ("first_choice", "agreed"),
+        ("sure", "agreed"),
+    }
+    adjudicator = type(client)()
+    url = adjudicator.post(reverse("surveys:invite", args=[invite_link_create(batch=batch, role="adjudicator").token]))
+    url = url["Location"]
+    for _ in range(3):
+        html = adjudicator.get(url).content.decode()
+        task = re.search(r'name="task" value="(\d+)"', html).group(1)
+        assert adjudicator.post(url, {"task": task, "choice_second_choice": "first"}).status_code == 302
+    decided = FinalLabel.objects.filter(batch=batch, field="second_choice")
+    assert decided.count() == 3 and {label.how for label in decided} == {"adjudicated"}
+    payloads = {t.item_id: t.item.payload for t in tasks}
+    assert {label.item_id: label.value for label in decided} == {
+        item: payload.get("label") or payload["options"][0] for item, payload in payloads.items()
+    }

@@ -13,13 +13,13 @@ from typing import Any
 
 from django.utils.functional import lazy
 
-from quality.stats import gold_and_time
+from quality.stats import gold_accuracy
 
 from ..base import Column, FigureStyle, Page, ParsedItem, QualityOutcome, TaskKind
 from ..results import KindPlot, LabelField
 from .display import markdown_html, sentences_of, text_of
 from .forms import TaskFilePageForm, answer_of, asked
-from .questions import is_correct, label_of
+from .questions import is_correct, label_of, options_for
 from .records import parse_items
 from .spec import CHOICES, PageSpec, Question, TaskSpec, build
 from .words import words_for
@@ -28,11 +28,10 @@ TASK_FILE_KIND = "task_file"
 TEMPLATE = "surveys/taskfile/page.html"
 #: the report draws the answers of the first label fields
 MAX_PLOTS = 6
-QUALITY_DEFAULTS: dict[str, Any] = {"min_gold_accuracy": None, "min_seconds_per_item": None}
+QUALITY_DEFAULTS: dict[str, Any] = {"min_gold_accuracy": None}
 FIGURES = {
     "mean_annotator_accuracy": FigureStyle("Mean accuracy of an annotator on gold questions", "share"),
     "dropped_incomplete": FigureStyle("Annotations dropped: incomplete", "count"),
-    "dropped_too_fast": FigureStyle("Annotations dropped: faster than the minimum time", "count"),
     "dropped_low_accuracy_annotator": FigureStyle("Annotations dropped: annotator below the gold minimum", "count"),
     "gold_accuracy": FigureStyle("Accuracy on gold questions", "share"),
     "median_seconds": FigureStyle("Median time", "seconds"),
@@ -138,16 +137,15 @@ class TaskFileKind(TaskKind):
         return gold or None
 
     def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:
-        selection = gold_and_time.select_annotations(
+        selection = gold_accuracy.select_annotations(
             frame,
             correct_columns=[f"{q.id}_correct" for q in self.task.questions if q.gold],
             min_gold_accuracy=_number(settings.get("min_gold_accuracy")),
-            min_seconds=_number(settings.get("min_seconds_per_item")),
         )
         return QualityOutcome(selection.responses, selection.annotators, selection.items, selection.summary)
 
     def item_diagnostic_columns(self) -> list[str]:
-        return list(gold_and_time.ITEM_DIAGNOSTIC_COLUMNS)
+        return list(gold_accuracy.ITEM_DIAGNOSTIC_COLUMNS)
 
     def figure_styles(self) -> Mapping[str, FigureStyle]:
         return FIGURES
@@ -163,6 +161,15 @@ class TaskFileKind(TaskKind):
 
     def label_fields(self) -> Sequence[LabelField]:
         return tuple(_label_field(q) for q in self.task.questions if q.label)
+
+    def adjudication_display(self, payload: Mapping[str, Any], field: str, value: Any) -> str:
+        """A choice as the annotator saw it (its option's words and value), not its bare value."""
+        question = next((q for q in self.task.questions if q.id == field), None)
+        if question is None or question.type not in CHOICES or value is None:
+            return super().adjudication_display(payload, field, value)
+        words = {str(o.value): o.label for o in options_for(question, payload, self.words)}
+        shown = [f"{words.get(str(v), v)} ({v})" for v in (value if isinstance(value, list) else [value])]
+        return "; ".join(shown)
 
     def report_plots(self, frame: Any) -> list[KindPlot]:
         """Per label field, how often each answer was given in the kept annotations (a set's

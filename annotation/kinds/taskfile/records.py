@@ -84,6 +84,13 @@ def _list_keys(task: TaskSpec) -> set[str]:
 def _table(text: str, *, list_keys: set[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     first = text.split("\n", 1)[0]
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t" if "\t" in first else ",")
+    try:
+        yield from _table_rows(reader, list_keys)
+    except csv.Error as exc:  # a NUL, a quote left open at the end of the file
+        raise ImportProblem(f"not a readable table ({exc})", line=reader.line_num or 1) from None
+
+
+def _table_rows(reader: csv.DictReader, list_keys: set[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     if not reader.fieldnames or any(not (name or "").strip() for name in reader.fieldnames):
         raise ImportProblem("the first line must name every column (a header row)", line=1)
     for record in reader:
@@ -101,6 +108,9 @@ def _table(text: str, *, list_keys: set[str]) -> Iterator[tuple[int, dict[str, A
                     raise ImportProblem(f"not a JSON list ({exc.msg})", line=line, field=key) from None
             else:
                 row[key] = value
+        problem = value_problem(row)
+        if problem is not None:  # a NUL or a lone surrogate: no database stores it alike
+            raise ImportProblem(problem[0], line=line, field=problem[1])
         yield line, row
 
 

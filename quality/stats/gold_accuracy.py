@@ -1,8 +1,8 @@
-"""Quality rules any described task can use: completeness, accuracy on gold questions per
-annotator, and a minimum time per annotation.
+"""Quality rules any described task can use: completeness and accuracy on gold questions per
+annotator (the too-fast rule is every kind's: quality/stats/speed.py).
 
 Input: one row per response with columns response_id, annotator_id, item_id, completed,
-seconds, and one boolean-or-None column per gold question (`correct_columns`).
+seconds (for the median time), and one boolean-or-None column per gold question (`correct_columns`).
 """
 
 from __future__ import annotations
@@ -46,11 +46,9 @@ def select_annotations(
     *,
     correct_columns: list[str],
     min_gold_accuracy: float | None = None,
-    min_seconds: float | None = None,
 ) -> Selection:
-    """Keep a response when it is complete, not faster than `min_seconds` (None: off; a response
-    whose time is unknown is kept), and its annotator's accuracy over the gold questions they
-    answered is at least `min_gold_accuracy` (None: off; an annotator with no gold is kept).
+    """Keep a response when it is complete and its annotator's accuracy over the gold questions
+    they answered is at least `min_gold_accuracy` (None: off; an annotator with no gold is kept).
     Every drop gets its reason in words."""
     frame = frame.set_index("response_id", drop=False)
     completed = frame["completed"].fillna(False).astype(bool)
@@ -75,15 +73,12 @@ def select_annotations(
         [f"accuracy {a:.1%} on {n} gold answers is below the minimum of {min_gold_accuracy:.0%}"] if is_low else []
         for a, n, is_low in zip(annotators["accuracy"], annotators["n_gold"], low)
     ]
-    too_fast = seconds.notna() & (seconds < min_seconds) & completed if min_seconds is not None else completed & False
     dropped_annotator = frame["annotator_id"].map(low).fillna(False).astype(bool)
     reasons: list[list[str]] = []
     for position in range(len(frame)):
         mine = []
         if not completed.iat[position]:
             mine.append(REASON_INCOMPLETE)
-        if too_fast.iat[position]:
-            mine.append(f"answered in {seconds.iat[position]:.1f} s, below the minimum of {min_seconds:g} s")
         if dropped_annotator.iat[position]:
             mine.append("annotator dropped: " + annotators.at[frame["annotator_id"].iat[position], "reasons"][0])
         reasons.append(mine)
@@ -96,7 +91,6 @@ def select_annotations(
         "annotators_kept": int(annotators["keep"].sum()),
         "mean_annotator_accuracy": _mean(annotators["accuracy"]),
         "dropped_incomplete": int((~completed).sum()),
-        "dropped_too_fast": int(too_fast.sum()),
         "dropped_low_accuracy_annotator": int(dropped_annotator.sum()),
     }
     return Selection(responses=responses, annotators=annotators, items=items, summary=summary)
