@@ -1,4 +1,4 @@
-"""manage.py load_demo [--password P] [--base-url URL]"""
+"""manage.py load_demo [--password P] [--base-url URL] [--examples]"""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
 
 from annotation.models import Batch
 from annotation.selectors import invite_url
 from annotation.services.demo import demo_load
+from annotation.services.examples import examples_load
 
 from ._common import add_base_url_argument, base_url
 
@@ -30,7 +32,8 @@ class Command(BaseCommand):
         "(3 items per unit, 3 annotators per item) and an invite link; and a Croatian CoSimLex project "
         "likewise (5 items per unit); a Chinese GCRC project (2 annotators per item, a link for each, and an adjudicator's link); an SCDE "
         "project on made-up passages (one passage per unit); and two ReCAM batches of 2 units, one recruited on MTurk "
-        "and one on Prolific, to publish from the admin. "
+        "and one on Prolific, to publish from the admin. With --examples, also a project for each "
+        "example task file under examples/tasks/ (its dataset imported, 2 annotators per item, an invite link). "
         "Safe to run again."
     )
 
@@ -45,6 +48,11 @@ class Command(BaseCommand):
             type=Path,
             default=Path(settings.BASE_DIR) / "tests" / "fixtures" / "recam",
             help="Folder holding the ReCAM sample files.",
+        )
+        parser.add_argument(
+            "--examples",
+            action="store_true",
+            help="Also load every example task file under examples/tasks/ as a project with a batch and an invite link.",
         )
         add_base_url_argument(parser)
 
@@ -82,6 +90,14 @@ class Command(BaseCommand):
                     for link in (other.invite, *other.more_invites)
                 ),
             ]
+        if options["examples"]:
+            user = get_user_model().objects.get(username=demo.username)
+            for example in examples_load(team=demo.project.team, created_by=user):
+                lines += [
+                    f"Example project {example.project.pk}: {example.project.name} "
+                    f"({example.project.items.count()} items, from {example.example.task_file.parent.name}/)",
+                    f"Invite link: {invite_url(example.invite.token, base_url=base)}",
+                ]
         if demo.mturk_batch is not None:
             lines += mturk_lines(demo.mturk_batch, base)
         if demo.prolific_batch is not None:

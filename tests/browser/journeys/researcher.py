@@ -88,6 +88,20 @@ class Researcher:
         assert project.team == self.team and project.kind == kind
         return project
 
+    def create_project_from_task_file(self, *, name: str, task_file: Path, language: str) -> Project:
+        """The admin's "Add project" form with a task file uploaded (no kind chosen: the task is
+        the file's)."""
+        self.page.goto(self.base + "/admin/annotation/project/add/")
+        self.page.fill("#id_name", name)
+        self.page.set_input_files("#id_task_file_upload", str(task_file))
+        self.page.select_option("#id_language", language)
+        with self.page.expect_navigation():
+            self.page.click("input[name=_continue]")
+        assert not self.page.locator(".errorlist").count(), self.page.inner_text(".errorlist")
+        project = Project.objects.get(name=name)
+        assert project.team == self.team and project.task_file == task_file.read_text(encoding="utf-8")
+        return project
+
     def import_file(self, project: Project, path: Path) -> str:
         """The project's "Import items" page with the file; the message it answers with."""
         self.page.goto(self.base + f"/admin/annotation/project/{project.pk}/change/")
