@@ -416,7 +416,9 @@ def test_the_adjudicator_reads_a_choice_in_the_options_words():
 
 def test_a_table_cell_no_database_stores_alike_is_named():
     with pytest.raises(ImportProblem) as caught:
-        task_file_kind(READING).parse('id,question,passage,options,candidates\na,q\x00,p,"[""x"", ""y""]","[""c"", ""d""]"\n')
+        task_file_kind(READING).parse(
+            'id,question,passage,options,candidates\na,q\x00,p,"[""x"", ""y""]","[""c"", ""d""]"\n'
+        )
     assert (caught.value.line, caught.value.field) == (2, "question")
 
 
