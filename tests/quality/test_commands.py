@@ -9,7 +9,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.kinds import AGREEMENT_SETTINGS
+from annotation.kinds import GENERIC_SETTINGS
 from quality.models import QualityRun
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +34,7 @@ def test_run_quality_prints_the_outcome(annotated):
 def test_run_quality_settings_and_errors(annotated):
     run("run_quality", str(annotated.project.pk), "--set", "min_accuracy=0.96", "--set", "require_spans=false")
     assert QualityRun.objects.get().parameters == {
-        **AGREEMENT_SETTINGS,
+        **GENERIC_SETTINGS,
         "min_accuracy": 0.96,
         "require_spans": False,
         "easy_must_be_correct": True,

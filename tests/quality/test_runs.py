@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.kinds import AGREEMENT_SETTINGS
+from annotation.kinds import GENERIC_SETTINGS
 from annotation.kinds.recam import ReCAM
 from annotation.models import Response, UnitItem
 from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision
@@ -103,7 +103,7 @@ def test_threshold_is_a_project_setting_and_strictly_above(recam_dev_bytes):
 
     built = build_annotated_project(recam_dev_bytes, settings={"min_accuracy": 0.95})
     run = quality_run_create(project=built.project)
-    assert run.parameters == {**AGREEMENT_SETTINGS, **ReCAM.default_settings, "min_accuracy": 0.95}
+    assert run.parameters == {**GENERIC_SETTINGS, **ReCAM.default_settings, "min_accuracy": 0.95}
     good_b = AnnotatorDecision.objects.get(run=run, annotator=built.annotators["good_b"])
     assert not good_b.keep  # 19/20 = 0.95 exactly is not "higher than"
     assert good_b.reasons == ["accuracy 95.0% on 20 labeled items is not above the minimum of 95%"]
