@@ -15,7 +15,7 @@ from annotation.models import Project
 from quality.exports import DATASETS, FORMATS, ExportUnavailable, Options, UnknownExport, export_open
 from quality.exports.hub import HubOptions, SplitError, SplitPlan, hub_folder_write
 from quality.models import ExportJob
-from quality.services.exports import export_job_create, export_job_path
+from quality.services.exports import export_job_create, export_job_path, hub_export_job_create
 
 
 class Command(BaseCommand):
@@ -91,9 +91,9 @@ class Command(BaseCommand):
         self.stderr.write(f"wrote {output}")
 
     def _hub(self, project: Project, output: Path | None, options: dict[str, Any]) -> None:
-        if output is None:
-            raise CommandError("--dataset hub writes a folder: name it with -o DIR")
-        if output.exists() and not output.is_dir():
+        if output is None and not options["job"]:
+            raise CommandError("--dataset hub writes a folder: name it with -o DIR (or --job: a zip of it)")
+        if output is not None and output.exists() and not output.is_dir():
             raise CommandError(f"{output} is a file; a Hub folder needs a directory")
         try:
             plan = SplitPlan.parse(
@@ -103,6 +103,9 @@ class Command(BaseCommand):
                 default=options["split_default"],
             )
             chosen = HubOptions(plan=plan, license=options["license"], task_categories=options["task_category"])
+            if output is None:
+                self._report_job(hub_export_job_create(project=project, options=chosen))
+                return
             folder = hub_folder_write(project=project, directory=output, options=chosen)
         except (ExportUnavailable, SplitError) as exc:
             raise CommandError(str(exc)) from None
@@ -112,7 +115,9 @@ class Command(BaseCommand):
         self.stderr.write(f"wrote {output} (README.md and Parquet files); nothing was uploaded")
 
     def _as_job(self, project: Project, dataset: str, fmt: str, chosen: Options) -> None:
-        job = export_job_create(project=project, dataset=dataset, fmt=fmt, options=chosen)
+        self._report_job(export_job_create(project=project, dataset=dataset, fmt=fmt, options=chosen))
+
+    def _report_job(self, job: ExportJob) -> None:
         job.refresh_from_db()
         if job.status == ExportJob.Status.FAILED:
             raise CommandError(f"export job #{job.pk} failed: {job.error}")
