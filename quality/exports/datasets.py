@@ -70,13 +70,22 @@ EXACT = Options()
 @dataclass(frozen=True)
 class Dataset:
     """`sparse`: a row may lack some columns (written empty in CSV, absent in JSONL).
-    `total`: how many source records the rows come from, for a job's progress."""
+    `total`: how many source records the rows come from, for a job's progress.
+    `keyed`: the same rows, each with the id of the item it comes from (a Hub folder splits by it);
+    None: the rows' own `item_id`."""
 
     name: str
     columns: Callable[[], list[str]]
     rows: Callable[[], Iterator[dict[str, Any]]]
     total: Callable[[], int]
     sparse: bool = False
+    keyed: Callable[[], Iterator[tuple[int, dict[str, Any]]]] | None = None
+
+    def item_rows(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(item id, row) pairs: what a Hub folder's splits are decided on."""
+        if self.keyed is not None:
+            return self.keyed()
+        return ((row["item_id"], row) for row in self.rows())
 
 
 def _require_run(project: Project, dataset: str) -> QualityRun:
@@ -150,28 +159,31 @@ def _item_dataset(project: Project, name: str, row_of: Callable[..., Any]) -> Da
     with the latest run's diagnostics (None without a run)."""
     run = latest_run(project)
     queryset = Item.objects.filter(project=project).order_by("id")
-    pairs: QuerySet[Item, tuple[Any, Any]]
+    pairs: QuerySet[Item, tuple[Any, Any, Any]]
     if run is None:
         pairs = queryset.annotate(diagnostics=Value(None, output_field=JSONField())).values_list(
-            "payload", "diagnostics"
+            "pk", "payload", "diagnostics"
         )
     else:
         result = FilteredRelation("quality_results", condition=Q(quality_results__run=run))
         with_result = queryset.annotate(result=result).annotate(diagnostics=F("result__diagnostics"))
-        pairs = with_result.values_list("payload", "diagnostics")
+        pairs = with_result.values_list("pk", "payload", "diagnostics")
 
-    def rows() -> Iterator[dict[str, Any]]:
-        for payload, diagnostics in pairs.iterator(CHUNK_SIZE):
+    def keyed() -> Iterator[tuple[int, dict[str, Any]]]:
+        for pk, payload, diagnostics in pairs.iterator(CHUNK_SIZE):
             row = row_of(payload, diagnostics)
             if isinstance(row, list):  # a format with several rows per item
-                yield from row
+                yield from ((pk, one) for one in row)
             elif row is not None:
-                yield row
+                yield pk, row
+
+    def rows() -> Iterator[dict[str, Any]]:
+        return (row for _, row in keyed())
 
     def columns() -> list[str]:
         return _ordered_union(row.keys() for row in rows())
 
-    return Dataset(name, columns, rows, queryset.count, sparse=True)
+    return Dataset(name, columns, rows, queryset.count, sparse=True, keyed=keyed)
 
 
 def items(project: Project, options: Options = EXACT) -> Dataset:
@@ -276,14 +288,22 @@ def final_items(project: Project, options: Options = EXACT) -> Dataset:
     kind, values = kind_of(project), final_values(project)
     queryset = Item.objects.filter(project=project, pk__in=list(values)).order_by("id")
 
-    def rows() -> Iterator[dict[str, Any]]:
+    def keyed() -> Iterator[tuple[int, dict[str, Any]]]:
         for item_id, payload in queryset.values_list("pk", "payload").iterator(CHUNK_SIZE):
             row = kind.final_item(payload, values[item_id])
             if row is not None:
-                yield row
+                yield item_id, row
+
+    def rows() -> Iterator[dict[str, Any]]:
+        return (row for _, row in keyed())
 
     return Dataset(
-        "final_items", lambda: _ordered_union(row.keys() for row in rows()), rows, queryset.count, sparse=True
+        "final_items",
+        lambda: _ordered_union(row.keys() for row in rows()),
+        rows,
+        queryset.count,
+        sparse=True,
+        keyed=keyed,
     )
 
 

@@ -9,6 +9,7 @@ from quality.models import ExportJob
 from quality.services.exports import export_job_path
 
 from . import FORMATS, Export
+from .hub.archive import HUB_ARCHIVE
 
 
 def export_response(export: Export) -> StreamingHttpResponse:
@@ -31,9 +32,8 @@ def export_job_response(job: ExportJob) -> FileResponse:
         handle = export_job_path(job).open("rb")
     except FileNotFoundError:
         raise Http404("This export's file is gone.") from None
-    response = FileResponse(
-        handle, as_attachment=True, filename=job.file_name, content_type=FORMATS[job.format].content_type
-    )
+    file_format = HUB_ARCHIVE if job.format == HUB_ARCHIVE.name else FORMATS[job.format]
+    response = FileResponse(handle, as_attachment=True, filename=job.file_name, content_type=file_format.content_type)
     response["Cache-Control"] = "no-store"
     response["X-Export-Cells"] = job.cells
     return response

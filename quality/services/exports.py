@@ -13,8 +13,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Project
-from quality.exports import EXACT, Options, dataset_chunks, export_dataset, export_filename
+from quality.exports import EXACT, ExportUnavailable, Options, dataset_chunks, export_dataset, export_filename
+from quality.exports.hub import HubOptions
+from quality.exports.hub.archive import HUB_ARCHIVE, HUB_DATASET, hub_archive_write, hub_check
 from quality.models import ExportJob
+from quality.selectors import latest_run
 
 Status = ExportJob.Status
 
@@ -31,8 +34,6 @@ def export_job_create(*, project: Project, dataset: str, fmt: str, options: Opti
     dataset needs a quality run), so nothing is queued that cannot run. Without a broker the
     task runs inline and the job is finished (done or failed) when the transaction commits.
     """
-    from quality import tasks  # tasks call services; imported here to keep the cycle out of module load
-
     _, file_format = export_dataset(project=project, dataset=dataset, fmt=fmt, options=options)
     job = ExportJob.objects.create(
         project=project,
@@ -42,10 +43,37 @@ def export_job_create(*, project: Project, dataset: str, fmt: str, options: Opti
         created_by=by,
         file_name=export_filename(project, dataset, file_format, options=options),
     )
-    job.file_path = f"{project.pk}/{job.pk}-{job.file_name}"
+    return _queued(job)
+
+
+def _queued(job: ExportJob) -> ExportJob:
+    from quality import tasks  # tasks call services; imported here to keep the cycle out of module load
+
+    job.file_path = f"{job.project_id}/{job.pk}-{job.file_name}"
     job.save(update_fields=["file_path"])
     transaction.on_commit(lambda: tasks.run_export.delay(job.pk), robust=True)
     return job
+
+
+def hub_export_job_create(*, project: Project, options: HubOptions | None = None, by=None) -> ExportJob:
+    """Record a queued job writing the project's Hub folder as a zip (docs/publishing.md), and
+    hand it to the `run_export` task once the row is committed, as `export_job_create` does.
+
+    Checks first: a finished quality run (ExportUnavailable), a split rule that fits (SplitError).
+    """
+    options = options or HubOptions()
+    if latest_run(project) is None:
+        raise ExportUnavailable("A Hub folder needs a finished quality run (its card reports it); run quality first.")
+    hub_check(project, options)
+    job = ExportJob.objects.create(
+        project=project,
+        dataset=HUB_DATASET,
+        format=HUB_ARCHIVE.name,
+        options=options.as_dict(),
+        created_by=by,
+        file_name=export_filename(project, HUB_DATASET, HUB_ARCHIVE),
+    )
+    return _queued(job)
 
 
 def export_job_execute(*, job: ExportJob) -> ExportJob:
@@ -60,7 +88,7 @@ def export_job_execute(*, job: ExportJob) -> ExportJob:
     partial = target.with_name(target.name + ".part")
     try:
         _update(job, status=Status.RUNNING, started_at=timezone.now(), rows_written=0, error="")
-        rows = _write(job, partial)
+        rows = _write_hub(job, partial) if job.dataset == HUB_DATASET else _write(job, partial)
         partial.replace(target)
         _update(job, status=Status.DONE, rows_written=rows, size=target.stat().st_size, finished_at=timezone.now())
     except Exception as exc:
@@ -86,6 +114,14 @@ def _write(job: ExportJob, partial: Path) -> int:
                 recorded = counter.count
                 _update(job, rows_written=recorded)
     return counter.count
+
+
+def _write_hub(job: ExportJob, partial: Path) -> int:
+    """Write the job's Hub folder as a zip to `partial`; returns the rows of all its configs."""
+    _update(job, rows_total=job.project.items.count())
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    folder = hub_archive_write(project=job.project, target=partial, options=HubOptions.from_dict(job.options))
+    return folder.rows
 
 
 class _RowCounter:

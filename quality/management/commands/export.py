@@ -1,5 +1,6 @@
 """`manage.py export <project_id> --dataset raw|clean|items|... --format csv|tsv|jsonl [--output FILE]
-[--spreadsheet-safe] [--item-text] [--job]`."""
+[--spreadsheet-safe] [--item-text] [--job]`, or `--dataset hub -o DIR [--split-by batch|key ...]`:
+a folder for the Hugging Face Hub (docs/publishing.md)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.models import Project
 from quality.exports import DATASETS, FORMATS, ExportUnavailable, Options, UnknownExport, export_open
+from quality.exports.hub import HubOptions, SplitError, SplitPlan, hub_folder_write
 from quality.models import ExportJob
-from quality.services.exports import export_job_create, export_job_path
+from quality.services.exports import export_job_create, export_job_path, hub_export_job_create
 
 
 class Command(BaseCommand):
@@ -27,7 +29,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--dataset",
             default="raw",
-            help=f"{', '.join(DATASETS)}, or a further released format of the project's kind",
+            help=f"{', '.join(DATASETS)}, a further released format of the project's kind, or hub: a folder "
+            "for the Hugging Face Hub (Parquet files and a dataset card; -o names the folder)",
         )
         parser.add_argument("--format", choices=list(FORMATS), default="csv", dest="fmt")
         parser.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
@@ -44,10 +47,32 @@ class Command(BaseCommand):
             help="record an export job (listed in the admin, kept EXPORT_KEEP_DAYS days) instead",
         )
 
+        hub = parser.add_argument_group("hub", "--dataset hub: splits, licence and task of the dataset card")
+        hub.add_argument("--split-by", choices=["batch", "key"], default="", help="split items by batch or item key")
+        hub.add_argument("--split-key", default="", help="the item key --split-by key reads (implies it)")
+        hub.add_argument(
+            "--split",
+            action="append",
+            default=[],
+            metavar="NAME=VALUES",
+            help="a split and its batch ids or key values, comma-separated (repeatable), e.g. test=5",
+        )
+        hub.add_argument("--split-default", default="train", help="the split of items no --split names (train)")
+        hub.add_argument("--license", default="other", help="the card's licence, a Hub licence id (other)")
+        hub.add_argument(
+            "--task-category",
+            action="append",
+            default=[],
+            help="the card's task_categories (repeatable; default: from the task's label fields)",
+        )
+
     def handle(self, *args: Any, project_id: int, dataset: str, fmt: str, output: Path | None, **options: Any) -> None:
         project = Project.objects.filter(pk=project_id).first()
         if project is None:
             raise CommandError(f"no project with id {project_id}")
+        if dataset == "hub":
+            self._hub(project, output, options)
+            return
         chosen = Options(spreadsheet_safe=options["spreadsheet_safe"], item_text=options["item_text"])
         try:
             if options["job"]:
@@ -65,8 +90,34 @@ class Command(BaseCommand):
                 handle.write(chunk)
         self.stderr.write(f"wrote {output}")
 
+    def _hub(self, project: Project, output: Path | None, options: dict[str, Any]) -> None:
+        if output is None and not options["job"]:
+            raise CommandError("--dataset hub writes a folder: name it with -o DIR (or --job: a zip of it)")
+        if output is not None and output.exists() and not output.is_dir():
+            raise CommandError(f"{output} is a file; a Hub folder needs a directory")
+        try:
+            plan = SplitPlan.parse(
+                by=options["split_by"],
+                key=options["split_key"],
+                specs=options["split"],
+                default=options["split_default"],
+            )
+            chosen = HubOptions(plan=plan, license=options["license"], task_categories=options["task_category"])
+            if output is None:
+                self._report_job(hub_export_job_create(project=project, options=chosen))
+                return
+            folder = hub_folder_write(project=project, directory=output, options=chosen)
+        except (ExportUnavailable, SplitError) as exc:
+            raise CommandError(str(exc)) from None
+        for config in folder.configs:
+            counts = ", ".join(f"{split} {n}" for split, (_, n) in config.splits.items())
+            self.stdout.write(f"{config.name}: {counts}")
+        self.stderr.write(f"wrote {output} (README.md and Parquet files); nothing was uploaded")
+
     def _as_job(self, project: Project, dataset: str, fmt: str, chosen: Options) -> None:
-        job = export_job_create(project=project, dataset=dataset, fmt=fmt, options=chosen)
+        self._report_job(export_job_create(project=project, dataset=dataset, fmt=fmt, options=chosen))
+
+    def _report_job(self, job: ExportJob) -> None:
         job.refresh_from_db()
         if job.status == ExportJob.Status.FAILED:
             raise CommandError(f"export job #{job.pk} failed: {job.error}")
