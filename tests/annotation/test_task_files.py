@@ -352,6 +352,10 @@ def test_words_may_change_but_rules_may_not():
         "Not at all", "Not sure at all"
     )
     assert task_file_words_change(READING, reworded) is None
+    no_keys = READING.replace(
+        "        use_once: candidates\n", "        use_once: candidates\n        shortcuts: false\n", 1
+    )
+    assert task_file_words_change(READING, no_keys) is None  # which key answers is presentation
     assert task_file_words_change(READING, READING.replace("size: 5", "size: 7")) == (
         "pages[1].questions[1].size changes from 5 to 7"
     )

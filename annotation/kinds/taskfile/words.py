@@ -29,7 +29,7 @@ def words_for(task: TaskSpec) -> Callable[[str], str]:
 
 def words_change(old: str, new: str) -> str | None:
     """None when `new` differs from `old` in words alone (titles, prompts, help, intros, option
-    and end labels, instructions, translations); else the first other difference, in words."""
+    and end labels, shortcut keys, instructions, translations); else the first other difference."""
     try:
         before, after = read(old).data, read(new).data
     except TaskFileError as error:
@@ -42,6 +42,8 @@ def _is_words(node: Mapping[str, Any], key: str, path: Path_) -> bool:
         return True
     if key == "label":  # a question's `label` is its level of measurement, a rule
         return not ("type" in node and "id" in node)
+    if key == "shortcuts" or (key == "key" and "value" in node):  # which key answers: presentation
+        return True
     # likert and slider end labels are two words; a span question's labels are options
     return key == "labels" and node.get("type") in ("likert", "slider")
 
