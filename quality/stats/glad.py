@@ -8,7 +8,7 @@ difficulty (near 0: nobody can tell, large: anybody can); a wrong label is unifo
 other K - 1 classes. beta_j = exp(b_j) keeps it positive. EM: the E-step gives each item's
 posterior over its true class; the M-step maximises the expected log-likelihood plus Gaussian
 priors alpha ~ N(1, 1) and b ~ N(1, 1) over all alphas and bs at once with scipy's truncated
-Newton (TNC) and the analytic gradient. (L-BFGS-B found the same optimum, but its small BLAS calls
+Newton (TNC) and the analytic gradient. (L-BFGS-B reached the same accuracy, but its BLAS calls
 ran 10-20 times slower whenever other processes shared the cores; crowd-kit stops CG after 25
 steps, we let each M-step converge.) The class prior is uniform unless given. Starts from alpha = 1, b = 1 (all
 annotators alike: a majority vote), as crowd-kit's `GLAD`, with which it is compared in
