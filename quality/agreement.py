@@ -159,7 +159,10 @@ def pilot_agreement(
 def _aggregate(cleaned: pd.DataFrame, name: str) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Per item: the majority (None on a tie), its share, the tie, Dawid-Skene's label and posterior."""
     majority = majority_vote(cleaned)
-    fitted = dawid_skene(cleaned)
+    # plain EM, as the quality run has always reported it: the prior (the function's default) gives
+    # a small project's unanimous pairs posteriors of 0.3-0.9, which waits for the per-field method
+    # setting and the report's posteriors with intervals (issue 28)
+    fitted = dawid_skene(cleaned, alpha=0)
     ds = fitted.labels.reindex(majority.index)
     table = pd.DataFrame(
         {
