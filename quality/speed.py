@@ -31,10 +31,10 @@ def apply_speed_rule(frame: pd.DataFrame, outcome: QualityOutcome, settings: Map
     flags = flag_too_fast(frame, min_seconds=min_seconds, median_share=share)
     responses = outcome.responses.copy()
     responses["reasons"] = [list(r) for r in responses["reasons"]]
-    flags = flags.reindex(responses.index)
-    responses["seconds"] = flags["seconds"]
-    responses["too_fast_threshold"] = flags["threshold"].round(3)
-    responses["too_fast"] = flags["too_fast"].fillna(False).astype(bool)
+    mine = flags.reindex(responses.index)
+    responses["seconds"] = mine["seconds"]
+    responses["too_fast_threshold"] = mine["threshold"].round(3)
+    responses["too_fast"] = mine["too_fast"].fillna(False).astype(bool)
     dropped_answers = 0
     if settings.get("drop_too_fast"):
         for rid in responses.index[responses["too_fast"]]:
@@ -44,7 +44,7 @@ def apply_speed_rule(frame: pd.DataFrame, outcome: QualityOutcome, settings: Map
             ]
             responses.at[rid, "keep"] = False
             dropped_answers += 1
-    shares = too_fast_shares(frame, flag_too_fast(frame, min_seconds=min_seconds, median_share=share))
+    shares = too_fast_shares(frame, flags)
     annotators = outcome.annotators.copy()
     annotators["too_fast_share"] = shares["share"].reindex(annotators.index)
     annotators["reasons"] = [list(r) for r in annotators["reasons"]]
