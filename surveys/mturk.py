@@ -22,6 +22,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
@@ -37,11 +38,20 @@ from annotation.services.responses import assignment_submit_if_complete
 from annotation.work_selectors import assignment_with_progress, response_for_save
 
 from . import flow
-from .views import ENGINE, instructions_of, posted_response_id, refuse_post, render_step, save_page
+from .pages import ENGINE, instructions_of
+from .study import STEP_FIELD, Way, study_page, study_post
+from .views import posted_response_id, refuse_post, render_step, save_page
 
 PREVIEW_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
 #: where MTurk frames worker pages and where a finished HIT is posted back
 MTURK_WORKER_ORIGINS = ("https://worker.mturk.com", "https://workersandbox.mturk.com", "https://www.mturk.com")
+#: MTurk has no way back but returning the HIT, which never counts against the worker
+MTURK_WAY = Way(
+    how=gettext_lazy(
+        "Please return this HIT on Mechanical Turk (do not submit it): returning it does not count against you."
+    )
+)
+FRAMED = {"in_frame": True}
 
 
 def _origin(url: str) -> str:
@@ -134,6 +144,17 @@ def work(request: HttpRequest, token: str) -> HttpResponse:
     if data is None:
         raise Http404("Unknown task link")
     assignment_pk, submit_to = data
+    if request.method == "POST" and STEP_FIELD in request.POST:
+        found = assignment_with_progress(assignment_pk)
+        if found is None:
+            raise Http404("Unknown task link")
+        assignment = found[0]
+        translation.activate(assignment.annotator.project.language)
+        handled = study_post(
+            request, annotator=assignment.annotator, batch=assignment.unit.batch, way=MTURK_WAY, extra=FRAMED
+        )
+        if handled is not None:
+            return handled
     if request.method == "POST":
         response = response_for_save(posted_response_id(request), assignment_id=assignment_pk)
         if response is None:
@@ -144,7 +165,7 @@ def work(request: HttpRequest, token: str) -> HttpResponse:
             response,
             back=request.path,
             next_page=lambda: _frame_page(request, assignment_pk, submit_to),
-            extra={"in_frame": True},
+            extra=FRAMED,
         )
     return _frame_page(request, assignment_pk, submit_to)
 
@@ -157,6 +178,17 @@ def _frame_page(request: HttpRequest, assignment_pk: int, submit_to: str) -> Htt
     assignment, progress = found
     project = assignment.annotator.project
     translation.activate(project.language)
+    if assignment.study_hold or progress.current is None:
+        step_page = study_page(
+            request,
+            annotator=assignment.annotator,
+            batch=assignment.unit.batch,
+            work_left=progress.current is not None,
+            way=MTURK_WAY,
+            extra=FRAMED,
+        )
+        if step_page is not None:
+            return step_page
     if assignment.status not in (Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED):
         return _refuse(request, _("This task can no longer be changed."), project=project, status=410)
     if progress.current is None:
@@ -176,4 +208,4 @@ def _frame_page(request: HttpRequest, assignment_pk: int, submit_to: str) -> Htt
             using=ENGINE,
         )
     step = flow.step_for(progress.current, kind_of(project))
-    return render_step(request, project, step, progress, extra={"in_frame": True})
+    return render_step(request, project, step, progress, extra=FRAMED)

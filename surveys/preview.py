@@ -25,7 +25,7 @@ from annotation.kinds import ImportProblem, PageForm, TaskKind, kind_of
 from annotation.models import Item, Project
 from annotation.team_selectors import projects_visible_to
 
-from .views import ENGINE
+from .pages import ENGINE
 
 #: what a page's context or form raises when it reads an earlier page's answer not given yet
 NEEDS_EARLIER_ANSWERS = (KeyError, IndexError, TypeError)

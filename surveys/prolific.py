@@ -26,14 +26,12 @@ from django.views.decorators.http import require_GET, require_http_methods
 from annotation import prolific
 from annotation.channels import get_channel
 from annotation.channels.prolific import completion_redirect
-from annotation.channels.prolific_settings import study_settings_for
 from annotation.kinds import kind_of
-from annotation.models import Assignment, Unit
+from annotation.models import Assignment, Batch, Unit
 from annotation.services.assignments import (
     EntryRefused,
     NoWorkLeft,
     annotator_for_channel,
-    assignment_consent,
     assignment_open_for_session,
 )
 from annotation.services.entries import entry_confirm, unconfirmed_reason
@@ -41,7 +39,9 @@ from annotation.services.responses import assignment_submit_if_complete
 from annotation.work_selectors import assignment_with_progress, response_for_save
 
 from . import flow
-from .views import ENGINE, posted_response_id, refuse_post, render_step, save_page
+from .pages import ENGINE
+from .study import STEP_FIELD, Way, study_page, study_post
+from .views import posted_response_id, refuse_post, render_step, save_page
 
 CHANNEL = "prolific"
 WORK_SALT = "surveys.prolific.work"
@@ -101,12 +101,16 @@ def work(request: HttpRequest, token: str) -> HttpResponse:
     assignment_pk = work_token_pk(token)
     if assignment_pk is None:
         raise Http404("Unknown task link")
-    if request.method == "POST" and "consent" in request.POST:
-        assignment = Assignment.objects.filter(pk=assignment_pk).first()
-        if assignment is None:
+    if request.method == "POST" and STEP_FIELD in request.POST:
+        found = assignment_with_progress(assignment_pk)
+        if found is None:
             raise Http404("Unknown task link")
-        assignment_consent(assignment=assignment, agreed=request.POST["consent"] == "yes")
-        return redirect(request.path)
+        assignment = found[0]
+        translation.activate(assignment.annotator.project.language)
+        batch = assignment.unit.batch
+        handled = study_post(request, annotator=assignment.annotator, batch=batch, way=prolific_way(batch))
+        if handled is not None:
+            return handled
     if request.method == "POST":
         response = response_for_save(posted_response_id(request), assignment_id=assignment_pk)
         if response is None:
@@ -124,11 +128,17 @@ def _page(request: HttpRequest, assignment_pk: int) -> HttpResponse:
     assignment, progress = found
     project = assignment.annotator.project
     translation.activate(project.language)
-    consent = study_settings_for(assignment.unit.batch).consent if assignment.consented_at is None else ""
-    if consent and assignment.status == Assignment.Status.RELEASED:
-        return _declined(request, assignment)
-    if consent and assignment.status == Assignment.Status.ACTIVE:
-        return render(request, "surveys/consent.html", {"project": project, "consent": consent}, using=ENGINE)
+    if assignment.study_hold or progress.current is None:
+        batch = assignment.unit.batch
+        step_page = study_page(
+            request,
+            annotator=assignment.annotator,
+            batch=batch,
+            work_left=progress.current is not None,
+            way=prolific_way(batch),
+        )
+        if step_page is not None:
+            return step_page
     if assignment.status in (Assignment.Status.RELEASED, Assignment.Status.REJECTED):
         return _refuse(
             request,
@@ -144,13 +154,15 @@ def _page(request: HttpRequest, assignment_pk: int) -> HttpResponse:
     return render_step(request, project, step, progress)
 
 
-def _declined(request: HttpRequest, assignment: Assignment) -> HttpResponse:
-    """The clear way out for somebody who did not agree: back to Prolific with the study's second
-    code, which asks them to return the study (no rejection counts against them)."""
-    batch = assignment.unit.batch
-    return render(
-        request,
-        "surveys/prolific_declined.html",
-        {"project": batch.project, "url": completion_redirect(batch, prolific.FAILED_ATTENTION_CHECK)},
-        using=ENGINE,
+def prolific_way(batch: Batch) -> Way:
+    """Back to Prolific with the study's second code, which asks the participant to return the
+    study: their place is freed and nothing counts against them (Prolific's rule for a failed
+    comprehension check: a return, never a rejection)."""
+    return Way(
+        how=_(
+            "Go back to Prolific with the button below: Prolific will ask you to return the study, which frees "
+            "your place and does not count against you."
+        ),
+        url=completion_redirect(batch, prolific.FAILED_ATTENTION_CHECK),
+        back=_("Back to Prolific"),
     )

@@ -10,6 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
@@ -32,16 +33,12 @@ from annotation.work_selectors import (
 )
 
 from . import flow
+from .pages import ENGINE, instructions_of
+from .study import STEP_FIELD, Way, study_page, study_post
 
 SESSION_KEY = "annotator:{project}"
-#: the template engine of templates/jinja2/surveys/** (Jinja2, config/jinja2.py)
-ENGINE = "jinja2"
 #: sent by static/surveys/annotate.js: answer a saved page with the next one, not a redirect
 SWAP_HEADER = "X-Page-Swap"
-
-
-def instructions_of(project: Project) -> str:
-    return project.instructions or str(kind_of(project).default_instructions)
 
 
 @never_cache
@@ -70,9 +67,21 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
     )
 
 
+#: how an invited person whose part ended goes on: there is nowhere to go back to
+INVITE_WAY = Way(how=gettext_lazy("You may close this page."))
+
+
 @never_cache
 @require_http_methods(["GET", "POST"])
 def work(request: HttpRequest, key: str) -> HttpResponse:
+    if request.method == "POST" and STEP_FIELD in request.POST:
+        annotator = annotator_by_key(key)
+        if annotator is None or annotator.batch is None:
+            raise Http404(_("Unknown link"))
+        translation.activate(annotator.project.language)
+        handled = study_post(request, annotator=annotator, batch=annotator.batch, way=INVITE_WAY)
+        if handled is not None:
+            return handled
     if request.method == "POST":
         response = response_for_save(posted_response_id(request), access_key=key)
         if response is None:
@@ -99,10 +108,19 @@ def _work_page(request: HttpRequest, key: str, state: Any = None) -> HttpRespons
     if annotator.batch is None:
         return render(request, "surveys/done.html", {"project": project, "reason": ""}, using=ENGINE)
     assignment, progress = state.assignment, state.progress
+    if assignment is None or assignment.study_hold:
+        # a step before the work (consent, the comprehension check) comes first; work a person
+        # holds unheld has passed them, so a page of work asks nothing more
+        step_page = study_page(request, annotator=annotator, batch=annotator.batch, work_left=True, way=INVITE_WAY)
+        if step_page is not None:
+            return step_page
     if assignment is None:
         try:
             assignment = assignment_next(annotator=annotator, batch=annotator.batch)
         except NoWorkLeft as exc:
+            step_page = study_page(request, annotator=annotator, batch=annotator.batch, work_left=False, way=INVITE_WAY)
+            if step_page is not None:  # the exit survey
+                return step_page
             return render(request, "surveys/done.html", {"project": project, "reason": str(exc)}, using=ENGINE)
         progress = unit_progress(assignment, project)
     if progress.current is None:

@@ -16,7 +16,14 @@ from annotation.kinds import PresetError, kind_of, preset_fill, preset_for_chann
 from annotation.models import Batch, InviteLink, Item, Role
 from annotation.selectors import batches_with_progress, invite_url, progress_of
 from annotation.services.assignments import assignments_release_abandoned
-from annotation.services.batches import batch_create, channel_settings_check, invite_link_create
+from annotation.services.batches import (
+    batch_create,
+    channel_settings_check,
+    invite_link_create,
+    study_change_problem,
+    study_check,
+)
+from annotation.studies import StudyFileError
 
 from .adjudication import AdjudicationSetupInline, AdjudicationSetupSaving
 from .calls import RecruitingStatus
@@ -41,6 +48,18 @@ class HandoutOptional(forms.ModelForm):
 
     def clean_pilot_items(self) -> int:
         return self.cleaned_data.get("pilot_items") or 0
+
+    def clean_study(self) -> str:
+        """The study file checked as a whole: every mistake with its key path and line."""
+        text = (self.cleaned_data.get("study") or "").strip()
+        try:
+            study_check(text)
+        except StudyFileError as exc:
+            raise forms.ValidationError([str(p) for p in exc.problems]) from exc
+        problem = study_change_problem(self.instance, text)
+        if problem:
+            raise forms.ValidationError(problem)
+        return text + "\n" if text else ""
 
 
 class BatchChangeForm(HandoutOptional, BatchSettingsForm):
@@ -95,7 +114,9 @@ class BatchCreateForm(HandoutOptional):
             "pilot_items",
             "channel",
             "channel_settings",
+            "study",
         ]
+        widgets = {"study": forms.Textarea(attrs={"rows": 12, "cols": 90, "class": "study-file"})}
 
     def clean(self) -> dict[str, Any]:
         """Resolve the listed ids to the project's items; say which ones are not there."""
@@ -211,6 +232,7 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
         "progress",
         "channel_settings",
         "use_preset",
+        "study",
         "recruitment_status",
         "call_log",
         "created_at",
@@ -257,6 +279,7 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
                 pilot_items=data["pilot_items"],
                 channel=data["channel"],
                 channel_settings=data["channel_settings"],
+                study=data.get("study", ""),
             ),
         )
 

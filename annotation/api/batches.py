@@ -16,7 +16,8 @@ from annotation.kinds import kind_of
 from annotation.models import Batch, InviteLink, Item, Project
 from annotation.selectors import batches_with_progress, invite_url, progress_of
 from annotation.services.assignments import assignments_release_abandoned
-from annotation.services.batches import BatchError, batch_create, invite_link_create
+from annotation.services.batches import BatchError, batch_create, invite_link_create, study_check
+from annotation.studies import StudyFileError
 from annotation.team_selectors import projects_visible_to, visible_to
 
 from .calls import ChannelCallSerializer
@@ -49,6 +50,7 @@ class BatchSerializer(serializers.ModelSerializer):
             "release_after_minutes",
             "handout",
             "pilot_items",
+            "study",
             "created_at",
             "progress",
         ]
@@ -113,6 +115,22 @@ class BatchCreateSerializer(JsonTypes):
         help_text="The first N items go to every annotator first, whatever the annotators per item; the quality "
         "report measures their agreement apart. 0: no pilot.",
     )
+    study = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=200_000,
+        trim_whitespace=False,
+        help_text="The study file (YAML or JSON, docs/study-checks.md): consent, a comprehension check, an exit "
+        "survey. A mistake is a 400 naming its key path and line.",
+    )
+
+    def validate_study(self, text: str) -> str:
+        try:
+            study_check(text)
+        except StudyFileError as exc:
+            raise serializers.ValidationError([str(p) for p in exc.problems]) from None
+        return text
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         """Resolve item ids to the project's items; ids that are not among them are a 404 naming them."""

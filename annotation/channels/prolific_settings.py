@@ -9,12 +9,12 @@
      "min_previous_submissions": 100,                # null = off
      "allow_list": [], "block_list": [],             # participant ids
      "devices": ["desktop"],                         # [] = any device
-     "rejection_category": "FAILED_INSTRUCTIONS",
-     "consent": ""}                                   # consent text asked first; empty: none
+     "rejection_category": "FAILED_INSTRUCTIONS"}
 
-A participant who does not agree to ``consent`` is sent back to Prolific with the study's
-second completion code (FAILED_ATTENTION_CHECK, whose action asks them to return the study, so
-their place is freed without a rejection).
+The consent text and the comprehension check are the batch's study file (``Batch.study``), as on
+every channel; a participant who declines or fails the check is sent back to Prolific with the
+study's second completion code (FAILED_ATTENTION_CHECK, whose action asks them to return the
+study, so their place is freed without a rejection).
 
 Places: one per unit and annotator (``Batch.assignments_per_unit``), one study per batch.
 """
@@ -53,7 +53,6 @@ class StudySettings:
     block_list: tuple[str, ...] = ()
     devices: tuple[str, ...] = ("desktop",)
     rejection_category: str = "FAILED_INSTRUCTIONS"
-    consent: str = ""
 
     @property
     def reward_minor(self) -> int:
@@ -129,7 +128,7 @@ def study_settings_parse(raw: dict[str, Any], *, defaults: dict[str, str] | None
     known = {f.name for f in fields(StudySettings)}
     problems += [f"{key}: not a Prolific study setting" for key in sorted(set(raw) - known)]
     values: dict[str, Any] = {**(defaults or {}), **{k: v for k, v in raw.items() if k in known}}
-    for name in ("name", "description", "consent"):
+    for name in ("name", "description"):
         if not isinstance(values.get(name, ""), str):
             problems.append(f"{name}: text")
     try:

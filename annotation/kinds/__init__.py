@@ -30,7 +30,19 @@ from .registry import (
 from .results import AGREEMENT_SETTINGS, GENERIC_SETTINGS, SPEED_SETTINGS, KindPlot, LabelField
 from .scde import kind as scde_kind  # noqa: F401  (registers)
 from .scoring import NothingToScore, ProjectResults, ResultItem, ScoreProblem, Scorer, ScorerOption, Upload
-from .taskfile import TASK_FILE_KIND, TaskFileError, TaskFileProblem, task_file_kind, task_file_words_change
+from .taskfile import (
+    TASK_FILE_KIND,
+    Located,
+    QuestionSet,
+    TaskFileError,
+    TaskFileProblem,
+    item_key_problems,
+    question_set,
+    read_checked_data,
+    task_file_kind,
+    task_file_schema,
+    task_file_words_change,
+)
 
 __all__ = [
     "ChannelPreset",
@@ -63,6 +75,12 @@ __all__ = [
     "TASK_FILE_KIND",
     "TaskFileError",
     "TaskFileProblem",
+    "Located",
+    "QuestionSet",
+    "item_key_problems",
+    "question_set",
+    "read_checked_data",
+    "task_file_schema",
     "task_file_kind",
     "task_file_words_change",
     "kind_choices",

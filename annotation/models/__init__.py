@@ -1,6 +1,7 @@
 from .adjudication import AdjudicationSetup, AdjudicationTask, FinalLabel, Role
 from .projects import Item, Project
 from .recruitment import BulkPayment, ChannelCall, Payment, Posting, PublishJob, Submission
+from .study import Participation
 from .teams import Team
 from .work import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
 
@@ -15,6 +16,7 @@ __all__ = [
     "InviteLink",
     "Assignment",
     "Response",
+    "Participation",
     "PublishJob",
     "Posting",
     "Submission",

@@ -48,6 +48,11 @@ class Batch(models.Model):
         help_text="The batch's first N items go to every annotator, before anything else, whatever the annotators "
         "per item; the quality report shows their agreement apart. 0: no pilot. Fixed when the batch is made.",
     )
+    study = models.TextField(
+        blank=True,
+        help_text="The study file (YAML or JSON, docs/study-checks.md): a consent text, a comprehension check with "
+        "its answers and attempts, an exit survey. Empty: none of them.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -168,9 +173,6 @@ class Assignment(models.Model):
     item_count = models.PositiveIntegerField(
         default=0, help_text="Items handed out with the assignment (its responses, fixed when it is made)."
     )
-    consented_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the person agreed to the batch's consent text (a channel that asks)."
-    )
     confirmed = models.BooleanField(
         default=True,
         help_text="The recruiting site confirmed the ids the work came under (always so for work the platform "
@@ -178,6 +180,11 @@ class Assignment(models.Model):
     )
     unconfirmed_reason = models.CharField(
         max_length=300, blank=True, help_text="Why the work is not confirmed yet (empty once it is)."
+    )
+    study_hold = models.BooleanField(
+        default=False,
+        help_text="Held until the person passes the batch's study steps before the work (consent, comprehension "
+        "check): no answer is saved while it is held.",
     )
 
     class Meta:

@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from annotation.channels import get_channel
 from annotation.kinds import kind_of
 from annotation.models import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
+from annotation.study_selectors import study_holds
 from annotation.work_selectors import (
     annotator_assignments,
     current_assignment,
@@ -150,7 +151,7 @@ def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
         unit = next_unit(batch, annotator, exclusive_groups=exclusive)
         if unit is None:
             raise NoWorkLeft(_("There is no more work for you in this batch. Thank you!"))
-        return _assign(unit, annotator)
+        return _assign(unit, annotator, batch=batch)
 
 
 def _lock(batch: Batch) -> None:
@@ -161,7 +162,13 @@ def _lock(batch: Batch) -> None:
 
 
 def _assign(
-    unit: Unit, annotator: Annotator, lead: Sequence[int] = (), channel_assignment_id: str = "", unconfirmed: str = ""
+    unit: Unit,
+    annotator: Annotator,
+    lead: Sequence[int] = (),
+    *,
+    batch: Batch,
+    channel_assignment_id: str = "",
+    unconfirmed: str = "",
 ) -> Assignment:
     """A new assignment of the unit with its empty responses; `lead` item ids come first.
     `unconfirmed`: why the site has not confirmed the ids yet (empty: confirmed)."""
@@ -171,6 +178,7 @@ def _assign(
         annotator=annotator,
         channel_assignment_id=channel_assignment_id,
         item_count=len(item_ids),
+        study_hold=study_holds(annotator=annotator, batch=batch),
         confirmed=not unconfirmed,
         unconfirmed_reason=unconfirmed[:300],
     )
@@ -256,7 +264,14 @@ def assignment_open_for_channel(
                 )
             )
         lead = [] if unit.every_annotator else _consistency_lead(unit.batch, annotator)
-        return _assign(unit, annotator, lead, channel_assignment_id=channel_assignment_id, unconfirmed=unconfirmed)
+        return _assign(
+            unit,
+            annotator,
+            lead,
+            batch=unit.batch,
+            channel_assignment_id=channel_assignment_id,
+            unconfirmed=unconfirmed,
+        )
 
 
 def assignment_open_for_session(
@@ -305,21 +320,3 @@ def annotator_for_channel(*, project, channel: str, external_id: str, batch: Bat
         project=project, channel=channel, external_id=external_id, defaults={"batch": batch}
     )
     return annotator
-
-
-def assignment_consent(*, assignment: Assignment, agreed: bool) -> Assignment:
-    """Record the person's answer to the consent step before any item: agreeing opens the work;
-    declining releases the assignment (its slot goes to somebody else) and nothing is saved.
-    Precondition: the assignment is active. Answering again changes nothing once agreed."""
-    with transaction.atomic():
-        fresh = Assignment.objects.select_for_update().get(pk=assignment.pk)
-        if fresh.consented_at is None and fresh.status == Assignment.Status.ACTIVE:
-            if agreed:
-                fresh.consented_at = timezone.now()
-                fresh.save(update_fields=["consented_at"])
-            else:
-                assignments_set_status(
-                    assignments=Assignment.objects.filter(pk=fresh.pk), status=Assignment.Status.RELEASED
-                )
-                fresh.status = Assignment.Status.RELEASED
-    return fresh

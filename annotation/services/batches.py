@@ -9,6 +9,7 @@ from django.db import transaction
 from annotation.channels import get_channel
 from annotation.kinds import kind_of
 from annotation.models import Batch, InviteLink, Item, Project, Unit, UnitItem
+from annotation.studies import build as build_study
 
 
 class BatchError(ValueError):
@@ -27,6 +28,7 @@ def batch_create(
     channel_settings: dict | None = None,
     handout: str = Batch.Handout.OVERLAP,
     pilot_items: int = 0,
+    study: str = "",
 ) -> Batch:
     """Split the items (default: all of the project's) into units of `items_per_unit`, in order.
 
@@ -41,6 +43,7 @@ def batch_create(
     their groups leave the regular units, as the consistency set's do).
     """
     get_channel(channel)  # unknown channel: fail before writing
+    study_check(study)
     if items_per_unit < 1 or assignments_per_unit < 1:
         raise BatchError("items per unit and annotators per item must both be at least 1")
     if pilot_items < 0 or handout not in Batch.Handout.values:
@@ -72,6 +75,7 @@ def batch_create(
             channel_settings=channel_settings or {},
             handout=handout,
             pilot_items=len(pilot_ids),
+            study=study,
         )
         pilots, chunks = _chunks(pilot_ids, items_per_unit), _chunks(item_ids, items_per_unit)
         kinds = [(True, False)] * bool(consistency_ids) + [(True, True)] * len(pilots) + [(False, False)] * len(chunks)
@@ -166,3 +170,24 @@ def channel_settings_check(*, project: Project, channel: str, channel_settings: 
     for `channel`, before a batch is made with them: the channel checks an unsaved batch."""
     batch = Batch(project=project, channel=channel, channel_settings=channel_settings)
     get_channel(channel).check_settings(batch)
+
+
+def study_check(text: str) -> None:
+    """Raise StudyFileError naming every mistake of a study file (its key path and line)."""
+    build_study(text)
+
+
+def study_change_problem(batch: Batch, text: str) -> str:
+    """Why the batch's study file may not become `text` (empty: it may). Once somebody has
+    answered a step, the steps are fixed: their answers were given to these questions."""
+    if text.strip() == batch.study.strip() or batch.pk is None:
+        return ""
+    answered = [
+        p for p in batch.participations.only("consent", "attempts", "exit_at") if p.consent or p.attempts or p.exit_at
+    ]
+    if answered:
+        return (
+            f"{len(answered)} person(s) have answered this batch's study steps already; "
+            "make a new batch for other steps."
+        )
+    return ""

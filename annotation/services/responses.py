@@ -60,6 +60,8 @@ def check_page(response: Response, kind: TaskKind, page_slug: str, answer: dict[
     """
     if response.assignment.status not in EDITABLE:
         raise ProtocolError(_("This work has already been reviewed and can no longer change."))
+    if response.assignment.study_hold:
+        raise ProtocolError(_("Please finish the study's first steps before the items."))
     payload = response.item.payload
     page = kind.page(payload, page_slug, response.answers)
     previous = response.answers.get(page_slug)
@@ -87,6 +89,8 @@ def response_save_page(
     """
     for _attempt in range(MAX_ATTEMPTS):
         assignment = response.assignment
+        if assignment.study_hold:
+            raise ProtocolError(_("Please finish the study's first steps before the items."))
         if assignment.status == Assignment.Status.RELEASED and not assignment_reclaim(assignment=assignment):
             raise ProtocolError(
                 _("This work was released because it was left idle too long; it has gone to somebody else.")

@@ -137,3 +137,19 @@ def test_create_batch_with_a_pilot_and_an_order_then_change_the_order_but_not_th
     assert (batch.handout, batch.pilot_items) == ("overlap", 3)
     assert staff_api.post("/api/batches/", {**body, "handout": "random"}, format="json").status_code == 400
     assert staff_api.post("/api/batches/", {**body, "pilot_items": 7}, format="json").status_code == 409
+
+
+def test_a_batch_with_a_study_file_and_a_mistake_named_with_its_line(staff_api, project):
+    """Issue 27: the study file is part of a batch made through the API; a mistake is a 400."""
+    bad = staff_api.post(
+        "/api/batches/",
+        {"project": project.pk, "name": "b", "study": "consent:\n  text: ok\n  colour: red\n"},
+        format="json",
+    )
+    assert bad.status_code == 400
+    assert "line 3, consent.colour: unknown key 'colour'" in str(bad.json()), bad.json()
+    assert not Batch.objects.exists()
+    good = staff_api.post(
+        "/api/batches/", {"project": project.pk, "name": "b", "study": "consent:\n  text: ok\n"}, format="json"
+    )
+    assert good.status_code == 201 and good.json()["study"] == "consent:\n  text: ok\n"

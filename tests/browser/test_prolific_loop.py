@@ -119,8 +119,8 @@ def test_a_participant_takes_part_from_the_simulator_and_comes_back_with_our_cod
 
 def test_a_participant_who_does_not_consent_is_sent_back_with_the_second_code(live_server, browser, prolific):
     batch = demo_like_batch()
-    batch.channel_settings = {**batch.channel_settings, "consent": "Your answers are used for research on reading."}
-    batch.save(update_fields=["channel_settings"])
+    batch.study = "consent:\n  text: Your answers are used for research on reading.\n"
+    batch.save(update_fields=["study"])
     get_channel("prolific").publish(batch, base_url=live_server.url)
     participant = browser.new_context(viewport={"width": 1280, "height": 1000})
     try:
@@ -133,9 +133,9 @@ def test_a_participant_who_does_not_consent_is_sent_back_with_the_second_code(li
         assert "used for research on reading" in site.inner_text("#consent")
         with site.expect_navigation():
             site.click("#consent-no")
-        assert "You did not agree" in site.inner_text("#declined")
+        assert "You did not agree" in site.inner_text("#study-ended")
         with site.expect_navigation(url=re.compile(re.escape(prolific.completion_url))):
-            site.click("#back-to-prolific")
+            site.click("#study-ended-back")
         assert site.inner_text("#code") == completion_codes(batch)["FAILED_ATTENTION_CHECK"]
         assert Assignment.objects.get().status == Assignment.Status.RELEASED
     finally:

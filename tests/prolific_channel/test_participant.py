@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from annotation.channels import get_channel
 from annotation.channels.prolific import completion_codes
-from annotation.models import Annotator, Assignment, Response
+from annotation.models import Annotator, Assignment, Participation, Response
 from surveys.prolific import work_token_pk
 from tests.surveys.test_recam_flow import answer_for, form_fields
 
@@ -115,7 +115,9 @@ CONSENT = "Your answers are used for research on reading. You may stop at any ti
 
 @pytest.fixture
 def consent_study(server):
-    batch = prolific_batch(units=2, assignments=1, channel_settings={"min_approval_rate": None, "consent": CONSENT})
+    batch = prolific_batch(units=2, assignments=1, channel_settings={"min_approval_rate": None})
+    batch.study = f"consent:\n  text: {CONSENT}\n"
+    batch.save(update_fields=["study"])
     get_channel("prolific").publish(batch, base_url=BASE_URL)
     return batch, batch.units.first().channel_ref
 
@@ -126,9 +128,12 @@ def test_a_participant_who_agrees_does_the_work_and_gets_the_completed_code(serv
     platform, work = started["platform"], started["work"]
     page = platform.get(work).content.decode()
     assert CONSENT in page and 'id="consent-yes"' in page
-    assert platform.post(work, {"consent": "yes"})["Location"] == work
+    assert 'name="response"' not in page  # no item's form before the answer
+    assert platform.post(work, {"study_step": "consent", "consent": "yes"})["Location"] == work
     assignment = Assignment.objects.get(channel_assignment_id=started["session"])
-    assert assignment.consented_at is not None and assignment.status == Assignment.Status.ACTIVE
+    participation = Participation.objects.get(annotator=assignment.annotator, batch=batch)
+    assert participation.consent == "agreed" and participation.consent_at is not None
+    assert assignment.status == Assignment.Status.ACTIVE and not assignment.study_hold
     assert CONSENT not in platform.get(work).content.decode()  # the first item now
     assert answer_all(platform, work).endswith("cc=" + completion_codes(batch)["COMPLETED"])
 
@@ -137,12 +142,17 @@ def test_a_participant_who_declines_goes_back_with_the_second_code_and_frees_the
     batch, study_id = consent_study
     started = take_part(server, study_id, "DECLINES", finish=False)
     platform, work = started["platform"], started["work"]
-    platform.post(work, {"consent": "no"})
+    platform.post(work, {"study_step": "consent", "consent": "no"})
     assignment = Assignment.objects.get(channel_assignment_id=started["session"])
-    assert assignment.status == Assignment.Status.RELEASED and assignment.consented_at is None
+    assert assignment.status == Assignment.Status.RELEASED and assignment.study_hold
+    assert Participation.objects.get(annotator=assignment.annotator).consent == "declined"
     page = platform.get(work).content.decode()
     failed_code = completion_codes(batch)["FAILED_ATTENTION_CHECK"]
-    assert 'id="declined"' in page and f'href="{server.completion_url}?cc={failed_code}"' in page
+    assert (
+        'id="study-ended"' in page
+        and "You did not agree" in page
+        and f'href="{server.completion_url}?cc={failed_code}"' in page
+    )
     assert not Response.objects.filter(assignment=assignment, completed_at__isnull=False).exists()
     landed = started["prolific_side"].get(f"{server.completion_url}?cc={failed_code}")
     assert landed.status == 200

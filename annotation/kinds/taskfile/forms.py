@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -43,6 +44,21 @@ def choices_of(question: Question, payload: Mapping[str, Any], words: Callable[[
             Question(question.id, "single_choice", "", question.page, own={"options": raw}), payload, words
         )
     return []
+
+
+def question_context(q: Question, words: Callable[[str], str]) -> dict[str, Any]:
+    """What the page template needs of one question beside its form field."""
+    ends = q.get("labels") if q.type in ("likert", "slider") else None
+    condition = q.show_if
+    return {
+        "id": q.id,
+        "type": q.type,
+        "ends": [words(e) for e in ends] if ends else [],
+        "show_if": ""
+        if condition is None
+        else json.dumps({"question": condition.question, "test": condition.test, "values": list(condition.values)}),
+        "source": q.get("source", ""),
+    }
 
 
 class TaskFilePageForm(PageForm):

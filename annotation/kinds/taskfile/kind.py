@@ -5,7 +5,6 @@ a built-in kind's are), one object per file text, cached."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
@@ -18,7 +17,7 @@ from quality.stats import gold_accuracy
 from ..base import Column, FigureStyle, Page, ParsedItem, QualityOutcome, TaskKind
 from ..results import KindPlot, LabelField
 from .display import markdown_html, sentences_of, text_of
-from .forms import TaskFilePageForm, answer_of, asked
+from .forms import TaskFilePageForm, answer_of, asked, question_context
 from .questions import is_correct, label_of, options_for
 from .records import parse_items
 from .spec import CHOICES, PageSpec, Question, TaskSpec, build
@@ -115,20 +114,7 @@ class TaskFileKind(TaskKind):
             "intro": self.words(spec.intro) if spec.intro else "",
             "min_seconds": f"{spec.min_seconds:g}" if spec.min_seconds else "",
             "shown": shown,
-            "questions": [self._question_context(q) for q in questions],
-        }
-
-    def _question_context(self, q: Question) -> dict[str, Any]:
-        ends = q.get("labels") if q.type in ("likert", "slider") else None
-        condition = q.show_if
-        return {
-            "id": q.id,
-            "type": q.type,
-            "ends": [self.words(e) for e in ends] if ends else [],
-            "show_if": ""
-            if condition is None
-            else json.dumps({"question": condition.question, "test": condition.test, "values": list(condition.values)}),
-            "source": q.get("source", ""),
+            "questions": [question_context(q, self.words) for q in questions],
         }
 
     # --- results -------------------------------------------------------------------

@@ -100,8 +100,9 @@ def _plain(node: Any) -> Any:
     return str(node)  # dates and other YAML tags: their text
 
 
-def read(text: str) -> Located:
-    """The file's data checked against the schema; raises TaskFileError naming every problem."""
+def read(text: str, validator: jsonschema.protocols.Validator | None = None) -> Located:
+    """The file's data checked against the task file's schema (or `validator`'s: a study file
+    reuses the question types); raises TaskFileError naming every problem."""
     if len(text) > MAX_TASK_FILE_CHARS:
         raise TaskFileError([TaskFileProblem("", None, f"longer than {MAX_TASK_FILE_CHARS:,} characters")])
     if not text.strip():
@@ -119,7 +120,7 @@ def read(text: str) -> Located:
     if not isinstance(tree, Mapping):
         raise TaskFileError([TaskFileProblem("", 1, "a task file is a mapping of keys (title, item, pages, ...)")])
     located = Located(tree)
-    problems = [_problem(located, error) for error in _validator().iter_errors(located.data)]
+    problems = [_problem(located, error) for error in (validator or _validator()).iter_errors(located.data)]
     if problems:
         problems.sort(key=lambda p: (p.line or 0, p.path))
         raise TaskFileError(_unique(problems))
@@ -127,9 +128,14 @@ def read(text: str) -> Located:
 
 
 @cache
+def task_file_schema() -> dict[str, Any]:
+    """The task file's JSON Schema (its `$defs` hold the question types a study file reuses)."""
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@cache
 def _validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(task_file_schema())
 
 
 def _problem(located: Located, error: ValidationError) -> TaskFileProblem:

@@ -120,7 +120,7 @@ def build(text: str) -> TaskSpec:
     shown = tuple(
         Shown(s["key"], s.get("label", s["key"]), s.get("as", "text"), s.get("reveal_after", "")) for s in item["show"]
     )
-    pages = tuple(_page(page, index) for index, page in enumerate(data["pages"]))
+    pages = tuple(page_spec(page) for page in data["pages"])
     spec = TaskSpec(
         title=data["title"],
         pages=pages,
@@ -146,7 +146,8 @@ def _condition(raw: Mapping[str, Any] | None) -> Condition | None:
     return Condition(raw["question"], test, values)
 
 
-def _page(raw: Mapping[str, Any], index: int) -> PageSpec:
+def page_spec(raw: Mapping[str, Any]) -> PageSpec:
+    """A page of the file (schema-checked data) as frozen data."""
     common = {"id", "type", "prompt", "required", "help", "show_if", "gold", "label"}
     questions = tuple(
         Question(

@@ -90,6 +90,12 @@ def _complete(store: Store, code: str, participant: str | None) -> Page:
             f"<code id='submission'>{row['id']}</code>: code "
             f"<code id='code'>{html.escape(row['code'])}</code>, status "
             f"<strong id='status'>{html.escape(row['status'])}</strong>.</p>"
-            "<p><a href='/participant/'>Take part in another study</a></p>"
+            + (
+                "<p id='return-requested'>The researcher asks you to return this submission: it frees your place "
+                "and does not count against you.</p>"
+                if row["return_requested"]
+                else ""
+            )
+            + "<p><a href='/participant/'>Take part in another study</a></p>"
         ),
     )

@@ -124,6 +124,7 @@ class Researcher:
         external_ids: Sequence[str] = (),
         use_preset: bool = False,
         channel_settings: dict[str, Any] | None = None,
+        study: str = "",
     ) -> Batch:
         self.page.goto(self.base + "/admin/annotation/batch/add/")
         self.page.select_option("#id_project", str(project.pk))
@@ -137,6 +138,8 @@ class Researcher:
             self.page.check("#id_use_preset")
         if external_ids:
             self.page.fill("#id_external_ids", "\n".join(external_ids))
+        if study:
+            self.page.fill("#id_study", study)
         with self.page.expect_navigation():
             self.page.click("input[name=_continue]")
         assert not self.page.locator(".errornote").count(), self.page.inner_text("#content-main")

@@ -1,7 +1,7 @@
 """SCDE on Prolific (the local Prolific-compatible endpoint), with a consent page.
 
 The researcher makes a batch of the five passages for two participants with its study settings
-typed in the batch form (consent text among them) and publishes it after the cost page. Two
+typed in the batch form (the consent text in its study file) and publishes it after the cost page. Two
 participants take part from the endpoint's simulator: each agrees to the consent, fills the
 blanks and is sent back to Prolific with the study's completion code. A third person comes with
 a made-up session id and is turned away before any work. The researcher syncs (both submissions
@@ -28,8 +28,10 @@ STUDY = {
     "reward": "2.00",
     "estimated_minutes": 15,
     "devices": ["desktop"],
-    "consent": "Your answers are used for research on reading comprehension and published without your id.",
 }
+CONSENT = """consent:
+  text: Your answers are used for research on reading comprehension and published without your id.
+"""
 FEEDBACK = (
     "Your choices for the blanks disagreed with the passages' answer key on most blanks, far more often "
     "than chance would allow, so the submission cannot be approved."
@@ -56,6 +58,7 @@ def test_scde_on_prolific_with_consent(researcher, person, prolific, live_server
         annotators_per_item=2,
         channel="prolific",
         channel_settings=STUDY,
+        study=CONSENT,
     )
     researcher.publish(batch)
     study = batch.units.get().channel_ref
