@@ -31,8 +31,8 @@ class SpeedRule:
     @classmethod
     def of(cls, settings: Mapping[str, Any]) -> SpeedRule:
         pages = settings.get("too_fast_page_seconds")
-        if isinstance(pages, Mapping):
-            page_seconds: PageFloor | None = {str(k): float(v) for k, v in pages.items()}
+        if isinstance(pages, Mapping):  # an empty mapping names no page: off
+            page_seconds: PageFloor | None = {str(k): float(v) for k, v in pages.items()} or None
         else:
             page_seconds = _number(pages)
         return cls(
