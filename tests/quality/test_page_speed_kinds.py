@@ -101,6 +101,10 @@ def test_every_kind_flags_the_fast_pages_and_drops_them_when_asked(slug):
     assert section["n_flagged"] == sum(len(d.values["too_fast_pages"]) for d in flagged)
     assert {row["page"] for row in section["flagged"]} == {p for d in flagged for p in d.values["too_fast_pages"]}
     assert section["decisions"] == [{"rule": "drop_too_fast", "annotators": 0, "answers": len(flagged)}]
+    by_rule = run.report["headline"]["annotations_dropped_by_reason"]  # what the dataset card's provenance lists
+    for page in {p for d in flagged for p in d.values["too_fast_pages"]}:
+        rule = f"page '{page}' answered in 1.0 s, below its too-fast threshold of 5.0 s"
+        assert by_rule[rule] == sum(page in d.values["too_fast_pages"] for d in flagged)
 
     rows = {int(row["response_id"]): row for row in raw_rows(project)}
     for decision in decisions:

@@ -115,6 +115,8 @@ def test_the_report_lists_flags_annotators_and_decisions_by_rule(annotated, staf
     assert "100.0 %" in page and "too_fast_page_seconds = {" in page
     download = staff_client.get(reverse("quality:report_download", args=[annotated.project.pk, run.pk])).content
     assert b'id="time-on-task"' in download
+    admin_page = staff_client.get(reverse("admin:quality_qualityrun_change", args=[run.pk])).content.decode()
+    assert 'id="time-on-task"' in admin_page and careless.external_id in admin_page
 
 
 def test_no_section_without_the_rule(annotated, staff_client):

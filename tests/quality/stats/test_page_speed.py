@@ -91,6 +91,8 @@ def test_one_floor_for_every_page_and_the_flagged_pages_of_each_answer():
     }
     none = flag_too_fast_pages(FRAME, PAGES)
     assert not none["too_fast"].any() and flagged_pages(none).empty
+    untimed = flag_too_fast_pages(FRAME, PAGES.iloc[:0], min_seconds=4, median_share=0.5)
+    assert untimed.empty and flagged_pages(untimed).empty
 
 
 def test_annotators_median_seconds_are_of_their_timed_finished_answers():
