@@ -44,14 +44,19 @@ _RESPONSE_FIELDS = (
 )
 
 
-def annotation_columns(project: Project, *, item_text: bool = False, keep_unconfirmed: bool = False) -> list[str]:
+def annotation_columns(
+    project: Project, *, item_text: bool = False, keep_unconfirmed: bool = False, page_seconds: bool = False
+) -> list[str]:
     """The columns of `annotation_rows`: the base ones (with `keep_unconfirmed`, `confirmed` after
-    the assignment's status), the kind's, then (with `item_text`) the item's text columns."""
+    the assignment's status; with `page_seconds`, `page_seconds` after `seconds`), the kind's, then
+    (with `item_text`) the item's text columns."""
     kind = kind_of(project)
     text = [column.name for column in kind.item_text_columns] if item_text else []
     base = list(BASE_ANNOTATION_COLUMNS)
     if keep_unconfirmed:
         base.insert(base.index("assignment_status") + 1, "confirmed")
+    if page_seconds:
+        base.insert(base.index("seconds") + 1, "page_seconds")
     return base + kind.annotation_columns() + text
 
 
@@ -62,13 +67,15 @@ def annotation_rows(
     chunk_size: int = 2000,
     item_text: bool = False,
     keep_unconfirmed: bool = False,
+    page_seconds: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """Every response of the project (or those of `response_ids`) flattened to
     `annotation_columns(project)`, in id order, streamed `chunk_size` rows at a time.
 
     Work a recruiting site has not confirmed (`Assignment.confirmed`) never counts for or
     against anybody, so it is left out; `keep_unconfirmed` (the raw export) keeps it, each row
-    marked in a `confirmed` column.
+    marked in a `confirmed` column. `page_seconds`: each row's seconds per page ({page: seconds},
+    None when no page was timed) in a `page_seconds` column.
 
     One query; of each item's payload only the keys the kind's columns read. The filter is a
     subquery of the project's item ids, not a join on item__project: SQLite would sort the whole
@@ -124,6 +131,8 @@ def annotation_rows(
         flat["completed"] = done_at is not None
         flat["completed_at"] = done_at.isoformat() if done_at else None
         flat["seconds"] = total_seconds(timings)
+        if page_seconds:
+            flat["page_seconds"] = seconds_by_page(timings)
         flat.update(kind.annotation_row(payload, answers))
         if item_text:
             flat.update(kind.item_text_row(payload))
@@ -134,6 +143,12 @@ def total_seconds(timings: dict[str, Any]) -> float | None:
     """Seconds over the pages timed ({page: {..., "seconds": s}}), to the millisecond."""
     seconds = [page["seconds"] for page in timings.values() if page.get("seconds") is not None]
     return round(sum(seconds), 3) if seconds else None
+
+
+def seconds_by_page(timings: dict[str, Any]) -> dict[str, float] | None:
+    """{page: seconds} of the pages timed, in the order they were first saved (None: none timed)."""
+    found = {page: value["seconds"] for page, value in timings.items() if value.get("seconds") is not None}
+    return found or None
 
 
 def batch_progress(batch: Batch) -> dict[str, int]:

@@ -8,7 +8,7 @@ import pandas as pd
 from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
-from annotation.models import Assignment, Project, Unit, UnitItem
+from annotation.models import Assignment, Item, Project, Response, Unit, UnitItem
 from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision, RunPlot
 
 
@@ -141,6 +141,26 @@ def run_headline(run: QualityRun) -> dict:
 
 def run_aggregation(run: QualityRun) -> dict:
     return (run.report or {}).get("aggregation") or {}
+
+
+def run_time_on_task(run: QualityRun) -> dict:
+    """The run's "time on task" section (empty when the too-fast rule was off)."""
+    return (run.report or {}).get("time_on_task") or {}
+
+
+def page_seconds(project: Project) -> pd.DataFrame:
+    """(response_id, page, seconds) of every timed page of the responses a quality run judges
+    (work a recruiting site has confirmed), in response order: what the per-page too-fast rule reads."""
+    responses = Response.objects.filter(
+        item_id__in=Item.objects.filter(project=project).values("id"), assignment__confirmed=True
+    )
+    rows = [
+        (rid, page, timing["seconds"])
+        for rid, timings in responses.order_by("id").values_list("id", "timings").iterator(chunk_size=2000)
+        for page, timing in (timings or {}).items()
+        if isinstance(timing, dict) and timing.get("seconds") is not None
+    ]
+    return pd.DataFrame(rows, columns=["response_id", "page", "seconds"])
 
 
 def run_pilot_agreement(run: QualityRun) -> dict:

@@ -16,9 +16,12 @@ LABEL_LEVELS = ("nominal", "ordinal", "interval", "set")
 AGREEMENT_SETTINGS: dict[str, Any] = {"min_annotator_kappa": None, "annotator_kappa_field": ""}
 #: project settings of the generic too-fast rule (quality.speed), off by default: an answer faster
 #: than `too_fast_seconds`, or than `too_fast_median_share` of the median time, is flagged with its
-#: time; `drop_too_fast` drops flagged answers, `max_too_fast_share` annotators with more flagged
+#: time; `too_fast_page_seconds` (a number for every page, or {page slug: seconds}) judges each page
+#: the same way (with `too_fast_median_share` of that page's median), an answer flagged when any
+#: page is; `drop_too_fast` drops flagged answers, `max_too_fast_share` annotators with more flagged
 SPEED_SETTINGS: dict[str, Any] = {
     "too_fast_seconds": None,
+    "too_fast_page_seconds": None,
     "too_fast_median_share": None,
     "drop_too_fast": False,
     "max_too_fast_share": None,

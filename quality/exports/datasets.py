@@ -103,14 +103,50 @@ def _responses_total(project: Project, response_ids: Any = None) -> Callable[[],
     return total
 
 
+#: the too-fast rule's values of each answer (quality.speed), which the raw export carries too
+SPEED_COLUMNS = ("too_fast", "too_fast_threshold", "too_fast_pages")
+
+
+def _speed_columns(run: QualityRun | None) -> list[str]:
+    """The too-fast values the run stored (none when its rule was off: the exports stay as they were)."""
+    stored = response_value_columns(run) if run is not None else []
+    return [column for column in SPEED_COLUMNS if column in stored] if "too_fast" in stored else []
+
+
+def _with_values(
+    rows: Iterator[dict[str, Any]], run: QualityRun | None, columns: list[str]
+) -> Iterator[dict[str, Any]]:
+    """`rows` with the run's values under `columns` (None for a response the run did not judge)."""
+    if run is None or not columns:
+        yield from rows
+        return
+    for chunk in _chunks(rows, CHUNK_SIZE):
+        values = response_values(run, [row["response_id"] for row in chunk])
+        for row in chunk:
+            derived = values.get(row["response_id"], {})
+            row.update({column: derived.get(column) for column in columns})
+            yield row
+
+
 def raw(project: Project, options: Options = EXACT) -> Dataset:
     """Every response, finished or not, flattened to the kind's annotation columns; work a
-    recruiting site has not confirmed is in it, marked (`confirmed` false)."""
+    recruiting site has not confirmed is in it, marked (`confirmed` false). When the latest run
+    judged time on task, each row's seconds per page and the run's too-fast flag and thresholds."""
     text = options.item_text
+    run = latest_run(project)
+    speed = _speed_columns(run)
+    timed = bool(speed)
+
+    def rows() -> Iterator[dict[str, Any]]:
+        source = annotation_rows(
+            project, chunk_size=CHUNK_SIZE, item_text=text, keep_unconfirmed=True, page_seconds=timed
+        )
+        return _with_values(source, run, speed)
+
     return Dataset(
         "raw",
-        lambda: annotation_columns(project, item_text=text, keep_unconfirmed=True),
-        lambda: annotation_rows(project, chunk_size=CHUNK_SIZE, item_text=text, keep_unconfirmed=True),
+        lambda: annotation_columns(project, item_text=text, keep_unconfirmed=True, page_seconds=timed) + speed,
+        rows,
         _responses_total(project),
     )
 
@@ -119,27 +155,19 @@ def clean(project: Project, options: Options = EXACT) -> Dataset:
     """Only the responses the latest finished quality run keeps (joined as a subquery), with
     the values the run derived for each (e.g. a calibrated rating) as extra columns; never work
     a recruiting site has not confirmed (the run leaves it out; so does this, should the site
-    withdraw it after the run)."""
+    withdraw it after the run). With the too-fast rule, each row's seconds per page too."""
     run = _require_run(project, "clean")
     kept = kept_response_ids(run)
-    extra = response_value_columns(run)
     text = options.item_text
+    timed = bool(_speed_columns(run))
+    base = annotation_columns(project, item_text=text, page_seconds=timed)
+    extra = response_value_columns(run)  # one named like a base column is written under both (as always)
 
     def rows() -> Iterator[dict[str, Any]]:
-        source = annotation_rows(project, response_ids=kept, chunk_size=CHUNK_SIZE, item_text=text)
-        if not extra:
-            yield from source
-            return
-        for chunk in _chunks(source, CHUNK_SIZE):
-            values = response_values(run, [row["response_id"] for row in chunk])
-            for row in chunk:
-                derived = values.get(row["response_id"], {})
-                row.update({column: derived.get(column) for column in extra})
-                yield row
+        source = annotation_rows(project, response_ids=kept, chunk_size=CHUNK_SIZE, item_text=text, page_seconds=timed)
+        return _with_values(source, run, extra)
 
-    return Dataset(
-        "clean", lambda: annotation_columns(project, item_text=text) + extra, rows, _responses_total(project, kept)
-    )
+    return Dataset("clean", lambda: base + extra, rows, _responses_total(project, kept))
 
 
 def _chunks(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:

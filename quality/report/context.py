@@ -7,7 +7,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from quality.models import QualityRun
-from quality.selectors import run_aggregation, run_agreement, run_headline, run_pilot_agreement, run_plots
+from quality.report.time_on_task import time_on_task_context
+from quality.selectors import (
+    run_aggregation,
+    run_agreement,
+    run_headline,
+    run_pilot_agreement,
+    run_plots,
+    run_time_on_task,
+)
 
 AGREEMENT_HEADERS = (
     "Field",
@@ -84,6 +92,7 @@ def run_report_context(run: QualityRun | None) -> dict[str, Any]:
         "pilot_agreement_rows": agreement_rows(run_pilot_agreement(run)),
         "aggregation": run_aggregation(run),
         "plots": list(run_plots(run).only("name", "title", "position")),
+        "time_on_task": time_on_task_context(run_time_on_task(run), run.parameters or {}),
     }
 
 

@@ -17,8 +17,8 @@ from quality.frames import kept_frame
 from quality.headline import headline
 from quality.models import QualityRun, RunPlot
 from quality.report.figures import Figure, run_figures
-from quality.selectors import assignment_events, assignment_slots, pilot_items
-from quality.speed import apply_speed_rule
+from quality.selectors import assignment_events, assignment_slots, page_seconds, pilot_items
+from quality.speed import apply_speed_rule, pages_needed
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,9 @@ def run_extras(
     what is finally kept, and draw the plots. Reads the database (assignments) but writes nothing."""
     kind = kind_of(project)
     fields = list(kind.label_fields())
-    outcome = apply_speed_rule(frame, outcome, settings)  # before agreement: it is judged on what is kept
+    pages = page_seconds(project) if pages_needed(settings) else None
+    speed = apply_speed_rule(frame, outcome, settings, pages)  # before agreement: it is judged on what is kept
+    outcome = speed.outcome
     outcome = apply_annotator_rule(frame, outcome, fields, settings)
     kept = kept_frame(frame, outcome.responses["keep"])
     agreement = run_agreement(kept, fields, settings)
@@ -48,6 +50,8 @@ def run_extras(
         "agreement_fields": list(agreement.fields),  # jsonb reorders keys; this keeps the kind's order
         "aggregation": agreement.aggregation,
     }
+    if speed.report is not None:  # only with the too-fast rule on: a run without it stays as it was
+        report["time_on_task"] = speed.report
     pilot = pilot_agreement(kept, fields, pilot_items(project))
     if pilot is not None:  # the pilot's agreement, apart, once two annotators have done a pilot item
         report["pilot_agreement"] = pilot

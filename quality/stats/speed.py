@@ -2,10 +2,13 @@
 median time the annotators took, and annotators judged by the share of their answers flagged.
 
 Input: one row per response with columns response_id, annotator_id, item_id, completed and
-seconds (None or NaN: the time is unknown, and such an answer is never flagged).
+seconds (None or NaN: the time is unknown, and such an answer is never flagged); per page, one row
+per timed page of a response (response_id, page, seconds), judged the same way page by page.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -49,13 +52,83 @@ def flag_too_fast(
 
 
 def too_fast_shares(frame: pd.DataFrame, flags: pd.DataFrame) -> pd.DataFrame:
-    """Per annotator (index annotator_id): timed completed answers, how many were too fast, and
-    the share (NaN with none timed)."""
+    """Per annotator (index annotator_id): timed completed answers, how many were too fast, the
+    share (NaN with none timed) and the median seconds of the timed ones."""
     completed = frame["completed"].fillna(False).astype(bool).to_numpy()
     timed = completed & flags["seconds"].notna().to_numpy()
     table = pd.DataFrame(
-        {"annotator_id": frame["annotator_id"].to_numpy(), "timed": timed, "fast": flags["too_fast"].to_numpy()}
+        {
+            "annotator_id": frame["annotator_id"].to_numpy(),
+            "timed": timed,
+            "fast": flags["too_fast"].to_numpy(),
+            "seconds": flags["seconds"].where(timed).to_numpy(),
+        }
     )
-    counts = table.groupby("annotator_id")[["timed", "fast"]].sum().astype(int)
+    grouped = table.groupby("annotator_id")
+    counts = grouped[["timed", "fast"]].sum().astype(int)
     counts["share"] = counts["fast"] / counts["timed"].where(counts["timed"] > 0)
+    counts["median_seconds"] = grouped["seconds"].median()
     return counts
+
+
+# --- per page ------------------------------------------------------------------------------------
+#: a page floor: one number for every page, or {page slug: seconds} for the pages named (only those
+#: pages are checked then)
+PageFloor = float | Mapping[str, float]
+
+
+def page_median_thresholds(pages: pd.DataFrame, *, median_share: float) -> pd.Series:
+    """Per page row: `median_share` times the median seconds of that page of the item over its
+    completed answers (or of that page over every item while the item has fewer than
+    MIN_TIMED_PER_ITEM times of it), as the answer's rule does per item."""
+    completed = pages["completed"].fillna(False).astype(bool)
+    seconds = pd.to_numeric(pages["seconds"], errors="coerce").where(completed)
+    page_median = seconds.groupby(pages["page"]).transform("median")
+    by_item = seconds.groupby([pages["item_id"], pages["page"]])
+    enough = by_item.transform("count") >= MIN_TIMED_PER_ITEM
+    return median_share * by_item.transform("median").where(enough, page_median)
+
+
+def flag_too_fast_pages(
+    frame: pd.DataFrame, pages: pd.DataFrame, *, min_seconds: PageFloor | None = None, median_share: float | None = None
+) -> pd.DataFrame:
+    """One row per page of each response of `frame` (`pages`: response_id, page, seconds; rows of
+    other responses are left out): response_id, page, seconds, the `threshold` (the higher of the
+    page's floor and `median_share` of its median; NaN on a page not checked) and `too_fast`
+    (completed, timed and below the threshold). With a mapping, only the pages it names are
+    checked, by the median share too."""
+    known = frame[["response_id", "item_id", "completed"]]
+    rows = pages[["response_id", "page", "seconds"]].merge(known, on="response_id", how="inner")
+    rows = rows.reset_index(drop=True)
+    seconds = pd.to_numeric(rows["seconds"], errors="coerce")
+    if isinstance(min_seconds, Mapping):
+        floor = rows["page"].map({str(k): float(v) for k, v in min_seconds.items()}).astype(float)
+        checked = rows["page"].isin([str(k) for k in min_seconds])
+    else:
+        floor = pd.Series(np.nan if min_seconds is None else float(min_seconds), index=rows.index)
+        checked = pd.Series(True, index=rows.index)
+    floors = [floor]
+    if median_share is not None:
+        floors.append(page_median_thresholds(rows, median_share=float(median_share)).where(checked))
+    threshold = pd.concat(floors, axis=1).max(axis=1, skipna=True)
+    completed = rows["completed"].fillna(False).astype(bool)
+    too_fast = completed & seconds.notna() & threshold.notna() & (seconds < threshold)
+    return pd.DataFrame(
+        {
+            "response_id": rows["response_id"],
+            "page": rows["page"],
+            "seconds": seconds,
+            "threshold": threshold,
+            "too_fast": too_fast,
+        }
+    )
+
+
+def flagged_pages(page_flags: pd.DataFrame) -> pd.Series:
+    """Per response with a page too fast (index response_id): {page: {seconds, threshold}} of
+    those pages, in the order they were given."""
+    fast = page_flags[page_flags["too_fast"]]
+    found: dict[object, dict[str, dict[str, float]]] = {}
+    for rid, page, seconds, threshold in zip(fast["response_id"], fast["page"], fast["seconds"], fast["threshold"]):
+        found.setdefault(rid, {})[str(page)] = {"seconds": float(seconds), "threshold": round(float(threshold), 3)}
+    return pd.Series(found, dtype=object, name="pages").rename_axis("response_id")

@@ -217,6 +217,11 @@ def _check(spec: TaskSpec, located: Located) -> list[TaskFileProblem]:
                 problem((*q_path, key), message)
             on_page.append(question.id)
         earlier.extend(on_page)
+    page_floors = spec.settings.get("too_fast_page_seconds")
+    if isinstance(page_floors, Mapping):
+        for name in page_floors:
+            if name not in page_ids:
+                problem(("settings", "too_fast_page_seconds", name), f"no page {name!r}; pages: {', '.join(page_ids)}")
     return problems
 
 
