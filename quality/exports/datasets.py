@@ -161,11 +161,14 @@ def clean(project: Project, options: Options = EXACT) -> Dataset:
     text = options.item_text
     timed = bool(_speed_columns(run))
     base = annotation_columns(project, item_text=text, page_seconds=timed)
-    extra = response_value_columns(run)  # one named like a base column is written under both (as always)
+    # a value the run derived under a base column's name (the too-fast rule's seconds) takes
+    # that column's place in the row: each column is written once
+    derived = response_value_columns(run)
+    extra = [column for column in derived if column not in base]
 
     def rows() -> Iterator[dict[str, Any]]:
         source = annotation_rows(project, response_ids=kept, chunk_size=CHUNK_SIZE, item_text=text, page_seconds=timed)
-        return _with_values(source, run, extra)
+        return _with_values(source, run, derived)
 
     return Dataset("clean", lambda: base + extra, rows, _responses_total(project, kept))
 

@@ -176,12 +176,17 @@ def test_the_projects_are_as_varied_as_claimed():
 
 def test_a_derived_value_named_like_an_annotation_column_replaces_it(monkeypatch):
     """A value a quality run derives under the name of an annotation column takes that column's
-    place in the row: CSV writes it under both headers, as it always did."""
+    place in the row, under the one header (before issue 27 CSV wrote it under both)."""
     project = build_cosimlex()
     quality_run_create(project=project)
     columns = ["rating", *response_value_columns(latest_run(project))]
     monkeypatch.setattr(datasets, "response_value_columns", lambda run: list(columns))
     names, *rows = csv.reader(io.StringIO(export_bytes(project, "clean", "csv").decode("utf-8"), newline=""))
-    assert names.count("rating") == 2
-    first, second = (index for index, name in enumerate(names) if name == "rating")
-    assert rows and all(row[first] == row[second] for row in rows)
+    assert names.count("rating") == 1 and len(names) == len(set(names))
+    where = names.index("rating")
+    assert rows and {row[where] for row in rows} != {"99"}
+    for decision in latest_run(project).response_decisions.all():  # the run derived its own rating
+        decision.values = {**(decision.values or {}), "rating": 99}
+        decision.save(update_fields=["values"])
+    names, *rows = csv.reader(io.StringIO(export_bytes(project, "clean", "csv").decode("utf-8"), newline=""))
+    assert names.count("rating") == 1 and rows and {row[where] for row in rows} == {"99"}
