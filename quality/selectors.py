@@ -143,6 +143,15 @@ def run_aggregation(run: QualityRun) -> dict:
     return (run.report or {}).get("aggregation") or {}
 
 
+def run_uncertainty(run: QualityRun) -> dict:
+    """Per aggregated field: the method, its posteriors' summary and each annotator's competence
+    with its interval (`quality.uncertainty`); empty for runs before it."""
+    report = run.report or {}
+    fields = report.get("uncertainty") or {}
+    order = report.get("agreement_fields") or sorted(fields)
+    return {name: fields[name] for name in order if name in fields}
+
+
 def run_pilot_agreement(run: QualityRun) -> dict:
     """Per label field: agreement on the pilot items (empty: no pilot, or fewer than two
     annotators have done a pilot item), in the order of `run_agreement`."""

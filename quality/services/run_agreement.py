@@ -47,6 +47,7 @@ def run_extras(
         "agreement": agreement.fields,
         "agreement_fields": list(agreement.fields),  # jsonb reorders keys; this keeps the kind's order
         "aggregation": agreement.aggregation,
+        "uncertainty": agreement.uncertainty,
     }
     pilot = pilot_agreement(kept, fields, pilot_items(project))
     if pilot is not None:  # the pilot's agreement, apart, once two annotators have done a pilot item
@@ -56,6 +57,7 @@ def run_extras(
         annotators=annotators,
         frame=frame,
         kind_plots=kind.report_plots(kept),
+        confidence={name: agreement.items[f"{name}_posterior"].dropna().tolist() for name in agreement.uncertainty},
         settings=settings,
         events=assignment_events(project),
         slots=assignment_slots(project),
