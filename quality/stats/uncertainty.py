@@ -21,9 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from .dawid_skene import dawid_skene
 from .glad import glad
@@ -109,7 +111,8 @@ def label_uncertainty(
     competence, given = _competence(labels, posteriors)
     items = chosen.assign(n_labels=n_labels.reindex(chosen.index).to_numpy())
     annotators = pd.DataFrame({"n_labels": given, "competence": competence})
-    item_draws, annotator_draws = _bootstrap(labels, fit, chosen["first"], rounds, seed)
+    resample = _bootstrap_votes if method == "majority" else partial(_bootstrap, fit=fit)
+    item_draws, annotator_draws = resample(labels, chosen["first"], rounds, seed)
     items = items.drop(columns="first").join(_percentiles(item_draws, confidence, items.index))
     annotators = annotators.join(_percentiles(annotator_draws, confidence, annotators.index))
     return Uncertainty(method, rounds, confidence, items, annotators)
@@ -155,8 +158,13 @@ def _competence(labels: pd.DataFrame, posteriors: pd.DataFrame) -> tuple[pd.Seri
     return grouped.mean().rename("competence"), grouped.size().rename("n_labels")
 
 
+def _draws(n_annotators: int, rounds: int, seed: int) -> np.ndarray:
+    """rounds x n_annotators: which annotator fills each place of each resample (scipy's draw)."""
+    return np.random.default_rng(seed).integers(0, n_annotators, (rounds, n_annotators))
+
+
 def _bootstrap(
-    labels: pd.DataFrame, fit: Callable[[pd.DataFrame], pd.DataFrame], chosen: pd.Series, rounds: int, seed: int
+    labels: pd.DataFrame, chosen: pd.Series, rounds: int, seed: int, *, fit: Callable[[pd.DataFrame], pd.DataFrame]
 ) -> tuple[np.ndarray, np.ndarray]:
     """(rounds x items, rounds x annotators): the chosen labels' posteriors and the annotators'
     competence in every resample of the annotators (NaN: item without a label, annotator not drawn)."""
@@ -169,7 +177,7 @@ def _bootstrap(
     order = np.argsort(who, kind="stable")
     starts = np.searchsorted(who[order], np.arange(len(annotators) + 1))
     rows_of = [order[starts[a] : starts[a + 1]] for a in range(len(annotators))]
-    draws = np.random.default_rng(seed).integers(0, len(annotators), (rounds, len(annotators)))
+    draws = _draws(len(annotators), rounds, seed)
     item_values, label_values = labels["item"].to_numpy(), labels["value"].to_numpy()
     for r, drawn in enumerate(draws):
         rows = np.concatenate([rows_of[a] for a in drawn])
@@ -183,6 +191,39 @@ def _bootstrap(
         per_slot, _ = _competence(sample, posteriors)
         by_annotator = pd.Series(per_slot.to_numpy(), index=drawn[per_slot.index.to_numpy()]).groupby(level=0).mean()
         annotator_draws[r, by_annotator.index.to_numpy()] = by_annotator.to_numpy()
+    return item_draws, annotator_draws
+
+
+def _bootstrap_votes(labels: pd.DataFrame, chosen: pd.Series, rounds: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """`_bootstrap` for majority vote, without refitting: a resample's vote counts are each
+    annotator's one-hot labels times how often the annotator was drawn (one sparse product per
+    chunk of rounds), its posteriors the shares, and a competence the mean share of the labels
+    an annotator gave. Same draws, same numbers, far fewer Python steps."""
+    codes = encode_labels(labels, method="majority vote")
+    n_items, n_annotators, n_values = codes.shape
+    item_draws = np.full((rounds, n_items), np.nan)
+    annotator_draws = np.full((rounds, n_annotators), np.nan)
+    if rounds == 0:
+        return item_draws, annotator_draws
+    onehot = sparse.csr_matrix(
+        (np.ones(len(codes.item)), (codes.who, codes.item * n_values + codes.value)),
+        shape=(n_annotators, n_items * n_values),
+    )
+    given = np.asarray(onehot.sum(axis=1)).ravel()
+    wanted = pd.Index(pd.Series(codes.domain, dtype=object)).get_indexer(chosen.to_numpy())
+    draws = _draws(n_annotators, rounds, seed)
+    chunk = max(1, 2_000_000 // max(n_items * n_values, 1))
+    for start in range(0, rounds, chunk):
+        drawn = draws[start : start + chunk]
+        times = np.zeros((len(drawn), n_annotators))
+        np.add.at(times, (np.arange(len(drawn))[:, None], drawn), 1.0)
+        counts = np.asarray((onehot.T @ times.T).T).reshape(len(drawn), n_items, n_values)
+        totals = counts.sum(axis=2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            shares = counts / totals[:, :, None]
+        item_draws[start : start + len(drawn)] = shares[:, np.arange(n_items), wanted]
+        right = onehot @ np.nan_to_num(shares.reshape(len(drawn), -1)).T  # annotators x rounds
+        annotator_draws[start : start + len(drawn)] = np.where(times > 0, right.T / np.maximum(given, 1), np.nan)
     return item_draws, annotator_draws
 
 

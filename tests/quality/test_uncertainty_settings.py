@@ -4,6 +4,7 @@ task file), each time naming what is known."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -136,6 +137,12 @@ def test_the_command_line_refuses_a_wrong_method(annotated) -> None:
     with pytest.raises(CommandError, match="bootstrap_rounds"):
         call_command("run_quality", str(annotated.project.pk), "--set", "bootstrap_rounds=-2")
     assert not QualityRun.objects.exists()
+    out = io.StringIO()
+    setting = 'aggregation_method={"post_choice": "mace"}'
+    call_command("run_quality", str(annotated.project.pk), "--set", setting, "--set", "bootstrap_rounds=0", stdout=out)
+    run = QualityRun.objects.get()
+    assert run.parameters["aggregation_method"] == {"post_choice": "mace"} and run.parameters["bootstrap_rounds"] == 0
+    assert run.report["uncertainty"]["post_choice"]["method"] == "mace"
 
 
 @pytest.mark.django_db

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from quality.stats import uncertainty
 from quality.stats.dawid_skene import dawid_skene
 from quality.stats.one_coin import one_coin_dawid_skene
 from quality.stats.simulated_crowd import CrowdMix, simulate_crowd
@@ -162,3 +163,15 @@ def test_auto_is_one_coin_once_three_annotators_overlap() -> None:
     assert auto_method(frame([(1, "x", "a"), (2, "y", "b"), (3, "z", "a")])) == "majority"  # no item twice
     assert auto_method(frame([(1, "x", "a"), (1, "y", "b"), (2, "z", "a")])) == "one_coin"
     assert auto_method(frame([])) == "majority"
+
+
+def test_majoritys_vectorised_resamples_are_the_refitting_loops() -> None:
+    labels = simulate_crowd(seed=9, n_items=40, n_annotators=9, labels_per_item=3).labels
+    chosen = label_uncertainty(labels, method="majority", rounds=0).items["posterior"]  # only its index
+    first = uncertainty._chosen(uncertainty.FITS["majority"](labels))["first"]
+    assert first.index.equals(chosen.index)
+    fast = uncertainty._bootstrap_votes(labels, first, 50, 4)
+    slow = uncertainty._bootstrap(labels, first, 50, 4, fit=uncertainty.FITS["majority"])
+    np.testing.assert_allclose(fast[0], slow[0], equal_nan=True)
+    np.testing.assert_allclose(fast[1], slow[1], equal_nan=True)
+    assert np.isnan(fast[1]).any() and not np.isnan(fast[1]).all()
