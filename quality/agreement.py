@@ -14,18 +14,19 @@ from typing import Any
 
 import pandas as pd
 
-from annotation.kinds import LabelField, QualityOutcome
+from annotation.kinds import AGGREGATED_LEVELS, AUTO, LabelField, QualityOutcome, aggregation_methods, bootstrap_rounds
 from quality.frames import kept_frame, label_frame
 from quality.stats.aggregation import agreement_with_majority, majority_vote
 from quality.stats.agreement import FieldAgreement, field_agreement
 from quality.stats.alpha import Bootstrap
 from quality.stats.dawid_skene import dawid_skene
 from quality.stats.labels import clean_labels
+from quality.uncertainty import UNCERTAINTY_SUFFIXES, field_uncertainty
 
 BOOTSTRAP: Bootstrap = {"iterations": 1000, "seed": 0, "confidence": 0.95}
-AGGREGATED_LEVELS = ("nominal", "ordinal")
-#: per-item columns of an aggregated field, after its name: `<field>_majority` ...
-AGGREGATE_SUFFIXES = ("majority", "majority_share", "majority_tie", "ds_label", "ds_posterior")
+#: per-item columns of an aggregated field, after its name: `<field>_majority` ... (as runs have
+#: always stored them), then the chosen method's label with its uncertainty (quality.uncertainty)
+AGGREGATE_SUFFIXES = ("majority", "majority_share", "majority_tie", "ds_label", "ds_posterior", *UNCERTAINTY_SUFFIXES)
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class RunAgreement:
     fields: dict[str, dict[str, Any]]  # field name -> agreement figures (JSON-able)
     aggregation: dict[str, dict[str, Any]]  # field name -> aggregation summary (JSON-able)
     items: pd.DataFrame  # index item id: AGGREGATE_SUFFIXES columns per aggregated field
+    # field name -> method, posteriors' summary, annotators' competence with intervals (JSON-able)
+    uncertainty: dict[str, dict[str, Any]]
 
 
 def aggregate_columns(fields: Sequence[LabelField]) -> list[str]:
@@ -119,9 +122,15 @@ def apply_annotator_rule(
 
 
 def run_agreement(kept: pd.DataFrame, fields: Sequence[LabelField], settings: Mapping[str, Any]) -> RunAgreement:
-    """Every field's agreement, and majority vote and Dawid-Skene for nominal and ordinal fields."""
+    """Every field's agreement; for nominal and ordinal fields majority vote and Dawid-Skene, and
+    the label of the field's `aggregation_method` with its posterior and bootstrap interval
+    (`bootstrap_rounds` resamples of the annotators). Raises ValueError on a wrong setting."""
+    methods = aggregation_methods(settings.get("aggregation_method", AUTO), fields)
+    rounds = bootstrap_rounds(settings.get("bootstrap_rounds", 0))
+    names = _annotator_names(kept)
     figures: dict[str, dict[str, Any]] = {}
     aggregation: dict[str, dict[str, Any]] = {}
+    uncertainty: dict[str, dict[str, Any]] = {}
     items: list[pd.DataFrame] = []
     for declared in fields:
         labels = label_frame(kept, declared)
@@ -130,10 +139,21 @@ def run_agreement(kept: pd.DataFrame, fields: Sequence[LabelField], settings: Ma
         cleaned = clean_labels(labels, sets=declared.level == "set")
         if declared.level in AGGREGATED_LEVELS and not cleaned.empty:
             table, summary = _aggregate(cleaned, declared.name)
-            items.append(table)
+            sure, uncertainty[declared.name] = field_uncertainty(
+                cleaned, declared.name, requested=methods[declared.name], rounds=rounds, annotator_names=names
+            )
+            items.append(table.join(sure))
             aggregation[declared.name] = summary
     frame = pd.concat(items, axis=1) if items else pd.DataFrame()
-    return RunAgreement(figures, aggregation, frame)
+    return RunAgreement(figures, aggregation, frame, uncertainty)
+
+
+def _annotator_names(kept: pd.DataFrame) -> dict[Any, str]:
+    """Annotator id -> the name the report shows (their external id)."""
+    if kept.empty or "annotator" not in kept.columns:
+        return {}
+    pairs = kept[["annotator_id", "annotator"]].drop_duplicates("annotator_id")
+    return {who: str(name) for who, name in zip(pairs["annotator_id"], pairs["annotator"])}
 
 
 def pilot_agreement(

@@ -163,6 +163,15 @@ def page_seconds(project: Project) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["response_id", "page", "seconds"])
 
 
+def run_uncertainty(run: QualityRun) -> dict:
+    """Per aggregated field: the method, its posteriors' summary and each annotator's competence
+    with its interval (`quality.uncertainty`); empty for runs before it."""
+    report = run.report or {}
+    fields = report.get("uncertainty") or {}
+    order = report.get("agreement_fields") or sorted(fields)
+    return {name: fields[name] for name in order if name in fields}
+
+
 def run_pilot_agreement(run: QualityRun) -> dict:
     """Per label field: agreement on the pilot items (empty: no pilot, or fewer than two
     annotators have done a pilot item), in the order of `run_agreement`."""

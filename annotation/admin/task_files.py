@@ -165,3 +165,5 @@ class ProjectForm(forms.ModelForm):
         unknown = sorted(set(value) - set(known))
         if unknown:
             self.add_error("settings", f"Unknown setting(s) {unknown}; this kind knows: {sorted(known)}.")
+        for problem in self.task_kind.settings_problems(value):
+            self.add_error("settings", problem[:1].upper() + problem[1:] + ".")

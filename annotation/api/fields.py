@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
 from rest_framework.utils import html
 
-from annotation.kinds import known_settings
+from annotation.kinds import AGGREGATION_METHODS, AUTO, MAX_BOOTSTRAP_ROUNDS, known_settings
 
 from .params import MAX_ID
 
@@ -58,13 +58,28 @@ def _json_type(default: Any) -> dict[str, Any]:
     return {"type": "number", "nullable": True}
 
 
+_METHOD = {"type": "string", "enum": [AUTO, *AGGREGATION_METHODS]}
+#: settings whose type their default does not tell: one method for every label field, or one per field
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "aggregation_method": {
+        "oneOf": [_METHOD, {"type": "object", "propertyNames": {"pattern": NO_NUL}, "additionalProperties": _METHOD}]
+    },
+    "bootstrap_rounds": {"type": "integer", "minimum": 0, "maximum": MAX_BOOTSTRAP_ROUNDS},
+}
 #: every setting some task kind has -> its JSON schema
-SETTINGS = {name: _json_type(default) for name, default in known_settings().items()}
+SETTINGS = {name: SCHEMAS.get(name) or _json_type(default) for name, default in known_settings().items()}
 
 
 def _fits(value: Any, schema: dict[str, Any]) -> bool:
-    """Whether `value` is of the type `_json_type` gave."""
+    """Whether `value` is of the type `_json_type` (or `SCHEMAS`) gave, within its enum and bounds."""
+    if "oneOf" in schema:
+        return sum(_fits(value, one) for one in schema["oneOf"]) == 1
     kind = schema["type"]
+    if "enum" in schema and value not in schema["enum"]:
+        return False
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if number and not schema.get("minimum", value) <= value <= schema.get("maximum", value):
+        return False
     if value is None:
         return bool(schema.get("nullable"))
     if kind == "boolean":
@@ -73,8 +88,21 @@ def _fits(value: Any, schema: dict[str, Any]) -> bool:
         return isinstance(value, str) and "\x00" not in value
     if kind == "array":
         return isinstance(value, list) and all(_fits(item, schema["items"]) for item in value)
+    if kind == "object":
+        extra = schema["additionalProperties"]
+        return isinstance(value, dict) and all("\x00" not in key and _fits(item, extra) for key, item in value.items())
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     return number and (kind == "number" or float(value).is_integer())
+
+
+def _expected(schema: dict[str, Any]) -> str:
+    """What a setting of `schema` must be, in words."""
+    if "oneOf" in schema:
+        return "must be one of " + ", ".join(schema["oneOf"][0]["enum"]) + ", or an object of field -> one of them"
+    words = f"must be of type {schema['type']}" + (" or null" if schema.get("nullable") else "")
+    if "minimum" in schema:
+        words += f" from {schema['minimum']} to {schema['maximum']}"
+    return words
 
 
 @extend_schema_field({"type": "object", "properties": SETTINGS, "additionalProperties": False})
@@ -91,13 +119,7 @@ class SettingsField(serializers.JSONField):
             raise serializers.ValidationError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(SETTINGS)}")
         wrong = [name for name, item in value.items() if not _fits(item, SETTINGS[name])]
         if wrong:
-            raise serializers.ValidationError(
-                {
-                    name: f"must be of type {SETTINGS[name]['type']}"
-                    + (" or null" if SETTINGS[name].get("nullable") else "")
-                    for name in wrong
-                }
-            )
+            raise serializers.ValidationError({name: _expected(SETTINGS[name]) for name in wrong})
         return value
 
 

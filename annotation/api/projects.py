@@ -91,6 +91,11 @@ class ProjectSerializer(JsonTypes, serializers.ModelSerializer):
         foreign = sorted(set(attrs.get("settings") or {}) - set(kind.settings_for(None))) if kind else []
         if kind is not None and foreign:
             raise Conflict(f"not settings of a {attrs.get('kind') or kind.title} project: {', '.join(foreign)}")
+        problems = kind.settings_problems(attrs.get("settings") or {}) if kind is not None else []
+        if kind is not None and problems:  # e.g. a method for a field the kind lacks
+            raise Conflict(
+                f"settings that do not fit a {attrs.get('kind') or kind.title} project: {'; '.join(problems)}"
+            )
         if self.instance is None and "team" not in attrs:
             team = default_team_of(self.context["request"].user)
             if team is None:

@@ -27,7 +27,20 @@ from .registry import (
     register,
     task_file_replacement_problem,
 )
-from .results import AGREEMENT_SETTINGS, GENERIC_SETTINGS, SPEED_SETTINGS, KindPlot, LabelField
+from .results import (
+    AGGREGATED_LEVELS,
+    AGGREGATION_METHODS,
+    AGGREGATION_SETTINGS,
+    AGREEMENT_SETTINGS,
+    AUTO,
+    GENERIC_SETTINGS,
+    MAX_BOOTSTRAP_ROUNDS,
+    SPEED_SETTINGS,
+    KindPlot,
+    LabelField,
+    aggregation_methods,
+    bootstrap_rounds,
+)
 from .scde import kind as scde_kind  # noqa: F401  (registers)
 from .scoring import NothingToScore, ProjectResults, ResultItem, ScoreProblem, Scorer, ScorerOption, Upload
 from .taskfile import (
@@ -50,7 +63,14 @@ __all__ = [
     "preset_fill",
     "preset_for_channel",
     "preset_named",
+    "AGGREGATED_LEVELS",
+    "AGGREGATION_METHODS",
+    "AGGREGATION_SETTINGS",
     "AGREEMENT_SETTINGS",
+    "AUTO",
+    "MAX_BOOTSTRAP_ROUNDS",
+    "aggregation_methods",
+    "bootstrap_rounds",
     "GENERIC_SETTINGS",
     "SPEED_SETTINGS",
     "Column",

@@ -18,7 +18,7 @@ from django.utils.functional import Promise
 from . import own_values
 from .own_values import ValueFormat
 from .presets import ChannelPreset
-from .results import GENERIC_SETTINGS, KindPlot, LabelField
+from .results import GENERIC_SETTINGS, KindPlot, LabelField, aggregation_settings_problems
 from .scoring import Scorer
 
 
@@ -260,6 +260,12 @@ class TaskKind(ABC):
         merged = {**GENERIC_SETTINGS, **self.default_settings}
         merged.update(overrides or {})
         return merged
+
+    def settings_problems(self, settings: Mapping[str, Any]) -> list[str]:
+        """What is wrong with the values of `settings` that the kind can tell before a run (the
+        aggregation method per label field, the bootstrap rounds); empty: nothing. Names of
+        settings the kind lacks are the caller's check (`settings_for(None)`)."""
+        return aggregation_settings_problems(settings, self.label_fields())
 
     # --- agreement and aggregation (quality runs, the quality report) ------------------
     def label_fields(self) -> Sequence[LabelField]:

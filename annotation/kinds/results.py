@@ -4,9 +4,11 @@ quality report, as data."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from quality.stats.uncertainty import METHODS as AGGREGATION_METHODS
 
 # --- label fields: what agreement and aggregation are computed on --------------------------
 LABEL_LEVELS = ("nominal", "ordinal", "interval", "set")
@@ -26,8 +28,17 @@ SPEED_SETTINGS: dict[str, Any] = {
     "drop_too_fast": False,
     "max_too_fast_share": None,
 }
+#: levels whose fields are aggregated per item (majority, a model): labels without a distance
+AGGREGATED_LEVELS = ("nominal", "ordinal")
+AUTO = "auto"
+#: the upper bound of `bootstrap_rounds`: each round fits the method again
+MAX_BOOTSTRAP_ROUNDS = 10_000
+#: project settings of the aggregated labels' uncertainty (quality.agreement): the method per
+#: nominal/ordinal field (one of `AGGREGATION_METHODS` or "auto", for all fields or as
+#: {field: method}), and the bootstrap resamples of the annotators behind each interval (0: off)
+AGGREGATION_SETTINGS: dict[str, Any] = {"aggregation_method": AUTO, "bootstrap_rounds": 200}
 #: the rules every kind gets beside its own
-GENERIC_SETTINGS: dict[str, Any] = {**AGREEMENT_SETTINGS, **SPEED_SETTINGS}
+GENERIC_SETTINGS: dict[str, Any] = {**AGREEMENT_SETTINGS, **SPEED_SETTINGS, **AGGREGATION_SETTINGS}
 
 
 @dataclass(frozen=True)
@@ -68,3 +79,59 @@ class KindPlot:
     y: tuple = ()
     xlabel: str = ""
     ylabel: str = ""
+
+
+def aggregation_methods(value: Any, fields: Sequence[LabelField]) -> dict[str, str]:
+    """The method `aggregation_method` asks for on each aggregated (nominal or ordinal) field:
+    one value for all, or {field: method} ("auto" for a field it leaves out). Raises ValueError
+    naming the known methods or fields: a misspelt method would otherwise aggregate by another."""
+    aggregated = [f.name for f in fields if f.level in AGGREGATED_LEVELS]
+    known = (AUTO, *AGGREGATION_METHODS)
+    if not isinstance(value, str | Mapping):
+        raise ValueError("aggregation_method must be a method's name or an object of field -> method")
+    named = [value] if isinstance(value, str) else list(value.values())
+    wrong = sorted({str(method) for method in named if method not in known})
+    if wrong:
+        raise ValueError(f"unknown aggregation method(s) {', '.join(wrong)}; known: {', '.join(known)}")
+    if isinstance(value, str):
+        return dict.fromkeys(aggregated, value)
+    levels = {f.name: f.level for f in fields}
+    unknown = [str(name) for name in value if name not in levels]
+    if unknown:
+        raise ValueError(
+            f"aggregation_method names unknown field(s) {', '.join(unknown)}; "
+            f"aggregated fields: {', '.join(aggregated) or 'none'}"
+        )
+    other = [f"{name} ({levels[name]})" for name in value if levels[name] not in AGGREGATED_LEVELS]
+    if other:
+        raise ValueError(
+            f"aggregation_method names field(s) that are not aggregated: {', '.join(other)}; "
+            f"only nominal and ordinal fields are: {', '.join(aggregated) or 'none'}"
+        )
+    return {name: value.get(name, AUTO) for name in aggregated}
+
+
+def bootstrap_rounds(value: Any) -> int:
+    """`bootstrap_rounds` as a count (0: no interval); ValueError for anything else."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not float(value).is_integer():
+        raise ValueError("bootstrap_rounds must be a whole number")
+    if not 0 <= value <= MAX_BOOTSTRAP_ROUNDS:
+        raise ValueError(f"bootstrap_rounds must be between 0 (off) and {MAX_BOOTSTRAP_ROUNDS}")
+    return int(value)
+
+
+def aggregation_settings_problems(settings: Mapping[str, Any], fields: Sequence[LabelField]) -> list[str]:
+    """What is wrong with the aggregation settings among `settings` (empty: nothing), for the
+    places that validate settings before a run would fail on them."""
+    problems = []
+    if "aggregation_method" in settings:
+        try:
+            aggregation_methods(settings["aggregation_method"], fields)
+        except ValueError as error:
+            problems.append(str(error))
+    if "bootstrap_rounds" in settings:
+        try:
+            bootstrap_rounds(settings["bootstrap_rounds"])
+        except ValueError as error:
+            problems.append(str(error))
+    return problems

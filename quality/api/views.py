@@ -41,7 +41,10 @@ class ProjectQualityRunsView(generics.ListAPIView):
         responses={
             201: QualityRunSerializer,
             202: QualityRunSerializer,
-            409: error_response("A setting of another task kind than the project's."),
+            409: error_response(
+                "A setting of another task kind than the project's, or an aggregation method for a "
+                "label field the project lacks or does not aggregate."
+            ),
         },
         description="Run the project's quality rules (through the `run_quality` task). 201 when the run "
         "has already finished (no broker: tasks run inline), 202 while a worker is still on it.",
@@ -57,6 +60,9 @@ class ProjectQualityRunsView(generics.ListAPIView):
                 f"not settings of a {project.kind} project: {', '.join(foreign)}; its settings: "
                 f"{', '.join(sorted(kind.settings_for(None)))}"
             )
+        problems = kind.settings_problems(body.validated_data["settings"])
+        if problems:  # e.g. a method for a field the kind lacks: a setting that does not fit this project
+            raise Conflict(f"settings that do not fit this {project.kind} project: {'; '.join(problems)}")
         started = quality_run_request(project=project, by=request.user, overrides=body.validated_data["settings"])
         run = run_with_counts(started.pk)
         if run is None:  # deleted meanwhile (another researcher, or the project)

@@ -220,7 +220,8 @@ def _item_dataset(project: Project, name: str, row_of: Callable[..., Any]) -> Da
 def items(project: Project, options: Options = EXACT) -> Dataset:
     """Every item in the kind's released format plus the latest run's diagnostics, and the
     aggregated label of each nominal/ordinal label field with its confidence (majority and its
-    share, Dawid-Skene's label and posterior; `quality.agreement.aggregate_columns`)."""
+    share, Dawid-Skene's label and posterior; then the label of the field's method, its posterior,
+    bootstrap interval and the method's name; `quality.agreement.aggregate_columns`)."""
     kind = kind_of(project)
     aggregated = aggregate_columns(kind.label_fields())
 

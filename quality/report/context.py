@@ -15,6 +15,7 @@ from quality.selectors import (
     run_pilot_agreement,
     run_plots,
     run_time_on_task,
+    run_uncertainty,
 )
 
 AGREEMENT_HEADERS = (
@@ -62,6 +63,40 @@ def agreement_rows(fields: Mapping[str, Mapping[str, Any]]) -> list[dict[str, An
     return rows
 
 
+def _interval(low: Any, high: Any) -> str:
+    return "—" if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
+
+
+def uncertainty_rows(fields: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per aggregated field: its method (and what was asked: "auto" names its choice), the mean
+    posterior of the chosen labels, and each annotator's competence with its bootstrap interval,
+    the most competent first."""
+    rows = []
+    for name, f in fields.items():
+        requested, method = f.get("requested"), f.get("method")
+        rows.append(
+            {
+                "name": name,
+                "method": method if requested in (None, method) else f"{method} ({requested})",
+                "n_items": f.get("n_items"),
+                "ties": f.get("ties"),
+                "mean_posterior": _fixed(f.get("mean_posterior")),
+                "rounds": f.get("rounds") or 0,
+                "confidence": f"{(f.get('confidence') or 0.95) * 100:g} %",
+                "annotators": [
+                    {
+                        "name": a.get("name"),
+                        "n_labels": a.get("n_labels"),
+                        "competence": _fixed(a.get("competence")),
+                        "interval": _interval(a.get("low"), a.get("high")),
+                    }
+                    for a in f.get("annotators") or []
+                ],
+            }
+        )
+    return rows
+
+
 def _rule(rule: str) -> str:
     """A stored rule as a person reads it: runs before the rules were sentences stored their
     numbers as '#'."""
@@ -91,6 +126,7 @@ def run_report_context(run: QualityRun | None) -> dict[str, Any]:
         "agreement_rows": agreement_rows(run_agreement(run)),
         "pilot_agreement_rows": agreement_rows(run_pilot_agreement(run)),
         "aggregation": run_aggregation(run),
+        "uncertainty_rows": uncertainty_rows(run_uncertainty(run)),
         "plots": list(run_plots(run).only("name", "title", "position")),
         "time_on_task": time_on_task_context(run_time_on_task(run), run.parameters or {}),
     }

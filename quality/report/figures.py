@@ -55,6 +55,19 @@ def field_intervals(fields: Mapping[str, Mapping[str, Any]]) -> Figure | None:
     return ("fields", title, svg)
 
 
+def item_confidence(confidence: Mapping[str, Sequence[float]]) -> list[Figure]:
+    """Per aggregated field: how sure its items' labels are (the posterior of the chosen label)."""
+    found = []
+    for name, posteriors in confidence.items():
+        if posteriors:
+            title = f"Item confidence: {name}"
+            svg = plots.histogram(
+                posteriors, title=title, xlabel="posterior of the chosen label", ylabel="items", value_range=(0, 1)
+            )
+            found.append((f"confidence_{name}", title, svg))
+    return found
+
+
 def kind_figure(plot: KindPlot) -> Figure:
     draw = {
         "bar": lambda: plots.bars(plot.x, plot.y, title=plot.title, xlabel=plot.xlabel, ylabel=plot.ylabel),
@@ -110,11 +123,14 @@ def run_figures(
     settings: Mapping[str, Any],
     events: pd.DataFrame,
     slots: int,
+    confidence: Mapping[str, Sequence[float]] | None = None,
 ) -> list[Figure]:
-    """Every plot the report shows, in page order; plots without data are left out."""
+    """Every plot the report shows, in page order; plots without data are left out.
+    `confidence`: per aggregated field, its items' posteriors of the chosen label."""
     found = [
         *annotator_histograms(annotators, settings),
         field_intervals(fields),
+        *item_confidence(confidence or {}),
         *[kind_figure(plot) for plot in kind_plots],
         time_on_task(frame),
         batch_progress(events, slots),

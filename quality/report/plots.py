@@ -45,10 +45,19 @@ def histogram(
     xlabel: str,
     threshold: float | None = None,
     threshold_label: str = "threshold",
+    ylabel: str = "annotators",
+    value_range: tuple[float, float] | None = None,
 ) -> str:
-    """Distribution of one figure over annotators, with the rule's threshold as a vertical line."""
-    figure, axes = _figure(title, xlabel, "annotators")
-    axes.hist([float(v) for v in values], bins=min(20, max(5, len(values))), color="#417690", edgecolor="white")
+    """Distribution of one figure over annotators (or items: `ylabel`), with the rule's threshold
+    as a vertical line; `value_range` fixes the bins' span (posteriors: 0 to 1)."""
+    figure, axes = _figure(title, xlabel, ylabel)
+    axes.hist(
+        [float(v) for v in values],
+        bins=min(20, max(5, len(values))),
+        range=value_range,
+        color="#417690",
+        edgecolor="white",
+    )
     axes.yaxis.set_major_locator(MaxNLocator(integer=True))
     if threshold is not None:
         axes.axvline(float(threshold), color="#ba2121", linestyle="--", label=f"{threshold_label} {threshold:g}")

@@ -49,6 +49,7 @@ def run_extras(
         "agreement": agreement.fields,
         "agreement_fields": list(agreement.fields),  # jsonb reorders keys; this keeps the kind's order
         "aggregation": agreement.aggregation,
+        "uncertainty": agreement.uncertainty,
     }
     if speed.report is not None:  # only with the too-fast rule on: a run without it stays as it was
         report["time_on_task"] = speed.report
@@ -60,6 +61,7 @@ def run_extras(
         annotators=annotators,
         frame=frame,
         kind_plots=kind.report_plots(kept),
+        confidence={name: agreement.items[f"{name}_posterior"].dropna().tolist() for name in agreement.uncertainty},
         settings=settings,
         events=assignment_events(project),
         slots=assignment_slots(project),

@@ -4,7 +4,10 @@ of `export_projects`, taken from the exports as they were (on SQLite and Postgre
 A failure shows which files changed; `assert_same_bytes` shows the first differing line.
 
 Changed on purpose since: raw (issue 25) gained a `confirmed` column after `assignment_status`
-(work a recruiting site has not confirmed is marked there and left out of everything else)."""
+(work a recruiting site has not confirmed is marked there and left out of everything else);
+items (issue 28) gained, after each aggregated field's columns, the label of the field's
+aggregation method with its posterior, bootstrap interval and the method's name: without them
+the items export is still the bytes of `BEFORE_UNCERTAINTY`."""
 
 from __future__ import annotations
 
@@ -15,10 +18,13 @@ import json
 
 import pytest
 
+from annotation.kinds import kind_of
 from annotation.models import Project
+from quality.agreement import aggregate_columns
 from quality.exports import ExportUnavailable, datasets, export_open, project_datasets
 from quality.selectors import latest_run, response_value_columns
 from quality.services.runs import quality_run_create
+from quality.uncertainty import UNCERTAINTY_SUFFIXES
 from tests.quality.export_projects import build_cosimlex, build_recam
 
 pytestmark = pytest.mark.django_db
@@ -34,9 +40,9 @@ PINNED: dict[str, str] = {
     "recam/no-run/raw.csv": "616cd8840e1871e5bd7ec909c19b78a46a423f0b1172414491d4fd53d60f23bd",
     "recam/no-run/raw.tsv": "3c1076e8b945ea1ec972fe4a71ac39fe721fe56e52441299fcc8ce03c516a29f",
     "recam/no-run/raw.jsonl": "72bd272c3f174bac99e86fa803593a70192d2d9b5ca80b7c669611abc9d9665f",
-    "recam/no-run/items.csv": "a0bc6ebf98abc7534a041696a449e9b24bee8a40b12a83e516601b11ea22ca8f",
-    "recam/no-run/items.tsv": "dc6aca4281c950abff46ce4a24a977c44c76fffc21af56f341824818f3f9f0d4",
-    "recam/no-run/items.jsonl": "d35fa8fdde7acd0f7f7e7e74a469eabbc8b2117a88b86a72c3ab9bb9498d01ed",
+    "recam/no-run/items.csv": "8772c58a13de6091287d4585896c1c927d7904473353df38109b46bc404cb200",
+    "recam/no-run/items.tsv": "b5b0093b13e2ebc3257d3f805a834276ec03d8239a5c706c474baf49727f85b2",
+    "recam/no-run/items.jsonl": "e86427bcf83ec4c8c7e1388e0b62f00c5122233aa34e14e0cd26fb85875b270e",
     "recam/no-run/final.csv": "16a4e1fd2301989be59d699522070d1af748dcd15aba225f6a0a7a5e913a7c87",
     "recam/no-run/final.tsv": "cdbffcc18bd62752d6b51794fd9973663d32965be74b146f9067138634c9e7f2",
     "recam/no-run/final.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
@@ -52,9 +58,9 @@ PINNED: dict[str, str] = {
     "recam/run/clean.csv": "8e109c064e8704158dd69bcd32b6e1c565b688d1bb8d7c9f8ca3ab83eda933d2",
     "recam/run/clean.tsv": "44380e672dd0f783cd816b5f82d7bd54bf5c7260be5d79b8ed86a31bc8e70490",
     "recam/run/clean.jsonl": "29fae99fd1f0cf04d3c6133e8e2518a1c4de9467f3df7443dc5df38795504df8",
-    "recam/run/items.csv": "c94d8840e212247e4714ccdc9e3948d3e1ea3b25e94a865626620188ecc01c75",
-    "recam/run/items.tsv": "913d5ad20f680e73182ac3901e67ed0de64f6c0b9655731ffc87d4a42f5e6b03",
-    "recam/run/items.jsonl": "6c85045cb1211fd13501727a6ae682013787a7b22e63f2b54c411f629650edfe",
+    "recam/run/items.csv": "6e2b0f270d47ab086dbe68866ab7831bee0c91557f6268daab0581f4ed2774f5",
+    "recam/run/items.tsv": "faa0253d348ed0607a2648a1df98b3d4c21063d48a63c18720aee99ecc5a4e4c",
+    "recam/run/items.jsonl": "17412a49d7fd7d86602ae3945033b8df4eacea1f6ad91c182d7b09bdbc62d710",
     "recam/run/annotators.csv": "16ed9fc1c8f5ac30697eaca1239b3895a5a01d6b54558089cf297095f68e41cc",
     "recam/run/annotators.tsv": "e4a617f4e8b8f6c1d8eee2affaee7e3e188c8e11409beb5bee9431910b596852",
     "recam/run/annotators.jsonl": "7a68d951bac747763115030d0e9dbdd62c6c79ae5d41ee47a7e40e0492f3ee05",
@@ -124,6 +130,17 @@ PINNED: dict[str, str] = {
 }
 
 
+#: the items exports before the uncertainty columns (issue 28): what they are with those left out
+BEFORE_UNCERTAINTY: dict[str, str] = {
+    "recam/no-run/items.csv": "a0bc6ebf98abc7534a041696a449e9b24bee8a40b12a83e516601b11ea22ca8f",
+    "recam/no-run/items.tsv": "dc6aca4281c950abff46ce4a24a977c44c76fffc21af56f341824818f3f9f0d4",
+    "recam/no-run/items.jsonl": "d35fa8fdde7acd0f7f7e7e74a469eabbc8b2117a88b86a72c3ab9bb9498d01ed",
+    "recam/run/items.csv": "c94d8840e212247e4714ccdc9e3948d3e1ea3b25e94a865626620188ecc01c75",
+    "recam/run/items.tsv": "913d5ad20f680e73182ac3901e67ed0de64f6c0b9655731ffc87d4a42f5e6b03",
+    "recam/run/items.jsonl": "6c85045cb1211fd13501727a6ae682013787a7b22e63f2b54c411f629650edfe",
+}
+
+
 def digests(project: Project, stage: str) -> dict[str, str]:
     found = {}
     for dataset in project_datasets(project):
@@ -145,6 +162,25 @@ def test_every_export_is_byte_identical_to_before(build):
     found.update(digests(project, "run"))
     expected = {key: value for key, value in PINNED.items() if key.startswith(project.kind + "/")}
     assert found == expected, json.dumps(found, indent=1)
+
+
+def test_items_without_the_uncertainty_columns_are_the_bytes_of_before(monkeypatch):
+    """The uncertainty columns were added, nothing else changed: the default method ("auto")
+    leaves every column the items export had, and its values, as they were."""
+    project = build_recam()
+    fields = kind_of(project).label_fields()
+    added = {f"{field.name}_{suffix}" for field in fields for suffix in UNCERTAINTY_SUFFIXES}
+    older = [column for column in aggregate_columns(fields) if column not in added]
+    monkeypatch.setattr(datasets, "aggregate_columns", lambda fields: list(older))
+    found = {
+        f"recam/no-run/items.{fmt}": hashlib.sha256(export_bytes(project, "items", fmt)).hexdigest() for fmt in FORMATS
+    }
+    assert quality_run_create(project=project).status == "done"
+    found.update(
+        {f"recam/run/items.{fmt}": hashlib.sha256(export_bytes(project, "items", fmt)).hexdigest() for fmt in FORMATS}
+    )
+    assert found == BEFORE_UNCERTAINTY
+    assert len(older) == 5 * 5  # five fields, five columns each as before
 
 
 def assert_same_bytes(got: bytes, want: bytes) -> None:

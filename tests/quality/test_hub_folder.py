@@ -108,6 +108,11 @@ def test_a_built_in_kind_folder_loads_with_its_types_rows_and_card(annotated, tm
     assert features["post_choice_majority"] == datasets.Value("int64")
     assert features["post_choice_majority_tie"] == datasets.Value("bool")
     assert features["post_choice_ds_posterior"] == datasets.Value("float64")
+    # the label of the field's method with its uncertainty (issue 28), through the same items dataset
+    assert features["post_choice_posterior"] == datasets.Value("float64")
+    assert features["post_choice_posterior_low"] == datasets.Value("float64")
+    assert features["post_choice_method"] == datasets.Value("string")
+    assert set(items["train"]["post_choice_method"]) == {"majority"}
 
     annotations = load(tmp_path / "hub", "annotations")["train"]
     assert 0 < kept < Response.objects.filter(item__project=project).count()  # the run dropped some
@@ -132,6 +137,7 @@ def test_a_built_in_kind_folder_loads_with_its_types_rows_and_card(annotated, tm
     assert "| their annotator was dropped (above) | 0 | 10 |" in body
     assert "| answer after reading (`post_choice`) | nominal | 20 | 100.0 |" in body and "[1.000, 1.000]" in body
     assert "| `difficulty` | 20 |" in body  # aggregation per field
+    assert "`<field>_posterior_low`" in body and "| majority | 0.925 |" in body  # with the method's posterior
     assert "hf upload YOUR-NAME/recam-pilot . . --repo-type dataset" in body
 
 

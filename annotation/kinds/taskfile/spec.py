@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..results import LabelField, aggregation_methods, column_label
 from .loading import Located, Path_, TaskFileError, TaskFileProblem, read
 
 CHOICES = ("single_choice", "multiple_choice")
@@ -222,6 +223,12 @@ def _check(spec: TaskSpec, located: Located) -> list[TaskFileProblem]:
         for name in page_floors:
             if name not in page_ids:
                 problem(("settings", "too_fast_page_seconds", name), f"no page {name!r}; pages: {', '.join(page_ids)}")
+    if "aggregation_method" in spec.settings:  # the schema knows the methods; the fields are the file's
+        fields = [LabelField(q.id, q.label, column_label(q.id)) for q in spec.questions if q.label]
+        try:
+            aggregation_methods(spec.settings["aggregation_method"], fields)
+        except ValueError as error:
+            problem(("settings", "aggregation_method"), str(error))
     return problems
 
 

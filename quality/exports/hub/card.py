@@ -18,7 +18,7 @@ from quality.agreement import AGGREGATE_SUFFIXES, AGGREGATED_LEVELS
 from quality.headline import WITH_ANNOTATOR
 from quality.models import QualityRun
 from quality.report.context import agreement_rows
-from quality.selectors import run_aggregation, run_agreement, run_headline
+from quality.selectors import run_aggregation, run_agreement, run_headline, run_uncertainty
 
 from .splits import SplitPlan
 from .tables import WrittenConfig, type_name
@@ -118,7 +118,8 @@ def _structure(facts: CardFacts) -> str:
 CONFIG_WORDS = {
     "items": "One row per item: `item_id` (the item's number, which every config's `item_id` refers to), then "
     "the item as it was imported (the task's released format), with the latest "
-    "quality run's diagnostics and, per label field, the aggregated label (majority and Dawid-Skene, "
+    "quality run's diagnostics and, per label field, the aggregated label (majority, Dawid-Skene, and the "
+    "project's method with its posterior and interval, "
     "below).",
     "annotations": "One row per annotation the latest quality run kept (dropped annotations are not here), "
     "with the item's ids, a pseudonymous annotator number, the batch and the answers. The annotators' ids on "
@@ -192,23 +193,26 @@ def _agreement(run: QualityRun) -> str:
 
 def _aggregation(project: Project, run: QualityRun) -> str:
     fields = [f for f in kind_of(project).label_fields() if f.level in AGGREGATED_LEVELS]
-    summary = run_aggregation(run)
+    summary, uncertainty = run_aggregation(run), run_uncertainty(run)
     if not fields:
         return "## Aggregation\n\nThe task declares no nominal or ordinal label field: the `items` config carries the item's own diagnostics only.\n"
     columns = ", ".join(f"`<field>_{s}`" for s in AGGREGATE_SUFFIXES)
     lines = [
         "## Aggregation\n",
-        "Each nominal or ordinal label field is aggregated per item by majority vote (no label on a tie) and by "
-        f"Dawid-Skene, on the annotations the quality run kept. The `items` config carries {columns}.\n",
-        "| field | items | majority ties | majority = Dawid-Skene | mean Dawid-Skene posterior |",
-        "|---|---|---|---|---|",
+        "Each nominal or ordinal label field is aggregated per item by majority vote (no label on a tie), by "
+        "Dawid-Skene, and by the project's aggregation method with the posterior of its label and a bootstrap "
+        "95 % interval over annotators (resampled with replacement, seeded), on the annotations the quality run "
+        f"kept. The `items` config carries {columns}.\n",
+        "| field | items | majority ties | majority = Dawid-Skene | mean Dawid-Skene posterior | method | mean posterior |",
+        "|---|---|---|---|---|---|---|",
     ]
     for field in fields:
-        s = summary.get(field.name) or {}
-        posterior = s.get("ds_mean_posterior")
+        s, u = summary.get(field.name) or {}, uncertainty.get(field.name) or {}
+        posterior, mean = s.get("ds_mean_posterior"), u.get("mean_posterior")
         lines.append(
             f"| `{field.name}` | {s.get('n_items', 0)} | {s.get('majority_ties', 0)} | "
-            f"{s.get('majority_agrees_with_ds', 0)} | {'—' if posterior is None else f'{posterior:.3f}'} |"
+            f"{s.get('majority_agrees_with_ds', 0)} | {'—' if posterior is None else f'{posterior:.3f}'} | "
+            f"{u.get('method') or '—'} | {'—' if mean is None else f'{mean:.3f}'} |"
         )
     return "\n".join(lines) + "\n"
 

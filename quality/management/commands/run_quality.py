@@ -47,6 +47,9 @@ class Command(BaseCommand):
         unknown = sorted(set(settings) - set(kind_of(project).settings_for(None)))
         if unknown:
             raise CommandError(f"unknown setting(s): {', '.join(unknown)}")
+        problems = kind_of(project).settings_problems(settings)
+        if problems:
+            raise CommandError("; ".join(problems))
         run = quality_run_create(project=project, overrides=settings)
         self._print(run_with_counts(run.pk))
 
