@@ -86,7 +86,7 @@ def annotation_rows(
     kind = kind_of(project)
     keys = kind.payload_keys(item_text=item_text)
     payload_fields = ("item__payload",) if keys is None else tuple(f"item__payload__{key}" for key in keys)
-    queryset = Response.objects.filter(item_id__in=Item.objects.filter(project=project).values("id"))
+    queryset = Response.objects.filter(item_id__in=Item.objects.data().filter(project=project).values("id"))
     if response_ids is not None:
         queryset = queryset.filter(pk__in=response_ids)
     if not keep_unconfirmed:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from annotation.models import Annotator, Batch, Participation
+import random
+
+from annotation.models import Annotator, Batch, Item, Participation, Response
 from annotation.studies import NO_STUDY, StudySpec, study_of_text
 
 #: the steps a page may be at, in order; DECLINED and FAILED end the person's part
 CONSENT, COMPREHENSION, WORK, EXIT, DONE = "consent", "comprehension", "work", "exit", "done"
-DECLINED, FAILED = "declined", "failed"
+DECLINED, FAILED, STOPPED = "declined", "failed", "stopped"
+#: where check items go and which are drawn: not to be guessed from the outside
+_RANDOM = random.SystemRandom()
 
 
 def study_of(batch: Batch) -> StudySpec:
@@ -25,6 +29,8 @@ def study_step(participation: Participation | None, study: StudySpec, *, work_le
         return DECLINED
     if study.comprehension is not None and check == Participation.Check.FAILED:
         return FAILED
+    if p is not None and p.stopped_at is not None and p.lifted_at is None:
+        return STOPPED
     if study.consent and consent != Participation.Consent.AGREED:
         return CONSENT
     if study.comprehension is not None and check != Participation.Check.PASSED:
@@ -37,9 +43,36 @@ def study_step(participation: Participation | None, study: StudySpec, *, work_le
 
 
 def study_holds(*, annotator: Annotator, batch: Batch) -> bool:
-    """Whether new work of the person's in the batch is held: a step before it is not passed."""
+    """Whether new work of the person's in the batch is held: a step before it is not passed, or
+    live quality stopped them."""
     study = study_of(batch)
-    if not study.before_work:
+    if not study.before_work and (study.attention is None or study.attention.stop_below is None):
         return False
     participation = Participation.objects.filter(annotator=annotator, batch=batch).first()
     return study_step(participation, study, work_left=True) != WORK
+
+
+def checks_to_mix(*, annotator: Annotator, batch: Batch, items: int) -> list[int]:
+    """Ids of the check items to mix into a new assignment of `items` items: the study's share of
+    them, drawn at random from the project's check items the person has never had (never twice
+    to one annotator; fewer when the pool runs short)."""
+    attention = study_of(batch).attention
+    if attention is None or items == 0:
+        return []
+    wanted = max(1, round(attention.rate * items / (1 - attention.rate)))
+    had = Response.objects.filter(assignment__annotator=annotator).values("item_id")
+    pool = list(
+        Item.objects.filter(project_id=batch.project_id, check_answer__isnull=False)
+        .exclude(pk__in=had)
+        .values_list("pk", flat=True)
+    )
+    return _RANDOM.sample(pool, min(wanted, len(pool)))
+
+
+def mixed_in(item_ids: list[int], checks: list[int]) -> list[int]:
+    """The items with the checks at random places among them (none first: the person meets the
+    work before a check)."""
+    order = list(item_ids)
+    for check in checks:
+        order.insert(_RANDOM.randint(1, len(order)), check)
+    return order

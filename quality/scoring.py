@@ -34,7 +34,9 @@ class StoredProjectResults(ProjectResults):
 
     def items(self) -> Iterator[ResultItem]:
         diagnostics = dict(ItemResult.objects.filter(run=self.run()).values_list("item_id", "diagnostics"))
-        rows = Item.objects.filter(project=self.project).order_by("id").values_list("id", "external_id", "payload")
+        rows = (
+            Item.objects.data().filter(project=self.project).order_by("id").values_list("id", "external_id", "payload")
+        )
         for item_id, external_id, payload in rows.iterator():
             yield ResultItem(external_id, payload, diagnostics.get(item_id) or {})
 

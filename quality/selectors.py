@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeAlias, TypedDict
 
 import pandas as pd
-from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Sum, Value
+from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
-from annotation.models import Assignment, Item, Project, Response, Unit, UnitItem
+from annotation.models import Annotator, Assignment, Item, Participation, Project, Response, Unit, UnitItem
 from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision, RunPlot
 
 
@@ -152,7 +152,7 @@ def page_seconds(project: Project) -> pd.DataFrame:
     """(response_id, page, seconds) of every timed page of the responses a quality run judges
     (work a recruiting site has confirmed), in response order: what the per-page too-fast rule reads."""
     responses = Response.objects.filter(
-        item_id__in=Item.objects.filter(project=project).values("id"), assignment__confirmed=True
+        item_id__in=Item.objects.data().filter(project=project).values("id"), assignment__confirmed=True
     )
     rows = [
         (rid, page, timing["seconds"])
@@ -161,6 +161,33 @@ def page_seconds(project: Project) -> pd.DataFrame:
         if isinstance(timing, dict) and timing.get("seconds") is not None
     ]
     return pd.DataFrame(rows, columns=["response_id", "page", "seconds"])
+
+
+def check_results(project: Project) -> pd.DataFrame:
+    """Per annotator (index annotator_id) of the project who answered a check item or was stopped
+    by live quality: check answers judged, how many right, and the standing stop's reason (empty:
+    none, or a researcher lifted it). Work a recruiting site has not confirmed is left out."""
+    judged = (
+        Response.objects.filter(item__project=project, check_passed__isnull=False, assignment__confirmed=True)
+        .values("assignment__annotator_id")
+        .annotate(checks=Count("id"), checks_right=Count("id", filter=Q(check_passed=True)))
+    )
+    rows = {r["assignment__annotator_id"]: [r["checks"], r["checks_right"], ""] for r in judged}
+    stops = Participation.objects.filter(batch__project=project, stopped_at__isnull=False, lifted_at__isnull=True)
+    for annotator_id, reason in stops.values_list("annotator_id", "stop_reason"):
+        rows.setdefault(annotator_id, [0, 0, ""])[2] = reason or "stopped by live quality"
+    names = dict(Annotator.objects.filter(pk__in=list(rows)).values_list("pk", "external_id"))
+    for annotator_id, row in rows.items():
+        row.append(names.get(annotator_id, str(annotator_id)))
+    columns = ["checks", "checks_right", "stop_reason", "annotator"]
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=columns)
+    table.index.name = "annotator_id"
+    return table.sort_index()
+
+
+def run_checks(run: QualityRun) -> dict:
+    """The run's "check items" section (empty when no check was answered and nobody stopped)."""
+    return (run.report or {}).get("checks") or {}
 
 
 def run_uncertainty(run: QualityRun) -> dict:

@@ -49,7 +49,8 @@ MTURK_WORKER_ORIGINS = ("https://worker.mturk.com", "https://workersandbox.mturk
 MTURK_WAY = Way(
     how=gettext_lazy(
         "Please return this HIT on Mechanical Turk (do not submit it): returning it does not count against you."
-    )
+    ),
+    after_work=Way(how=gettext_lazy("Submit the task below: the researcher reviews the work you did.")),
 )
 FRAMED = {"in_frame": True}
 
@@ -185,7 +186,7 @@ def _frame_page(request: HttpRequest, assignment_pk: int, submit_to: str) -> Htt
             batch=assignment.unit.batch,
             work_left=progress.current is not None,
             way=MTURK_WAY,
-            extra=FRAMED,
+            extra={**FRAMED, **_submit_fields(assignment, submit_to)},
         )
         if step_page is not None:
             return step_page
@@ -194,18 +195,17 @@ def _frame_page(request: HttpRequest, assignment_pk: int, submit_to: str) -> Htt
     if progress.current is None:
         if assignment.status == Assignment.Status.ACTIVE:  # a save that died before submitting it
             assignment_submit_if_complete(assignment)
-        return render(
-            request,
-            "surveys/mturk_submit.html",
-            {
-                "project": project,
-                "submit_url": submit_to + "/mturk/externalSubmit",
-                "assignment_id": assignment.channel_assignment_id,
-                "completion_field": COMPLETION_FIELD,
-                "completion_token": completion_token(assignment.channel_assignment_id),
-                "items": progress.total,
-            },
-            using=ENGINE,
-        )
+        context = {"project": project, "items": progress.total, **_submit_fields(assignment, submit_to)}
+        return render(request, "surveys/mturk_submit.html", context, using=ENGINE)
     step = flow.step_for(progress.current, kind_of(project))
     return render_step(request, project, step, progress, extra=FRAMED)
+
+
+def _submit_fields(assignment: Assignment, submit_to: str) -> dict[str, str]:
+    """What the form that submits the HIT to MTurk posts."""
+    return {
+        "submit_url": submit_to + "/mturk/externalSubmit",
+        "assignment_id": assignment.channel_assignment_id,
+        "completion_field": COMPLETION_FIELD,
+        "completion_token": completion_token(assignment.channel_assignment_id),
+    }

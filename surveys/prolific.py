@@ -165,4 +165,11 @@ def prolific_way(batch: Batch) -> Way:
         ),
         url=completion_redirect(batch, prolific.FAILED_ATTENTION_CHECK),
         back=_("Back to Prolific"),
+        # stopped by live quality after some work: the completed code, and the researcher's review
+        # decides (Prolific allows a rejection only after two failed attention checks)
+        after_work=Way(
+            how=_("Go back to Prolific with the button below: the researcher reviews the work you did."),
+            url=completion_redirect(batch),
+            back=_("Back to Prolific"),
+        ),
     )

@@ -21,7 +21,7 @@ from annotation.services.study import (
     study_consent,
     study_exit_answers,
 )
-from annotation.study_selectors import COMPREHENSION, CONSENT, DECLINED, EXIT, FAILED, study_of, study_step
+from annotation.study_selectors import COMPREHENSION, CONSENT, DECLINED, EXIT, FAILED, STOPPED, study_of, study_step
 
 from .pages import ENGINE, instructions_of
 
@@ -37,6 +37,8 @@ class Way:
     how: StrOrPromise = ""
     url: str = ""
     back: StrOrPromise = ""
+    #: the way of somebody live quality stopped, who did work the researcher reviews (default: this way)
+    after_work: Way | None = None
 
 
 def study_page(
@@ -50,7 +52,8 @@ def study_page(
 ) -> HttpResponse | None:
     """The page of the study step the person is at, or None when it is the work (or all is done)."""
     study = study_of(batch)
-    if not study.before_work and study.exit_survey is None:
+    live = study.attention is not None and study.attention.stop_below is not None
+    if not study.before_work and study.exit_survey is None and not live:
         return None
     participation = Participation.objects.filter(annotator=annotator, batch=batch).first()
     step = study_step(participation, study, work_left=work_left)
@@ -120,8 +123,9 @@ def _render(
     extra: dict[str, Any],
 ) -> HttpResponse | None:
     study, project = study_of(batch), batch.project
-    if step in (DECLINED, FAILED):
-        context = {"project": project, "declined": step == DECLINED, "how": way.how, "url": way.url, "back": way.back}
+    if step in (DECLINED, FAILED, STOPPED):
+        out = (way.after_work or way) if step == STOPPED else way
+        context = {"project": project, "step": step, "how": out.how, "url": out.url, "back": out.back}
         return render(request, "surveys/study/ended.html", {**context, **extra}, using=ENGINE)
     if step == CONSENT:
         context = {"project": project, "consent": study.consent, "title": study.consent_title}

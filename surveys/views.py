@@ -210,6 +210,8 @@ def save_page(
     except ProtocolError as exc:
         messages.error(request, str(exc))
         return next_page() if swap else redirect(back)
+    if result.stopped:  # live quality: the next page says the person's part has ended
+        return next_page() if swap else redirect(back)
     if result.changed and result.assignment_submitted:
         messages.success(request, _("Thank you! That set of items is saved."))
     if not swap:

@@ -13,6 +13,7 @@ from .base import (
     TaskKind,
     ValueFormat,
 )
+from .checks import check_passed, check_problems
 from .cosimlex import kind as cosimlex_kind  # noqa: F401  (registers)
 from .gcrc import kind as gcrc_kind  # noqa: F401  (registers)
 from .presets import ChannelPreset, PresetError, preset_fill, preset_for_channel, preset_named
@@ -58,6 +59,8 @@ from .taskfile import (
 )
 
 __all__ = [
+    "check_passed",
+    "check_problems",
     "ChannelPreset",
     "PresetError",
     "preset_fill",

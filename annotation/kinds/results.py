@@ -38,7 +38,15 @@ MAX_BOOTSTRAP_ROUNDS = 10_000
 #: {field: method}), and the bootstrap resamples of the annotators behind each interval (0: off)
 AGGREGATION_SETTINGS: dict[str, Any] = {"aggregation_method": AUTO, "bootstrap_rounds": 200}
 #: the rules every kind gets beside its own
-GENERIC_SETTINGS: dict[str, Any] = {**AGREEMENT_SETTINGS, **SPEED_SETTINGS, **AGGREGATION_SETTINGS}
+#: annotators whose share of right answers to the check items is below this are dropped (None: off);
+#: annotators stopped by live quality are dropped whatever it is (docs/study-checks.md)
+CHECK_SETTINGS: dict[str, Any] = {"min_check_accuracy": None}
+GENERIC_SETTINGS: dict[str, Any] = {
+    **AGREEMENT_SETTINGS,
+    **SPEED_SETTINGS,
+    **AGGREGATION_SETTINGS,
+    **CHECK_SETTINGS,
+}
 
 
 @dataclass(frozen=True)

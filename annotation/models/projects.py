@@ -31,13 +31,28 @@ class Project(models.Model):
         return f"{self.name} ({self.kind})"
 
 
+class ItemQuerySet(models.QuerySet["Item"]):
+    def data(self) -> "ItemQuerySet":
+        """The items whose answers are the dataset: not the check items (`check_answer`)."""
+        return self.filter(check_answer__isnull=True)
+
+
 class Item(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="items")
     external_id = models.CharField(max_length=200, help_text="Released id, or a content hash when none.")
     payload = models.JSONField(help_text="The item exactly as released.")
     group_key = models.CharField(max_length=200, blank=True, help_text="Ties items that constrain each other.")
     source = models.CharField(max_length=255, blank=True, help_text="File name and line it came from.")
+    check_answer = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="An attention or gold item: {label field: expected answer} (a value, a list of accepted values, or "
+        '{"min": a, "max": b}). A batch whose study asks for checks mixes these into the work; their answers judge '
+        "the annotator and are never part of the data. Empty: an ordinary item.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ItemQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]

@@ -1,5 +1,6 @@
 """A person's way through a batch's study steps (`Batch.study`): consent, the comprehension
-check's attempts, the exit survey. One per annotator and batch, whichever channel they came by."""
+check's attempts, the exit survey, a live-quality stop. One per annotator and batch, whichever
+channel they came by."""
 
 from django.db import models
 
@@ -30,6 +31,15 @@ class Participation(models.Model):
     comprehension_at = models.DateTimeField(null=True, blank=True, help_text="When it was passed or finally failed.")
     exit_answers = models.JSONField(null=True, blank=True, help_text="The exit survey's answers {question: value}.")
     exit_at = models.DateTimeField(null=True, blank=True)
+    stopped_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When live quality stopped the person's work (their check accuracy fell too low).",
+    )
+    stop_reason = models.CharField(max_length=300, blank=True, help_text="The rule and the figures that stopped it.")
+    lifted_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a researcher lifted the stop: the person may work again."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

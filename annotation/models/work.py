@@ -211,6 +211,9 @@ class Response(models.Model):
     answers = models.JSONField(default=dict, blank=True, help_text="{page slug: cleaned answer}")
     timings = models.JSONField(default=dict, blank=True, help_text="{page slug: {shown_at, saved_at, seconds}}")
     completed_at = models.DateTimeField(null=True, blank=True)
+    check_passed = models.BooleanField(
+        null=True, blank=True, help_text="A check item's answer: whether it gave the expected answer (else empty)."
+    )
     version = models.PositiveIntegerField(
         default=0,
         help_text="Moves at every save and at every change of the assignment's status: a page is written only "

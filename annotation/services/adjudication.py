@@ -94,7 +94,9 @@ def adjudication_queue_confirmed(*, assignment_id: int) -> None:
     """After sync confirmed an assignment's work: check each item it completed again, since its
     annotations now count among the first two (one look at the stage for the assignment)."""
     if _stage_on(assignment_id):
-        done = Response.objects.filter(assignment_id=assignment_id, completed_at__isnull=False)
+        done = Response.objects.filter(
+            assignment_id=assignment_id, completed_at__isnull=False, item__check_answer__isnull=True
+        )
         _check_on_commit(list(done.values_list("pk", flat=True)))
 
 

@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from annotation.channels import get_channel
 from annotation.kinds import kind_of
 from annotation.models import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
-from annotation.study_selectors import study_holds
+from annotation.study_selectors import checks_to_mix, mixed_in, study_holds
 from annotation.work_selectors import (
     annotator_assignments,
     current_assignment,
@@ -173,6 +173,7 @@ def _assign(
     """A new assignment of the unit with its empty responses; `lead` item ids come first.
     `unconfirmed`: why the site has not confirmed the ids yet (empty: confirmed)."""
     item_ids = [*lead, *unit_item_ids(unit)]
+    item_ids = mixed_in(item_ids, checks_to_mix(annotator=annotator, batch=batch, items=len(item_ids)))
     assignment = Assignment.objects.create(
         unit=unit,
         annotator=annotator,

@@ -51,12 +51,19 @@ def batch_create(
     item_ids = (
         [i.pk for i in items]
         if items is not None
-        else list(Item.objects.filter(project=project).order_by("id").values_list("id", flat=True))
+        else list(Item.objects.data().filter(project=project).order_by("id").values_list("id", flat=True))
     )
     if not item_ids:
         raise BatchError("the batch has no items: import items into the project first")
     if Item.objects.filter(pk__in=item_ids).exclude(project=project).exists():
         raise BatchError("every item of a batch must belong to the batch's project")
+    checks = list(
+        Item.objects.filter(pk__in=item_ids, check_answer__isnull=False).values_list("external_id", flat=True)
+    )
+    if checks:
+        raise BatchError(
+            f"check items are mixed into the work by the batch's study, never handed out as items: {', '.join(checks[:10])}"
+        )
     exclusive = kind_of(project).exclusive_groups
     consistency_ids, item_ids = _split_consistency(project, item_ids)
     pilot_ids, item_ids = _split_pilot(item_ids, pilot_items, exclusive)

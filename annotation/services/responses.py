@@ -21,6 +21,7 @@ from annotation.models import Assignment, Response
 
 from .adjudication import adjudication_queue
 from .assignments import assignment_reclaim
+from .study import check_answered
 
 #: an assignment's last activity is stored when older than this (or when an item completes), not
 #: at every page: abandoned work is released after `Batch.release_after_minutes`
@@ -41,6 +42,8 @@ class SaveResult:
     assignment_submitted: bool
     #: the response as stored after this save (answers, timings, completed_at)
     response: Response
+    #: live quality stopped the person's work at this save (a check item answered wrong)
+    stopped: bool = False
 
 
 def next_page_slug(kind: TaskKind, payload: dict[str, Any], answers: dict[str, Any]) -> str | None:
@@ -61,7 +64,7 @@ def check_page(response: Response, kind: TaskKind, page_slug: str, answer: dict[
     if response.assignment.status not in EDITABLE:
         raise ProtocolError(_("This work has already been reviewed and can no longer change."))
     if response.assignment.study_hold:
-        raise ProtocolError(_("Please finish the study's first steps before the items."))
+        raise ProtocolError(_("This work is on hold: please reload the page to see why."))
     payload = response.item.payload
     page = kind.page(payload, page_slug, response.answers)
     previous = response.answers.get(page_slug)
@@ -90,7 +93,7 @@ def response_save_page(
     for _attempt in range(MAX_ATTEMPTS):
         assignment = response.assignment
         if assignment.study_hold:
-            raise ProtocolError(_("Please finish the study's first steps before the items."))
+            raise ProtocolError(_("This work is on hold: please reload the page to see why."))
         if assignment.status == Assignment.Status.RELEASED and not assignment_reclaim(assignment=assignment):
             raise ProtocolError(
                 _("This work was released because it was left idle too long; it has gone to somebody else.")
@@ -126,7 +129,10 @@ def response_save_page(
             response.answers, response.timings, response.completed_at = answers, timings, completed_at
             response.version += 1
             item_completed = completed_at is not None
-            if completes:
+            if completes and response.item.check_answer is not None:
+                if check_answered(response=response, kind=kind):
+                    return SaveResult(True, True, False, response, stopped=True)
+            elif completes:
                 adjudication_queue(response=response)
             submitted = _note_activity(assignment, now, last_item_completed=item_completed and _is_last(response))
             return SaveResult(True, item_completed, submitted, response)

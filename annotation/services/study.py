@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
-from annotation.models import Annotator, Assignment, Batch, Participation
+from annotation.kinds import TaskKind, check_passed
+from annotation.models import Annotator, Assignment, Batch, Participation, Response
 from annotation.study_selectors import WORK, study_of, study_step
 
 from .assignments import assignments_set_status
@@ -24,6 +26,13 @@ def _release_held_work(participation: Participation, *, cleared: bool) -> None:
     if cleared:
         mine.filter(study_hold=True).update(study_hold=False)
     else:
+        # work the person finished (a stop at their assignment's last item) is submitted for review
+        done = mine.filter(status=Assignment.Status.ACTIVE).exclude(
+            Exists(Response.objects.filter(assignment=OuterRef("pk"), completed_at__isnull=True))
+        )
+        assignments_set_status(
+            assignments=done, status=Assignment.Status.SUBMITTED, submitted_at=timezone.now(), study_hold=True
+        )
         assignments_set_status(
             assignments=mine.filter(status=Assignment.Status.ACTIVE), status=Assignment.Status.RELEASED, study_hold=True
         )
@@ -99,4 +108,54 @@ def study_exit_answers(*, participation: Participation, answers: dict[str, Any])
             fresh.exit_answers = answers
             fresh.exit_at = timezone.now()
             fresh.save(update_fields=["exit_answers", "exit_at"])
+    return fresh
+
+
+def check_answered(*, response: Response, kind: TaskKind) -> bool:
+    """Judge the completed answer to a check item (with its item and assignment loaded) and, when
+    the batch's study asks for live quality, stop the person whose share of right check answers
+    fell below the study's threshold after enough checks: their work is released (its place goes
+    to somebody else), nothing more is handed out, the rule and the figures are recorded, and
+    the researcher may lift it. Payment follows the channel's rules and the researcher's review,
+    never an automatic rejection. Whether the person was stopped now."""
+    passed = check_passed(kind, response.item.payload, response.answers, response.item.check_answer)
+    Response.objects.filter(pk=response.pk).update(check_passed=passed)
+    response.check_passed = passed
+    batch = Batch.objects.only("id", "project_id", "study").get(units__id=response.assignment.unit_id)
+    attention = study_of(batch).attention
+    if attention is None or attention.stop_below is None:
+        return False
+    annotator_id = response.assignment.annotator_id
+    judged = Response.objects.filter(
+        assignment__annotator_id=annotator_id, assignment__unit__batch=batch, check_passed__isnull=False
+    ).aggregate(total=Count("id"), right=Count("id", filter=Q(check_passed=True)))
+    total, right = judged["total"], judged["right"]
+    if total < attention.after or right / total >= attention.stop_below:
+        return False
+    with transaction.atomic():
+        participation, _created = Participation.objects.select_for_update().get_or_create(
+            annotator_id=annotator_id, batch=batch
+        )
+        if participation.stopped_at is not None or participation.lifted_at is not None:
+            return False  # stopped already, or a researcher decided the person goes on
+        participation.stopped_at = timezone.now()
+        participation.stop_reason = (
+            f"live quality: {right} of {total} check answers right ({right / total:.0%}), below "
+            f"{attention.stop_below:.0%} after at least {attention.after} checks"
+        )[:300]
+        participation.save(update_fields=["stopped_at", "stop_reason"])
+        _release_held_work(participation, cleared=False)
+    return True
+
+
+def study_lift_stop(*, participation: Participation) -> Participation:
+    """A researcher lifts a live-quality stop: the person may work again (their released work is
+    taken back when its place is still free, and new work is handed out as to anybody)."""
+    with transaction.atomic():
+        fresh = Participation.objects.select_for_update().get(pk=participation.pk)
+        if fresh.stopped_at is not None and fresh.lifted_at is None:
+            fresh.lifted_at = timezone.now()
+            fresh.save(update_fields=["lifted_at"])
+            mine = Assignment.objects.filter(annotator_id=fresh.annotator_id, unit__batch_id=fresh.batch_id)
+            mine.filter(study_hold=True).update(study_hold=False)
     return fresh

@@ -28,6 +28,8 @@ SCHEMA_PATH = Path(__file__).with_name("schema.json")
 KeyPath = tuple[str | int, ...]
 #: Prolific's rule: a comprehension check gives two attempts
 DEFAULT_ATTEMPTS = 2
+#: live quality judges a person only after this many check answers (one wrong answer in two is luck)
+DEFAULT_AFTER = 3
 
 
 class StudyFileError(TaskFileError):
@@ -42,11 +44,23 @@ class Comprehension:
 
 
 @dataclass(frozen=True)
+class Attention:
+    """Check items mixed into the work at `rate` (a share of each assignment's items); with
+    `stop_below`, live quality stops a person whose share of right check answers falls below it
+    once `after` checks are answered."""
+
+    rate: float
+    stop_below: float | None = None
+    after: int = DEFAULT_AFTER
+
+
+@dataclass(frozen=True)
 class StudySpec:
     consent_title: str = ""
     consent: str = ""
     comprehension: Comprehension | None = None
     exit_survey: QuestionSet | None = None
+    attention: Attention | None = None
     #: the file as plain data (what the docs and the API show)
     data: Mapping[str, Any] = field(default_factory=dict)
 
@@ -81,6 +95,7 @@ def build(text: str) -> StudySpec:
     consent = data.get("consent") or {}
     check = data.get("comprehension")
     survey = data.get("exit_survey")
+    attention = data.get("attention")
     return StudySpec(
         consent_title=consent.get("title", ""),
         consent=consent.get("text", ""),
@@ -94,6 +109,13 @@ def build(text: str) -> StudySpec:
         exit_survey=None
         if survey is None
         else question_set("exit_survey", survey["questions"], intro=survey.get("intro", "")),
+        attention=None
+        if attention is None
+        else Attention(
+            rate=float(attention["rate"]),
+            stop_below=None if attention.get("stop_below") is None else float(attention["stop_below"]),
+            after=int(attention.get("after", DEFAULT_AFTER)),
+        ),
         data=data,
     )
 

@@ -97,7 +97,7 @@ def _require_run(project: Project, dataset: str) -> QualityRun:
 
 def _responses_total(project: Project, response_ids: Any = None) -> Callable[[], int]:
     def total() -> int:
-        queryset = Response.objects.filter(item__project=project)
+        queryset = Response.objects.filter(item__project=project, item__check_answer__isnull=True)
         return (queryset if response_ids is None else queryset.filter(pk__in=response_ids)).count()
 
     return total
@@ -189,7 +189,7 @@ def _item_dataset(project: Project, name: str, row_of: Callable[..., Any]) -> Da
     a list: several),
     with the latest run's diagnostics (None without a run)."""
     run = latest_run(project)
-    queryset = Item.objects.filter(project=project).order_by("id")
+    queryset = Item.objects.data().filter(project=project).order_by("id")
     pairs: QuerySet[Item, tuple[Any, Any, Any]]
     if run is None:
         pairs = queryset.annotate(diagnostics=Value(None, output_field=JSONField())).values_list(

@@ -11,6 +11,7 @@ from quality.report.time_on_task import time_on_task_context
 from quality.selectors import (
     run_aggregation,
     run_agreement,
+    run_checks,
     run_headline,
     run_pilot_agreement,
     run_plots,
@@ -129,6 +130,7 @@ def run_report_context(run: QualityRun | None) -> dict[str, Any]:
         "uncertainty_rows": uncertainty_rows(run_uncertainty(run)),
         "plots": list(run_plots(run).only("name", "title", "position")),
         "time_on_task": time_on_task_context(run_time_on_task(run), run.parameters or {}),
+        "checks": run_checks(run),
     }
 
 

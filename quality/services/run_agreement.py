@@ -13,11 +13,12 @@ import pandas as pd
 from annotation.kinds import QualityOutcome, kind_of
 from annotation.models import Project
 from quality.agreement import apply_annotator_rule, pilot_agreement, run_agreement
+from quality.checks import apply_check_rule
 from quality.frames import kept_frame
 from quality.headline import headline
 from quality.models import QualityRun, RunPlot
 from quality.report.figures import Figure, run_figures
-from quality.selectors import assignment_events, assignment_slots, page_seconds, pilot_items
+from quality.selectors import assignment_events, assignment_slots, check_results, page_seconds, pilot_items
 from quality.speed import apply_speed_rule, pages_needed
 
 
@@ -37,7 +38,7 @@ def run_extras(
     fields = list(kind.label_fields())
     pages = page_seconds(project) if pages_needed(settings) else None
     speed = apply_speed_rule(frame, outcome, settings, pages)  # before agreement: it is judged on what is kept
-    outcome = speed.outcome
+    outcome, checks = apply_check_rule(frame, speed.outcome, check_results(project), settings)
     outcome = apply_annotator_rule(frame, outcome, fields, settings)
     kept = kept_frame(frame, outcome.responses["keep"])
     agreement = run_agreement(kept, fields, settings)
@@ -53,6 +54,8 @@ def run_extras(
     }
     if speed.report is not None:  # only with the too-fast rule on: a run without it stays as it was
         report["time_on_task"] = speed.report
+    if checks is not None:  # only where check items were answered or live quality stopped somebody
+        report["checks"] = checks
     pilot = pilot_agreement(kept, fields, pilot_items(project))
     if pilot is not None:  # the pilot's agreement, apart, once two annotators have done a pilot item
         report["pilot_agreement"] = pilot

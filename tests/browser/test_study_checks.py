@@ -5,20 +5,31 @@ the second try (the instructions shown again between) does the unit and the exit
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
+from django.urls import reverse
 
 from annotation.channels import get_channel
 from annotation.channels.prolific import completion_codes
-from annotation.models import Assignment, Participation, Response
+from annotation.models import Assignment, Item, Participation, Response
+from annotation.services.batches import batch_create, invite_link_create
+from annotation.services.checks import CheckLine, items_mark_checks
+from annotation.services.imports import items_import
+from annotation.services.projects import project_create
+from quality.services.runs import quality_run_create
 from tests.conftest import data_file
+from tests.factories import TeamFactory
 
 from .recam_driver import PAGES, ReCAMPage
+from .taskfile_driver import TaskFilePage
 from .test_prolific_loop import demo_like_batch
+from .test_researcher_admin import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 STUDY = data_file("studies", "reading_study.yaml").read_text(encoding="utf-8")
 FAILS, PASSES = "c0c0c0c0c0c0c0c0c0c0c001", "c0c0c0c0c0c0c0c0c0c0c002"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tasks" / "sentiment"
 
 
 def enter(page, prolific, live_server, study_id: str, participant: str) -> None:
@@ -84,5 +95,54 @@ def test_two_failures_send_the_participant_back_to_return_and_a_second_try_passe
         passed = Participation.objects.get(annotator__external_id=PASSES)
         assert passed.comprehension == "passed" and len(passed.attempts) == 2
         assert passed.exit_answers == {"difficulty": 2, "remarks": "Clear enough."}
+    finally:
+        context.close()
+
+
+def test_a_spammer_is_stopped_by_live_quality_after_the_checks_and_the_report_says_so(live_server, browser):
+    """A person who gives the same answer to everything meets a check item in each assignment,
+    is stopped after two wrong check answers (the study's `after`), sees the end page; the
+    researcher's report shows the stop and the drop."""
+    task = (EXAMPLES / "task.yaml").read_text(encoding="utf-8")
+    project = project_create(name="Reviews with checks", team=TeamFactory(), task_file=task)
+    items_import(project=project, data=(EXAMPLES / "reviews.jsonl").read_bytes(), filename="reviews.jsonl")
+    golds = [i for i in project.items.order_by("id") if i.payload.get("gold_sentiment") in ("positive", "negative")]
+    items_mark_checks(
+        project=project,
+        lines=[CheckLine(n, i.external_id, {"sentiment": i.payload["gold_sentiment"]}) for n, i in enumerate(golds, 1)],
+    )
+    ordinary = list(Item.objects.data().filter(project=project).order_by("id"))
+    batch = batch_create(
+        project=project,
+        name="with checks",
+        items=ordinary,
+        items_per_unit=2,
+        assignments_per_unit=1,
+        study="attention:\n  rate: 0.34\n  stop_below: 0.5\n  after: 2\n",
+    )
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(live_server.url + reverse("surveys:invite", args=[invite_link_create(batch=batch).token]))
+        with page.expect_navigation():
+            page.click("button[type=submit]")
+        annotator = TaskFilePage(page)
+        for _ in range(10):  # two assignments of two items and a check each, at most
+            if page.locator("#study-ended").count():
+                break
+            annotator.ready()
+            annotator.choose("sentiment", "neutral")
+            annotator.save()
+        assert page.get_attribute("#study-ended", "data-step") == "stopped"
+        participation = Participation.objects.get()
+        assert participation.stop_reason.startswith("live quality: 0 of 2 check answers right")
+
+        quality_run_create(project=project)
+        researcher = context.new_page()
+        log_in(researcher, live_server)
+        researcher.goto(live_server.url + reverse("quality:report", args=[project.pk]))
+        section = researcher.inner_text("#check-items")
+        assert "1 annotator(s) stopped by live quality" in section
+        assert "dropped: live quality: 0 of 2 check answers right" in section
     finally:
         context.close()
