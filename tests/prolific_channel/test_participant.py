@@ -13,7 +13,9 @@ from django.urls import reverse
 from annotation.channels import get_channel
 from annotation.channels.prolific import completion_codes
 from annotation.models import Annotator, Assignment, Participation, Response
+from annotation.services.checks import CheckLine, items_mark_checks
 from surveys.prolific import work_token_pk
+from tests.factories import ItemFactory
 from tests.surveys.test_recam_flow import answer_for, form_fields
 
 from .conftest import BASE_URL, admin, answer_all, open_study, pid, prolific_batch, submission_row, take_part
@@ -162,3 +164,27 @@ def test_a_participant_who_declines_goes_back_with_the_second_code_and_frees_the
     others = [take_part(server, study_id, pid, finish=False) for pid in ("NEXT1", "NEXT2")]  # 2 units, 1 place each
     units = {Assignment.objects.get(channel_assignment_id=o["session"]).unit_id for o in others}
     assert assignment.unit_id in units  # the declined unit went to somebody else
+
+
+def test_a_participant_stopped_by_live_quality_goes_back_with_the_completed_code_for_review(server):
+    """Issue 27: a wrong answer to the check item stops the work (`after: 1`); the participant is
+    sent back with the completed code, so the researcher's review decides, never a rejection."""
+    batch = prolific_batch(units=2, assignments=1)
+    check = ItemFactory(project=batch.project, external_id="check-1")
+    items_mark_checks(project=batch.project, lines=[CheckLine(1, "check-1", {"post_choice": 4})])  # answer_for says 1
+    batch.study = "attention:\n  rate: 0.5\n  stop_below: 0.5\n  after: 1\n"
+    batch.save(update_fields=["study"])
+    get_channel("prolific").publish(batch, base_url=BASE_URL)
+    started = take_part(server, batch.units.first().channel_ref, "SPAMMER", finish=False)
+    platform, work = started["platform"], started["work"]
+    for _ in range(20):
+        page = platform.get(work).content.decode()
+        if 'id="study-ended"' in page:
+            break
+        fields = form_fields(page)
+        item = Response.objects.select_related("item").get(pk=fields["response"]).item
+        platform.post(work, {**fields, **answer_for(fields["page"], item)})
+    code = completion_codes(batch)["COMPLETED"]
+    assert 'data-step="stopped"' in page and f'href="{server.completion_url}?cc={code}"' in page
+    assert Response.objects.get(item=check).check_passed is False
+    assert Participation.objects.get().stop_reason.startswith("live quality: 0 of 1 check answers right")

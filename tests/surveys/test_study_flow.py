@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from annotation.models import Assignment, Participation, Response
 from annotation.services.batches import batch_create, invite_link_create, study_change_problem
+from annotation.services.checks import CheckLine, items_mark_checks
 from annotation.services.imports import items_import
 from annotation.services.projects import project_create
 from tests.annotation.test_kind_contract import KIND_SAMPLES, TASK_FILE
@@ -23,6 +24,7 @@ from tests.conftest import data_file
 from tests.factories import TeamFactory
 
 from .test_mturk_pages import entry_url, local_endpoint, mturk_batch  # noqa: F401 - the fixture
+from .test_recam_flow import answer_for
 
 pytestmark = pytest.mark.django_db
 STUDY = data_file("studies", "reading_study.yaml").read_text(encoding="utf-8")
@@ -220,3 +222,24 @@ def test_the_steps_are_fixed_once_somebody_has_answered_them(client):
     client.post(url, {"study_step": "consent", "consent": "yes"})
     assert "1 person(s) have answered" in study_change_problem(batch, other)
     assert study_change_problem(batch, STUDY) == ""  # unchanged
+
+
+@pytest.mark.usefixtures("local_endpoint")
+def test_an_mturk_worker_stopped_by_live_quality_submits_the_hit_for_review():
+    batch = mturk_batch()
+    check = batch.project.items.exclude(units__batch=batch).order_by("id").first()
+    wrong = (int(check.payload["label"]) + 1) % 5
+    items_mark_checks(project=batch.project, lines=[CheckLine(1, check.external_id, {"post_choice": wrong})])
+    batch.study = "attention:\n  rate: 0.5\n  stop_below: 0.5\n  after: 1\n"
+    batch.save(update_fields=["study"])
+    worker = Client()
+    work = worker.get(entry_url("HIT0", "ASSIGN1", "AWORKER"))["Location"]
+    for _ in range(30):
+        page = worker.get(work).content.decode()
+        if 'id="study-ended"' in page:
+            break
+        fields = hidden(page)
+        item = Response.objects.get(pk=fields["response"]).item
+        worker.post(work, {**fields, **answer_for(fields["page"], item)})
+    assert 'data-step="stopped"' in page and 'id="mturk-submit"' in page and "ASSIGN1" in page
+    assert Response.objects.get(item=check).check_passed is False
