@@ -62,7 +62,7 @@ _METHOD = {"type": "string", "enum": [AUTO, *AGGREGATION_METHODS]}
 #: settings whose type their default does not tell: one method for every label field, or one per field
 SCHEMAS: dict[str, dict[str, Any]] = {
     "aggregation_method": {
-        "oneOf": [_METHOD, {"type": "object", "propertyNames": {"pattern": NO_NUL}, "additionalProperties": _METHOD}]
+        "oneOf": [_METHOD, {"type": "object", "additionalProperties": _METHOD}]
     },
     "bootstrap_rounds": {"type": "integer", "minimum": 0, "maximum": MAX_BOOTSTRAP_ROUNDS},
 }
