@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import random
 
-from annotation.models import Annotator, Batch, Item, Participation, Response
+from django.db.models import Q, QuerySet
+
+from annotation.models import Annotator, Batch, Item, Participation, Project, Response, Role
 from annotation.studies import NO_STUDY, StudySpec, study_of_text
 
 #: the steps a page may be at, in order; DECLINED and FAILED end the person's part
@@ -76,3 +78,31 @@ def mixed_in(item_ids: list[int], checks: list[int]) -> list[int]:
     for check in checks:
         order.insert(_RANDOM.randint(1, len(order)), check)
     return order
+
+
+def study_batches(project: Project) -> list[tuple[Batch, StudySpec]]:
+    """The project's batches whose study file asks something, oldest first, with their studies."""
+    return [(batch, study_of(batch)) for batch in project.batches.exclude(study="").order_by("id")]
+
+
+def _silent(batch: Batch) -> QuerySet[Annotator]:
+    """Who entered the batch but answered none of its steps: an invite link's recruits and people
+    holding an assignment of it (MTurk and Prolific open one at entry), without a participation."""
+    entered = Annotator.objects.filter(Q(batch=batch) | Q(assignments__unit__batch=batch), role=Role.ANNOTATOR)
+    return entered.exclude(participations__batch=batch).distinct()
+
+
+def batch_participations(batch: Batch) -> list[Participation]:
+    """Everybody who reached the batch's study steps, by annotator: their participation, or an
+    unsaved empty one for who entered and left the first step unanswered (they saw it too)."""
+    recorded = list(Participation.objects.filter(batch=batch).select_related("annotator", "batch"))
+    silent = [Participation(annotator=a, batch=batch) for a in _silent(batch).order_by("id")]
+    return sorted(recorded + silent, key=lambda p: p.annotator_id)
+
+
+def study_participant_count(project: Project) -> int:
+    """How many (annotator, batch) pairs `batch_participations` gives over the project's studies."""
+    return sum(
+        Participation.objects.filter(batch=batch).count() + _silent(batch).count()
+        for batch, _ in study_batches(project)
+    )

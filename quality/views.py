@@ -31,6 +31,7 @@ from quality.report.context import inline_svg, run_report_context
 from quality.report.format import figure
 from quality.report.format import labels as figure_labels
 from quality.report.format import values as figure_values
+from quality.report.study_steps import study_steps_context
 from quality.selectors import (
     annotator_decisions,
     annotator_metric_columns,
@@ -108,6 +109,7 @@ def report(request: HttpRequest, project_id: int) -> HttpResponse:
         "pending": running_run(project),
         **_run_tables(request, run, columns, styles),
         **run_report_context(run),
+        **study_steps_context(project),
     }
     return render(request, "quality/report.html", context)
 
@@ -152,6 +154,7 @@ def report_download(request: HttpRequest, project_id: int, run_id: int) -> HttpR
         "kind_title": kind.title,
         "run": run,
         **run_report_context(run),
+        **study_steps_context(run.project),
         "inline_plots": [(p.title, inline_svg(p.svg)) for p in run_plots(run)],
         "summary": _summary(run, kind.figure_styles()),
     }

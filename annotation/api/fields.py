@@ -61,9 +61,7 @@ def _json_type(default: Any) -> dict[str, Any]:
 _METHOD = {"type": "string", "enum": [AUTO, *AGGREGATION_METHODS]}
 #: settings whose type their default does not tell: one method for every label field, or one per field
 SCHEMAS: dict[str, dict[str, Any]] = {
-    "aggregation_method": {
-        "oneOf": [_METHOD, {"type": "object", "additionalProperties": _METHOD}]
-    },
+    "aggregation_method": {"oneOf": [_METHOD, {"type": "object", "additionalProperties": _METHOD}]},
     "bootstrap_rounds": {"type": "integer", "minimum": 0, "maximum": MAX_BOOTSTRAP_ROUNDS},
 }
 #: every setting some task kind has -> its JSON schema

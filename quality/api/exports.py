@@ -54,7 +54,8 @@ UNAVAILABLE = error_response(
 )
 DATASETS_TEXT = (
     "raw (every annotation), clean (kept by the latest quality run), items (released format plus quality "
-    "columns), annotators, decisions, and the further released formats of the project's kind."
+    "columns), annotators, decisions, participants (the study steps per annotator and batch), and the further "
+    "released formats of the project's kind."
 )
 
 

@@ -1,6 +1,6 @@
 """Exports, composed from small parts (after doccano's data_export pipeline): a dataset
-(`datasets.py`) gives columns and rows, the one writer (`writers.py`) turns them into encoded
-chunks, and `export_open` names the file. Small exports are served at once from these chunks;
+(`base.py`; each one registered in `datasets.py`) gives columns and rows, the one writer
+(`writers.py`) turns them into encoded chunks, and `export_open` names the file. Small exports are served at once from these chunks;
 large ones are written to a file by a background job (quality.services.exports). Both stream.
 """
 
@@ -16,7 +16,8 @@ from django.utils.text import slugify
 
 from annotation.models import Project
 
-from .datasets import DATASETS, EXACT, Dataset, ExportUnavailable, Options, project_datasets
+from .base import EXACT, Dataset, ExportUnavailable, Options
+from .datasets import DATASETS, project_datasets
 from .writers import FORMATS, Format, encode
 
 __all__ = [

@@ -64,7 +64,7 @@ def parsed(project, dataset: str, fmt: str) -> tuple[list[str], list[dict]]:
 
 
 #: datasets with no rows in this study: it has no adjudication stage
-EMPTY = {"adjudications", "final", "final_items"}
+EMPTY = {"adjudications", "final", "final_items", "participants"}  # no adjudication, no study file
 
 
 @pytest.mark.django_db

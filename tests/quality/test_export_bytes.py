@@ -7,7 +7,8 @@ Changed on purpose since: raw (issue 25) gained a `confirmed` column after `assi
 (work a recruiting site has not confirmed is marked there and left out of everything else);
 items (issue 28) gained, after each aggregated field's columns, the label of the field's
 aggregation method with its posterior, bootstrap interval and the method's name: without them
-the items export is still the bytes of `BEFORE_UNCERTAINTY`."""
+the items export is still the bytes of `BEFORE_UNCERTAINTY`. The participants dataset (issue 27)
+is new: these projects have no study file, so it is its header only."""
 
 from __future__ import annotations
 
@@ -52,6 +53,9 @@ PINNED: dict[str, str] = {
     "recam/no-run/adjudications.csv": "99b54a4f76dc021ab4740f90658b842ffe05a74fcd13654f1fb31812c65e9d7e",
     "recam/no-run/adjudications.tsv": "9ddee843004f0959d00efcd1950d3c82071bcfb412ec2c1fe64759f0a51a5590",
     "recam/no-run/adjudications.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "recam/no-run/participants.csv": "7ad3261de81d45d62e589e53fc686f1cafd7f84d74ad75a47eb18b6027cf8ba9",
+    "recam/no-run/participants.tsv": "472438ed919e736a62ec583adc276fa14c8d1e5bd43c7b6c45d0f52ec2752cba",
+    "recam/no-run/participants.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "recam/run/raw.csv": "616cd8840e1871e5bd7ec909c19b78a46a423f0b1172414491d4fd53d60f23bd",
     "recam/run/raw.tsv": "3c1076e8b945ea1ec972fe4a71ac39fe721fe56e52441299fcc8ce03c516a29f",
     "recam/run/raw.jsonl": "72bd272c3f174bac99e86fa803593a70192d2d9b5ca80b7c669611abc9d9665f",
@@ -76,6 +80,9 @@ PINNED: dict[str, str] = {
     "recam/run/adjudications.csv": "99b54a4f76dc021ab4740f90658b842ffe05a74fcd13654f1fb31812c65e9d7e",
     "recam/run/adjudications.tsv": "9ddee843004f0959d00efcd1950d3c82071bcfb412ec2c1fe64759f0a51a5590",
     "recam/run/adjudications.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "recam/run/participants.csv": "7ad3261de81d45d62e589e53fc686f1cafd7f84d74ad75a47eb18b6027cf8ba9",
+    "recam/run/participants.tsv": "472438ed919e736a62ec583adc276fa14c8d1e5bd43c7b6c45d0f52ec2752cba",
+    "recam/run/participants.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "cosimlex/no-run/raw.csv": "ce82e46ff273289cf18d59be4872a6c18def17bca10f13134a54b05820cca4bd",
     "cosimlex/no-run/raw.tsv": "c4fbbaf0a8a2d351beaa479bb17cba5263b407902674688f502f38e19316edae",
     "cosimlex/no-run/raw.jsonl": "936c78d1481e7626ea1d64873b25e16ec344f53a29e0332a78f18be508650c5b",
@@ -91,6 +98,9 @@ PINNED: dict[str, str] = {
     "cosimlex/no-run/adjudications.csv": "99b54a4f76dc021ab4740f90658b842ffe05a74fcd13654f1fb31812c65e9d7e",
     "cosimlex/no-run/adjudications.tsv": "9ddee843004f0959d00efcd1950d3c82071bcfb412ec2c1fe64759f0a51a5590",
     "cosimlex/no-run/adjudications.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "cosimlex/no-run/participants.csv": "7ad3261de81d45d62e589e53fc686f1cafd7f84d74ad75a47eb18b6027cf8ba9",
+    "cosimlex/no-run/participants.tsv": "472438ed919e736a62ec583adc276fa14c8d1e5bd43c7b6c45d0f52ec2752cba",
+    "cosimlex/no-run/participants.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "cosimlex/no-run/kit_data.csv": "05a836d8869bede52a44a2b917e13b259aa645826daffd264c78ddbc58c0fb33",
     "cosimlex/no-run/kit_data.tsv": "4b65881fd56d9379a90bde33a576df260074886bfa0d4c2a91d56586f83ea4a2",
     "cosimlex/no-run/kit_data.jsonl": "bfade05aaaa72262825609e0e9f9120ac9f28f8ea367cbaa5016e739ebbe0092",
@@ -121,6 +131,9 @@ PINNED: dict[str, str] = {
     "cosimlex/run/adjudications.csv": "99b54a4f76dc021ab4740f90658b842ffe05a74fcd13654f1fb31812c65e9d7e",
     "cosimlex/run/adjudications.tsv": "9ddee843004f0959d00efcd1950d3c82071bcfb412ec2c1fe64759f0a51a5590",
     "cosimlex/run/adjudications.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "cosimlex/run/participants.csv": "7ad3261de81d45d62e589e53fc686f1cafd7f84d74ad75a47eb18b6027cf8ba9",
+    "cosimlex/run/participants.tsv": "472438ed919e736a62ec583adc276fa14c8d1e5bd43c7b6c45d0f52ec2752cba",
+    "cosimlex/run/participants.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "cosimlex/run/kit_data.csv": "05a836d8869bede52a44a2b917e13b259aa645826daffd264c78ddbc58c0fb33",
     "cosimlex/run/kit_data.tsv": "4b65881fd56d9379a90bde33a576df260074886bfa0d4c2a91d56586f83ea4a2",
     "cosimlex/run/kit_data.jsonl": "bfade05aaaa72262825609e0e9f9120ac9f28f8ea367cbaa5016e739ebbe0092",

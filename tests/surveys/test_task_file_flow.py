@@ -146,7 +146,8 @@ def test_two_annotators_then_quality_report_and_every_export(client, project):
         rows = list(csv.DictReader(io.StringIO(files["csv"])))
         records = [json.loads(line) for line in files["jsonl"].splitlines()]
         assert len(rows) == len(records), dataset  # the same rows in both formats
-        assert rows or dataset in ("final", "final_items", "adjudications"), dataset  # no adjudication here
+        # no adjudication and no study file here
+        assert rows or dataset in ("final", "final_items", "adjudications", "participants"), dataset
     raw = b"".join(client.get(reverse("quality:export", args=[project.pk, "raw", "csv"])).streaming_content).decode()
     header = raw.splitlines()[0].split(",")
     assert {"first_choice", "first_choice_correct", "second_choice", "sure", "why", "blank_1", "blank_2"} <= set(header)

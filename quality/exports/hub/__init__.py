@@ -20,7 +20,8 @@ from annotation.kinds import kind_of
 from annotation.models import Project
 from quality.selectors import latest_run
 
-from ..datasets import EXACT, ExportUnavailable, project_datasets
+from ..base import EXACT, ExportUnavailable
+from ..datasets import project_datasets
 from .card import CardFacts, dataset_card, default_task_categories
 from .splits import SplitError, SplitPlan, item_splits
 from .tables import WrittenConfig, write_config

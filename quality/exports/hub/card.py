@@ -18,6 +18,7 @@ from quality.agreement import AGGREGATE_SUFFIXES, AGGREGATED_LEVELS
 from quality.headline import WITH_ANNOTATOR
 from quality.models import QualityRun
 from quality.report.context import agreement_rows
+from quality.report.study_steps import project_study_steps, study_headline
 from quality.selectors import run_aggregation, run_agreement, run_headline, run_uncertainty
 
 from .splits import SplitPlan
@@ -140,6 +141,7 @@ def _process(project: Project, run: QualityRun) -> str:
     rewards = sorted({str(b["channel_settings"].get("reward")) for b in batches if b["channel_settings"].get("reward")})
     if rewards:
         lines.append(f"- Payment per assignment: {', '.join(rewards)} (in the recruiting site's currency)")
+    lines += _study_lines(project, len(batches))
     headline = run_headline(run)
     if headline:
         lines += [
@@ -159,6 +161,29 @@ def _process(project: Project, run: QualityRun) -> str:
         if not who and not what:
             lines.append("| (nothing was dropped) | 0 | 0 |")
     return "\n".join(lines) + "\n"
+
+
+def _study_lines(project: Project, n_batches: int) -> list[str]:
+    """The study steps around the work (consent, comprehension check), with how many took part."""
+    batches = project_study_steps(project)
+    if not batches:
+        return []
+    asked = [
+        name
+        for name, any_asks in (
+            ("consent", any(b.consent_asked for b in batches)),
+            ("a comprehension check", any(b.check_asked for b in batches)),
+            ("an exit survey", any(b.exit_asked for b in batches)),
+        )
+        if any_asks
+    ]
+    n = study_headline(batches)
+    return [
+        f"- Study steps around the work: {', '.join(asked)} (in {len(batches)} of the {n_batches} batches)",
+        f"- Took part: {n['took_part']} of the {n['reached']} people who entered those batches; "
+        f"{n['declined']} declined the consent and {n['failed']} failed the comprehension check. They did no "
+        "work, so nothing of theirs is in the data and nothing was dropped for them.",
+    ]
 
 
 def _channel_title(slug: str) -> str:

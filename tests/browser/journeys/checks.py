@@ -31,6 +31,8 @@ def fits_the_window(page: Any) -> None:
 
 #: the datasets of the adjudication stage, empty in a study without one
 NO_ADJUDICATION = frozenset({"final", "final_items", "adjudications"})
+#: the study steps' dataset, empty (its header only) where no batch has a study file
+NO_STUDY = frozenset({"participants"})
 
 
 def every_export_parses(downloads: dict[str, Download], *, empty: frozenset[str] = frozenset()) -> None:
