@@ -7,7 +7,6 @@ so a new kind needs nothing here. Rows come from `.iterator()` querysets: memory
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import F, FilteredRelation, JSONField, Q, QuerySet, Value
@@ -34,58 +33,12 @@ from quality.selectors import (
     response_values,
 )
 
-CHUNK_SIZE = 2000
+from .base import CHUNK_SIZE, EXACT, Dataset, ExportUnavailable, Options
+from .label_studio import label_studio
+
+__all__ = ["CHUNK_SIZE", "EXACT", "Dataset", "ExportUnavailable", "Options"]
+
 REASON_SEPARATOR = "; "
-
-
-class ExportUnavailable(Exception):
-    """The dataset cannot be made yet (e.g. no finished quality run); the message says why."""
-
-
-@dataclass(frozen=True)
-class Options:
-    """What a researcher may choose beside dataset and format.
-
-    `spreadsheet_safe`: CSV/TSV text cells that start like a formula get a leading `'`
-    (the default writes every cell exactly, so research data round-trips);
-    `item_text`: raw and clean rows carry the item's text (the kind's `item_text_columns`).
-    """
-
-    spreadsheet_safe: bool = False
-    item_text: bool = False
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any] | None) -> "Options":
-        values = values or {}
-        return cls(spreadsheet_safe=bool(values.get("spreadsheet_safe")), item_text=bool(values.get("item_text")))
-
-    def as_dict(self) -> dict[str, bool]:
-        return {"spreadsheet_safe": self.spreadsheet_safe, "item_text": self.item_text}
-
-
-#: the default: every cell exactly as stored, no item text
-EXACT = Options()
-
-
-@dataclass(frozen=True)
-class Dataset:
-    """`sparse`: a row may lack some columns (written empty in CSV, absent in JSONL).
-    `total`: how many source records the rows come from, for a job's progress.
-    `keyed`: the same rows, each with the id of the item it comes from (a Hub folder splits by it);
-    None: the rows' own `item_id`."""
-
-    name: str
-    columns: Callable[[], list[str]]
-    rows: Callable[[], Iterator[dict[str, Any]]]
-    total: Callable[[], int]
-    sparse: bool = False
-    keyed: Callable[[], Iterator[tuple[int, dict[str, Any]]]] | None = None
-
-    def item_rows(self) -> Iterator[tuple[int, dict[str, Any]]]:
-        """(item id, row) pairs: what a Hub folder's splits are decided on."""
-        if self.keyed is not None:
-            return self.keyed()
-        return ((row["item_id"], row) for row in self.rows())
 
 
 def _require_run(project: Project, dataset: str) -> QualityRun:
@@ -358,7 +311,17 @@ DATASETS: dict[str, tuple[Builder, str]] = {
     "final": (final, "final labels after adjudication: value, agreed/adjudicated/unresolved, who, why"),
     "final_items": (final_items, "items in the released format from their final labels (unresolved left out)"),
     "adjudications": (adjudications, "the adjudicators' decisions, with the two annotators of each item"),
+    "label_studio": (label_studio, "Label Studio's JSON: a task per item with its completed annotations"),
 }
+#: the file formats a dataset is written in (the first is its default); any other: TABULAR
+TABULAR = ("csv", "tsv", "jsonl")
+DATASET_FORMATS: dict[str, tuple[str, ...]] = {"label_studio": ("json",)}
+
+
+def dataset_formats(name: str) -> tuple[str, ...]:
+    """The formats dataset `name` is written in: a table's rows as CSV, TSV or JSON Lines; Label
+    Studio's tasks as one JSON array, the file Label Studio imports."""
+    return DATASET_FORMATS.get(name, TABULAR)
 
 
 def _item_builder(name: str, row_of: Callable[..., Any]) -> Builder:
