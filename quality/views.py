@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation.kinds import FigureStyle, kind_of
 from annotation.models import Project
 from annotation.team_selectors import projects_visible_to, visible_to
-from quality.exports import FORMATS, ExportUnavailable, Options, UnknownExport, export_open, project_datasets
+from quality.exports import ExportUnavailable, Options, UnknownExport, dataset_formats, export_open, project_datasets
 from quality.exports.http import export_job_response, export_response
 from quality.forms import ExportForm
 from quality.models import ExportJob, QualityRun
@@ -102,8 +102,7 @@ def report(request: HttpRequest, project_id: int) -> HttpResponse:
         "run": run,
         "runs": project_runs(project)[:20],
         "diagnostic_labels": figure_labels(columns, styles),
-        "datasets": [(name, text) for name, (_, text) in project_datasets(project).items()],
-        "formats": list(FORMATS),
+        "datasets": [(name, text, dataset_formats(name)) for name, (_, text) in project_datasets(project).items()],
         "export_form": ExportForm(project=project),
         "export_jobs": project_export_jobs(project)[:JOBS_SHOWN],
         "pending": running_run(project),
@@ -220,7 +219,7 @@ def export_start(request: HttpRequest, project_id: int) -> HttpResponse:
             options=form.options(),
             by=request.user,
         )
-    except ExportUnavailable as exc:
+    except (ExportUnavailable, UnknownExport) as exc:  # e.g. a format the dataset is not written in
         messages.error(request, str(exc))
         return redirect("quality:report", project_id=project.pk)
     job.refresh_from_db()

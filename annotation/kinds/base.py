@@ -20,6 +20,7 @@ from .own_values import ValueFormat
 from .presets import ChannelPreset
 from .results import GENERIC_SETTINGS, KindPlot, LabelField, aggregation_settings_problems
 from .scoring import Scorer
+from .typed import TypedAnswer, generic_typed_answers
 
 
 class ImportProblem(ValueError):
@@ -272,6 +273,11 @@ class TaskKind(ABC):
         """The fields whose agreement a quality run measures, the kind's main label first (the
         per-annotator agreement rule judges that one unless `annotator_kappa_field` names another)."""
         return ()
+
+    def typed_answers(self, row: Mapping[str, Any]) -> list[TypedAnswer]:
+        """The label fields' answers in one annotation row, typed for formats that type them (a
+        Label Studio export); default: by each field's level (`generic_typed_answers`)."""
+        return generic_typed_answers(self.label_fields(), row)
 
     # --- adjudication (annotation.services.adjudication) ----------------------------------
     def adjudication_fields(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> dict[str, Any]:

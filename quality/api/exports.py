@@ -28,6 +28,7 @@ FILE_RESPONSES = {
     (200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY, description="CSV with a header row"),
     (200, "text/tab-separated-values"): OpenApiResponse(OpenApiTypes.BINARY, description="tab-separated values"),
     (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.BINARY, description="one JSON object per line"),
+    (200, "application/json"): OpenApiResponse(OpenApiTypes.BINARY, description="one JSON array (label_studio)"),
 }
 #: what every file answer carries (documented so clients can rely on them)
 FILE_HEADERS = [
@@ -54,7 +55,8 @@ UNAVAILABLE = error_response(
 )
 DATASETS_TEXT = (
     "raw (every annotation), clean (kept by the latest quality run), items (released format plus quality "
-    "columns), annotators, decisions, participants (the study steps per annotator and batch), and the further "
+    "columns), annotators, decisions, participants (the study steps per annotator and batch), label_studio "
+    "(Label Studio's task JSON, format json), and the further "
     "released formats of the project's kind."
 )
 
@@ -93,7 +95,7 @@ class ProjectExportView(APIView):
             export = export_open(
                 project=project,
                 dataset=data["dataset"],
-                fmt=data["format"],
+                fmt=data.get("format"),
                 options=_options(data),
                 max_records=settings.EXPORT_STREAM_MAX_RECORDS,
             )
@@ -134,7 +136,11 @@ class ProjectExportJobsView(generics.ListAPIView):
         data = body.validated_data
         try:
             job = export_job_create(
-                project=project, dataset=data["dataset"], fmt=data["format"], options=_options(data), by=request.user
+                project=project,
+                dataset=data["dataset"],
+                fmt=data.get("format"),
+                options=_options(data),
+                by=request.user,
             )
         except (ExportUnavailable, UnknownExport) as exc:
             raise Conflict(str(exc)) from None

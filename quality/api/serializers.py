@@ -178,7 +178,12 @@ class ExportQuerySerializer(JsonTypes):
         help_text="The standard datasets, or a further released format of the project's kind (the choices "
         "list every kind's); a format of another kind gets a 409 listing the project's datasets.",
     )
-    format = serializers.ChoiceField(choices=list(FORMATS), default="csv")
+    format = serializers.ChoiceField(
+        choices=list(FORMATS),
+        required=False,
+        help_text="csv, tsv or jsonl for a table (default csv); json for label_studio (Label Studio's task JSON, "
+        "its only format and its default).",
+    )
     spreadsheet_safe = serializers.BooleanField(
         default=False,
         help_text="CSV/TSV: prefix text cells starting with =, +, -, @, tab or CR with ' so a spreadsheet does not "

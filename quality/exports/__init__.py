@@ -17,7 +17,7 @@ from django.utils.text import slugify
 from annotation.models import Project
 
 from .base import EXACT, Dataset, ExportUnavailable, Options
-from .datasets import DATASETS, project_datasets
+from .datasets import DATASETS, dataset_formats, project_datasets
 from .writers import FORMATS, Format, encode
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "export_dataset",
     "export_filename",
     "export_open",
+    "dataset_formats",
     "project_datasets",
 ]
 
@@ -70,20 +71,27 @@ def cells_label(fmt: Format, options: Options) -> str:
     return "spreadsheet-safe" if options.spreadsheet_safe and fmt.delimited else "exact"
 
 
-def export_dataset(*, project: Project, dataset: str, fmt: str, options: Options = EXACT) -> tuple[Dataset, Format]:
-    """The dataset and format named, checked up front (unknown names, a missing quality run),
-    so a caller can answer with an error before the first byte is written."""
+def export_dataset(
+    *, project: Project, dataset: str, fmt: str | None, options: Options = EXACT
+) -> tuple[Dataset, Format]:
+    """The dataset and format named, checked up front (unknown names, a format the dataset is
+    not written in, a missing quality run), so a caller can answer with an error before the first
+    byte is written. `fmt` None: the dataset's own first format (`dataset_formats`)."""
     datasets = project_datasets(project)
     if dataset not in datasets:
         raise UnknownExport(f"unknown dataset {dataset!r}; known datasets for this project: {', '.join(datasets)}")
+    written_in = dataset_formats(dataset)
+    fmt = fmt or written_in[0]
     if fmt not in FORMATS:
         raise UnknownExport(f"unknown format {fmt!r}; known formats: {', '.join(FORMATS)}")
+    if fmt not in written_in:
+        raise UnknownExport(f"the {dataset} dataset is written as {' or '.join(written_in)}, not {fmt}")
     build, _ = datasets[dataset]
     return build(project, options), FORMATS[fmt]
 
 
 def export_open(
-    *, project: Project, dataset: str, fmt: str, options: Options = EXACT, max_records: int | None = None
+    *, project: Project, dataset: str, fmt: str | None, options: Options = EXACT, max_records: int | None = None
 ) -> Export:
     """Prepare a streamed export through the one writer (`writers.encode`). `max_records`: a
     download at once refuses a dataset of more source records (ExportTooLarge), counted first."""

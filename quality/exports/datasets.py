@@ -34,7 +34,10 @@ from quality.selectors import (
 )
 
 from .base import CHUNK_SIZE, EXACT, REASON_SEPARATOR, Dataset, ExportUnavailable, Options
+from .label_studio import label_studio
 from .participants import participants
+
+__all__ = ["CHUNK_SIZE", "EXACT", "Dataset", "ExportUnavailable", "Options"]
 
 
 def _require_run(project: Project, dataset: str) -> QualityRun:
@@ -308,7 +311,17 @@ DATASETS: dict[str, tuple[Builder, str]] = {
     "final_items": (final_items, "items in the released format from their final labels (unresolved left out)"),
     "adjudications": (adjudications, "the adjudicators' decisions, with the two annotators of each item"),
     "participants": (participants, "study steps per annotator and batch: consent, check attempts, exit survey"),
+    "label_studio": (label_studio, "Label Studio's JSON: a task per item with its completed annotations"),
 }
+#: the file formats a dataset is written in (the first is its default); any other: TABULAR
+TABULAR = ("csv", "tsv", "jsonl")
+DATASET_FORMATS: dict[str, tuple[str, ...]] = {"label_studio": ("json",)}
+
+
+def dataset_formats(name: str) -> tuple[str, ...]:
+    """The formats dataset `name` is written in: a table's rows as CSV, TSV or JSON Lines; Label
+    Studio's tasks as one JSON array, the file Label Studio imports."""
+    return DATASET_FORMATS.get(name, TABULAR)
 
 
 def _item_builder(name: str, row_of: Callable[..., Any]) -> Builder:

@@ -1,4 +1,4 @@
-"""The one writer: a dataset's rows to CSV, TSV or JSONL lines, a chunk of rows at a time.
+"""The one writer: a dataset's rows to CSV, TSV, JSONL lines or one JSON array, a chunk of rows at a time.
 
 Every export goes through `encode`: the admin's and the API's downloads, the background jobs'
 files and the `export` command. It holds one chunk in memory, never the whole file.
@@ -21,12 +21,14 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 @dataclass(frozen=True)
 class Format:
-    """A file format: its name, HTTP content type, file extension and csv dialect (None: JSONL)."""
+    """A file format: its name, HTTP content type, file extension and csv dialect (None: JSON
+    text, one object per line, or with `array` one JSON array of the rows)."""
 
     name: str
     content_type: str
     extension: str
     dialect: type[csv.Dialect] | None = field(default=None)
+    array: bool = False
 
     @property
     def delimited(self) -> bool:
@@ -44,6 +46,7 @@ FORMATS: dict[str, Format] = {
     "csv": Format("csv", "text/csv; charset=utf-8", "csv", csv.excel),
     "tsv": Format("tsv", "text/tab-separated-values; charset=utf-8", "tsv", TabSeparated),
     "jsonl": Format("jsonl", "application/x-ndjson; charset=utf-8", "jsonl"),
+    "json": Format("json", "application/json; charset=utf-8", "json", array=True),
 }
 
 
@@ -112,6 +115,16 @@ def _jsonl(rows: Iterable[Mapping[str, Any]], *, rows_per_chunk: int) -> Iterato
         yield ("\n".join(map(encode, chunk)) + "\n").encode("utf-8")
 
 
+def _json_array(rows: Iterable[Mapping[str, Any]], *, rows_per_chunk: int) -> Iterator[bytes]:
+    """One JSON array, a row per line, streamed: `[` first, `]` last (an empty array without rows)."""
+    encode = json.JSONEncoder(ensure_ascii=False, default=str).encode
+    opening = "[\n"
+    for chunk in _chunks(rows, rows_per_chunk):
+        yield (opening + ",\n".join(map(encode, chunk))).encode("utf-8")
+        opening = ",\n"
+    yield ("[]\n" if opening == "[\n" else "\n]\n").encode("utf-8")
+
+
 def encode(
     columns: list[str],
     rows: Iterable[Mapping[str, Any]],
@@ -122,7 +135,9 @@ def encode(
 ) -> Iterator[bytes]:
     """The file's bytes, a chunk of `rows_per_chunk` rows at a time. CSV/TSV write `columns` in
     order (a key a row lacks is an empty cell); JSONL writes each row as it is, and ignores
-    `spreadsheet_safe` (it is no spreadsheet format)."""
+    `spreadsheet_safe` (it is no spreadsheet format); JSON writes the rows as one array."""
+    if fmt.array:
+        return _json_array(rows, rows_per_chunk=rows_per_chunk)
     if fmt.dialect is None:
         return _jsonl(rows, rows_per_chunk=rows_per_chunk)
     return _delimited(columns, rows, fmt.dialect, spreadsheet_safe=spreadsheet_safe, rows_per_chunk=rows_per_chunk)

@@ -27,7 +27,9 @@ def export_job_path(job: ExportJob) -> Path:
     return Path(settings.EXPORT_ROOT) / job.file_path
 
 
-def export_job_create(*, project: Project, dataset: str, fmt: str, options: Options = EXACT, by=None) -> ExportJob:
+def export_job_create(
+    *, project: Project, dataset: str, fmt: str | None, options: Options = EXACT, by=None
+) -> ExportJob:
     """Record a queued export job and hand it to the `run_export` task once the row is committed.
 
     Checks the names and preconditions first (raises UnknownExport, or ExportUnavailable when the
@@ -38,7 +40,7 @@ def export_job_create(*, project: Project, dataset: str, fmt: str, options: Opti
     job = ExportJob.objects.create(
         project=project,
         dataset=dataset,
-        format=fmt,
+        format=file_format.name,
         options=options.as_dict(),
         created_by=by,
         file_name=export_filename(project, dataset, file_format, options=options),

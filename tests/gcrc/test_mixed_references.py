@@ -12,7 +12,7 @@ import pytest
 from annotation.services.assignments import annotator_join_via_invite, assignment_next
 from annotation.services.batches import batch_create, invite_link_create
 from annotation.services.imports import items_import
-from quality.exports import export_open, project_datasets
+from quality.exports import dataset_formats, export_open, project_datasets
 from quality.models import QualityRun
 from quality.services.runs import quality_run_create
 from tests.factories import ProjectFactory, save_answer
@@ -71,7 +71,7 @@ EMPTY = {"adjudications", "final", "final_items", "participants"}  # no adjudica
 @pytest.mark.parametrize("fmt", ["csv", "tsv", "jsonl"])
 def test_every_dataset_downloads_with_a_header_and_its_rows(project, fmt):
     quality_run_create(project=project)
-    for dataset in project_datasets(project):
+    for dataset in (name for name in project_datasets(project) if fmt in dataset_formats(name)):  # the tables
         header, rows = parsed(project, dataset, fmt)
         if dataset in EMPTY:
             assert rows == [], (dataset, fmt)

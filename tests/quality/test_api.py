@@ -133,11 +133,13 @@ def test_openapi_schema_describes_the_endpoints():
     params = {p["name"]: p for p in export["parameters"]}
     assert params["dataset"]["schema"]["enum"][:3] == ["raw", "clean", "items"]
     assert {"kit_gold", "kit_data"} <= set(params["dataset"]["schema"]["enum"])
-    assert params["format"]["schema"]["enum"] == ["csv", "tsv", "jsonl"]
+    assert params["format"]["schema"]["enum"] == ["csv", "tsv", "jsonl", "json"]
+    assert "label_studio" in params["dataset"]["schema"]["enum"]
     assert set(export["responses"]["200"]["content"]) == {
         "text/csv",
         "text/tab-separated-values",
         "application/x-ndjson",
+        "application/json",
     }
     score = paths["/api/projects/{project_id}/scores/{scorer}/"]["post"]
     assert set(score["requestBody"]["content"]) == {"multipart/form-data"}

@@ -22,7 +22,7 @@ import pytest
 from annotation.kinds import kind_of
 from annotation.models import Project
 from quality.agreement import aggregate_columns
-from quality.exports import ExportUnavailable, datasets, export_open, project_datasets
+from quality.exports import ExportUnavailable, dataset_formats, datasets, export_open, project_datasets
 from quality.selectors import latest_run, response_value_columns
 from quality.services.runs import quality_run_create
 from quality.uncertainty import UNCERTAINTY_SUFFIXES
@@ -157,7 +157,7 @@ BEFORE_UNCERTAINTY: dict[str, str] = {
 def digests(project: Project, stage: str) -> dict[str, str]:
     found = {}
     for dataset in project_datasets(project):
-        for fmt in FORMATS:
+        for fmt in (fmt for fmt in FORMATS if fmt in dataset_formats(dataset)):  # the tables (not label_studio)
             try:
                 body = export_bytes(project, dataset, fmt)
             except ExportUnavailable:  # needs a quality run

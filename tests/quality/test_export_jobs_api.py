@@ -90,7 +90,12 @@ def test_the_schema_documents_the_job_endpoints():
     assert body == {"$ref": "#/components/schemas/ExportQueryRequest"}
     assert "/api/exports/{id}/" in paths
     download = paths["/api/exports/{id}/download/"]["get"]["responses"]
-    assert set(download["200"]["content"]) == {"text/csv", "text/tab-separated-values", "application/x-ndjson"}
+    assert set(download["200"]["content"]) == {
+        "text/csv",
+        "text/tab-separated-values",
+        "application/x-ndjson",
+        "application/json",
+    }
     params = {p["name"] for p in paths["/api/projects/{project_id}/export/"]["get"]["parameters"]}
     assert {"spreadsheet_safe", "item_text"} <= params
 

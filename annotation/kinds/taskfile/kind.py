@@ -16,11 +16,13 @@ from quality.stats import gold_accuracy
 
 from ..base import Column, FigureStyle, Page, ParsedItem, QualityOutcome, TaskKind
 from ..results import KindPlot, LabelField
+from ..typed import TypedAnswer
 from .display import markdown_html, sentences_of, text_of
 from .forms import TaskFilePageForm, answer_of, asked, question_context
 from .questions import is_correct, label_of, options_for
 from .records import parse_items
 from .spec import CHOICES, PageSpec, Question, TaskSpec, build
+from .typed import typed_answer
 from .words import words_for
 
 TASK_FILE_KIND = "task_file"
@@ -148,6 +150,11 @@ class TaskFileKind(TaskKind):
     def label_fields(self) -> Sequence[LabelField]:
         return tuple(_label_field(q) for q in self.task.questions if q.label)
 
+    def typed_answers(self, row: Mapping[str, Any]) -> list[TypedAnswer]:
+        """The label questions' answers typed by question type (`taskfile.typed`)."""
+        typed = (typed_answer(q, row.get(q.id), self.task) for q in self.task.questions if q.label)
+        return [answer for answer in typed if answer is not None]
+
     def adjudication_display(self, payload: Mapping[str, Any], field: str, value: Any) -> str:
         """A choice as the annotator saw it (its option's words and value), not its bare value."""
         question = next((q for q in self.task.questions if q.id == field), None)
@@ -217,7 +224,7 @@ def make_kind(task: TaskSpec) -> TaskKind:
     declarations = {
         "title": task.title,
         "default_instructions": lazy(lambda: words(task.instructions), str)(),
-        "file_format": f"JSON Lines, a JSON array, CSV or TSV; each record has {required}"
+        "file_format": f"JSON Lines, a JSON array, CSV or TSV (or Label Studio's task JSON); each record has {required}"
         + (f" and its id in '{task.id_key}'" if task.id_key else ""),
         "default_settings": {
             **QUALITY_DEFAULTS,

@@ -1,5 +1,6 @@
 """Importing a task file's items: JSON Lines, a JSON array, CSV or TSV, told apart by content,
-checked by the file's item keys. Errors name the record's line and the key."""
+checked by the file's item keys, or Label Studio's task JSON (each task's `data` an item;
+`..label_studio`). Errors name the record's line and the key (and a Label Studio task's number)."""
 
 from __future__ import annotations
 
@@ -11,39 +12,66 @@ from typing import Any
 
 from ..base import ImportProblem, ParsedItem
 from ..formats import content_id, jsonl_records, value_problem
+from ..label_studio import is_label_studio, task_records
 from .spec import TaskSpec
 
 
 def parse_items(task: TaskSpec, text: str) -> Iterator[ParsedItem]:
     text = text.lstrip("\ufeff")
     start = text.lstrip()[:1]
+    tasks: Iterator[tuple[int, dict[str, Any], str | None]]
+    label_studio = False
     if start == "[":
-        records: Iterator[tuple[int, dict[str, Any]]] = _json_array(text)
+        records, starts = _json_array(text)
+        label_studio = bool(records) and is_label_studio(records[0], _item_keys(task))
+        if label_studio:
+            tasks = task_records(records, starts)
+        else:
+            tasks = ((line, record, None) for line, record in _array_records(records, starts))
     elif start == "{":
-        records = jsonl_records(text)
+        tasks = ((line, record, None) for line, record in jsonl_records(text))
     else:
-        records = _table(text, list_keys=_list_keys(task))
+        tasks = ((line, record, None) for line, record in _table(text, list_keys=_list_keys(task)))
     seen: set[str] = set()
-    for line, record in records:
-        external_id = _external_id(task, record, line)
-        if external_id in seen:
+    for number, (line, record, task_id) in enumerate(tasks, start=1):
+        try:
+            external_id = _external_id(task, record, line, task_id)
+            if external_id in seen:
+                raise ImportProblem(
+                    f"the id {external_id!r} is used twice in this file", line=line, field=task.id_key or None
+                )
+            seen.add(external_id)
+            _check(task, record, line)
+        except ImportProblem as problem:
+            if not label_studio:
+                raise
             raise ImportProblem(
-                f"the id {external_id!r} is used twice in this file", line=line, field=task.id_key or None
-            )
-        seen.add(external_id)
-        _check(task, record, line)
+                f"task {number} (Label Studio): {problem.message}",
+                line=problem.line,
+                field=f"data.{problem.field}" if problem.field else None,
+            ) from None
         yield ParsedItem(external_id=external_id, payload=record, line=line)
 
 
-def _json_array(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The records of a JSON array, each with the line its object starts on."""
+def _item_keys(task: TaskSpec) -> set[str]:
+    """The item keys the task file names (shown, required, its id): `data` among them means a
+    JSON array of records with a `data` key is the task's own records, not Label Studio's."""
+    return {shown.key for shown in task.shown} | set(task.required) | ({task.id_key} if task.id_key else set())
+
+
+def _json_array(text: str) -> tuple[list[Any], list[int]]:
+    """The elements of a JSON array and the line each top-level object starts on."""
     try:
         records = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ImportProblem(f"invalid JSON ({exc.msg} at column {exc.colno})", line=exc.lineno) from None
     if not isinstance(records, list):  # pragma: no cover - the text starts with "["
         raise ImportProblem("expected a JSON array of objects")
-    starts = _object_lines(text)
+    return records, _object_lines(text)
+
+
+def _array_records(records: list[Any], starts: list[int]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The records of a JSON array, each with the line its object starts on."""
     for index, record in enumerate(records):
         line = starts[index] if index < len(starts) else None
         if not isinstance(record, dict):
@@ -114,9 +142,11 @@ def _table_rows(reader: csv.DictReader, list_keys: set[str]) -> Iterator[tuple[i
         yield line, row
 
 
-def _external_id(task: TaskSpec, record: dict[str, Any], line: int) -> str:
+def _external_id(task: TaskSpec, record: dict[str, Any], line: int, task_id: str | None = None) -> str:
+    """The item's id: the task file's id key; without one, a Label Studio task's id, else the
+    record's content hash."""
     if not task.id_key:
-        return content_id(record)
+        return task_id if task_id is not None else content_id(record)
     value = record.get(task.id_key)
     if value is None or value == "" or isinstance(value, (bool, float, list, dict)):
         raise ImportProblem("missing, or not a string or an integer", line=line, field=task.id_key)

@@ -1,4 +1,5 @@
 """`manage.py export <project_id> --dataset raw|clean|items|... --format csv|tsv|jsonl [--output FILE]
+(`--dataset label_studio`: Label Studio's JSON, written as json)
 [--spreadsheet-safe] [--item-text] [--job]`, or `--dataset hub -o DIR [--split-by batch|key ...]`:
 a folder for the Hugging Face Hub (docs/publishing.md)."""
 
@@ -32,7 +33,13 @@ class Command(BaseCommand):
             help=f"{', '.join(DATASETS)}, a further released format of the project's kind, or hub: a folder "
             "for the Hugging Face Hub (Parquet files and a dataset card; -o names the folder)",
         )
-        parser.add_argument("--format", choices=list(FORMATS), default="csv", dest="fmt")
+        parser.add_argument(
+            "--format",
+            choices=list(FORMATS),
+            default=None,
+            dest="fmt",
+            help="csv, tsv or jsonl for a table (default csv); json for label_studio (its only format)",
+        )
         parser.add_argument("--output", "-o", type=Path, help="file to write (default: stdout)")
         parser.add_argument(
             "--spreadsheet-safe",
@@ -66,7 +73,9 @@ class Command(BaseCommand):
             help="the card's task_categories (repeatable; default: from the task's label fields)",
         )
 
-    def handle(self, *args: Any, project_id: int, dataset: str, fmt: str, output: Path | None, **options: Any) -> None:
+    def handle(
+        self, *args: Any, project_id: int, dataset: str, fmt: str | None, output: Path | None, **options: Any
+    ) -> None:
         project = Project.objects.filter(pk=project_id).first()
         if project is None:
             raise CommandError(f"no project with id {project_id}")
@@ -114,7 +123,7 @@ class Command(BaseCommand):
             self.stdout.write(f"{config.name}: {counts}")
         self.stderr.write(f"wrote {output} (README.md and Parquet files); nothing was uploaded")
 
-    def _as_job(self, project: Project, dataset: str, fmt: str, chosen: Options) -> None:
+    def _as_job(self, project: Project, dataset: str, fmt: str | None, chosen: Options) -> None:
         self._report_job(export_job_create(project=project, dataset=dataset, fmt=fmt, options=chosen))
 
     def _report_job(self, job: ExportJob) -> None:

@@ -40,6 +40,10 @@ def parse_export(name: str, data: bytes) -> Download:
     text = data.decode("utf-8")
     assert not text.startswith("\ufeff") or name.endswith((".csv", ".tsv")), f"{name}: a BOM outside CSV/TSV"
     text = text.removeprefix("\ufeff")
+    if name.endswith(".json"):  # one JSON array (Label Studio's tasks)
+        rows = json.loads(text)
+        assert isinstance(rows, list), f"{name}: not a JSON array"
+        return Download(name, list(rows[0]) if rows else [], rows)
     if name.endswith(".jsonl"):
         rows = [json.loads(line) for line in text.splitlines() if line.strip()]
         return Download(name, list(rows[0]) if rows else [], rows)

@@ -1,0 +1,54 @@
+"""Label values typed for file formats that type each answer (a Label Studio result is a
+choice, a rating, a number, a text or a marked span): the form of one label field's answer in
+one annotation. Kinds say how their fields are typed (`TaskKind.typed_answers`); the generic
+reading below goes by the field's level of measurement."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .results import LabelField
+
+#: the forms an answer takes, and what its `value` then holds:
+#: choices: a list of texts (one for a single choice); rating: a whole number (a point of a scale
+#: from 1); number: a number; text: a text; spans: a list of {start, end, text, label} (offsets in
+#: the text of `target`)
+ANSWER_FORMS = ("choices", "rating", "number", "text", "spans")
+
+
+@dataclass(frozen=True)
+class TypedAnswer:
+    """One label field's answer: `field` (its name), `form` (one of ANSWER_FORMS), `value`, and
+    `target`: the item key the answer is about (the text spans are marked in); "" when the
+    answer is about the item as a whole."""
+
+    field: str
+    form: str
+    value: Any
+    target: str = ""
+
+    def __post_init__(self) -> None:
+        if self.form not in ANSWER_FORMS:
+            raise ValueError(f"unknown answer form {self.form!r}; known: {ANSWER_FORMS}")
+
+
+def generic_typed_answers(fields: Sequence[LabelField], row: Mapping[str, Any]) -> list[TypedAnswer]:
+    """Each field's label in an annotation row by its level: nominal, ordinal and set labels as
+    choices (their values as texts), interval labels as numbers; a field without a label, or with
+    a value the level does not describe (a structure), is left out."""
+    typed = []
+    for field in fields:
+        value = field.value(row)
+        if value is None or value == "" or value == []:
+            continue
+        if field.level == "interval":
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                continue
+            typed.append(TypedAnswer(field.name, "number", value))
+            continue
+        values = value if isinstance(value, list | tuple) else [value]
+        if all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in values):
+            typed.append(TypedAnswer(field.name, "choices", [str(v) for v in values]))
+    return typed
