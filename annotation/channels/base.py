@@ -272,6 +272,11 @@ class Channel(ABC):
         """Refuse a piece of work by the channel's id (work that has no assignment of ours)."""
         raise ChannelNotSupported(f"the {self.title} channel has no work to reject")
 
+    def failed_checks_to_reject(self, batch: "Batch", *, category: str = "") -> int:
+        """How many failed check answers (attention or gold items) the channel's policy asks of a
+        person before work may be rejected in `category` ("": the batch's default); 0: no such rule."""
+        return 0
+
     def bonus(self, assignment: "Assignment", *, amount: str, reason: str, request_token: str = "") -> None:
         """Pay ``amount`` on top; the same ``request_token`` never pays twice."""
         raise ChannelNotSupported(f"the {self.title} channel cannot pay bonuses")

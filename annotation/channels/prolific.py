@@ -97,6 +97,10 @@ def entry_url(base_url: str) -> str:
     return prolific.external_study_url(base_url.rstrip("/") + reverse("surveys:prolific"))
 
 
+#: Prolific's policy: in a study shorter than this, one failed attention check may be enough to reject
+SHORT_STUDY_MINUTES = 5
+
+
 @register
 class ProlificChannel(Channel):
     slug = "prolific"
@@ -329,6 +333,14 @@ class ProlificChannel(Channel):
         message (100+ characters)."""
         with translated():
             prolific.reject_submission(self.client(), ref, category=category or "FAILED_INSTRUCTIONS", message=feedback)
+
+    def failed_checks_to_reject(self, batch: "Batch", *, category: str = "") -> int:
+        """Prolific's attention-check policy: a rejection for failed checks (FAILED_CHECK) needs
+        two failed checks, one in a study under 5 minutes; other categories are not this rule's."""
+        settings = self.settings_for(batch)
+        if (category or settings.rejection_category) != "FAILED_CHECK":
+            return 0
+        return 1 if settings.estimated_minutes < SHORT_STUDY_MINUTES else 2
 
     def bonuses_set_up(self, batch: "Batch", amounts: dict[str, Decimal]) -> str:
         """One bulk bonus on the batch's study, by submission id (pence/cents here; the client

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from annotation.channels import Channel, ChannelError, MessageResult, get_channel
 from annotation.channels.calls import records_calls
-from annotation.models import Assignment, Batch, Submission
+from annotation.models import Assignment, Batch, Response, Submission
 
 from .assignments import assignments_set_status
 from .sync import batch_sync
@@ -111,11 +111,14 @@ def decisions_apply(
         rejection_category=reject_category,
     )
     channel = _review_start(batch, reject_feedback, sync=sync)
+    needed = channel.failed_checks_to_reject(batch, category=reject_category)
     report = ReviewReport()
     pending = Submission.objects.filter(batch=batch, review=Submission.Review.NONE)
     for sub in pending.select_related("assignment__annotator", "assignment__unit").order_by("id"):
         keep = decisions.keep.get(sub.assignment.annotator_id) if sub.assignment else None
         why = _not_reviewable(sub, keep, channel.awaiting_review_status)
+        if not why and keep is False and needed:
+            why = _too_few_failed_checks(sub, batch, needed, channel.short_title)
         if why or sub.assignment is None:  # (no assignment: not reviewable, says _not_reviewable)
             report.skipped[sub.ref] = why
             continue
@@ -186,6 +189,20 @@ def _not_reviewable(sub: Submission, keep: bool | None, waiting: str) -> str:
     if keep is None:
         return "the quality run has no decision on this annotator"
     return ""
+
+
+def _too_few_failed_checks(sub: Submission, batch: Batch, needed: int, channel: str) -> str:
+    """Why a rejection for failed checks is not the channel's policy for this person (empty: it is)."""
+    assert sub.assignment is not None
+    failed = Response.objects.filter(
+        assignment__annotator_id=sub.assignment.annotator_id, assignment__unit__batch=batch, check_passed=False
+    ).count()
+    if failed >= needed:
+        return ""
+    return (
+        f"{channel}'s policy: a rejection for failed checks needs {needed} failed check answers and this person "
+        f"failed {failed}; approve the work, or ask them to return it"
+    )
 
 
 def _reviewed(sub: Submission, *, approved: bool, feedback: str, word: str) -> None:

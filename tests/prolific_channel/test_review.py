@@ -7,12 +7,14 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from annotation.channels import get_channel
-from annotation.models import Assignment, BulkPayment, Payment, Submission
+from annotation.models import Assignment, BulkPayment, Payment, Response, Submission
 from annotation.services.bonuses import bonus_pay
 from annotation.services.review import Decisions, decisions_apply
 from annotation.services.sync import batch_sync
+from tests.factories import ItemFactory
 from tests.prolific.conftest import REJECTION
 
 from .conftest import BASE_URL, admin, pid, prolific_batch, submission_row, take_part
@@ -191,3 +193,45 @@ def test_a_returned_or_timed_out_submission_frees_its_unit(server, study, leave)
     assert freed.status == Assignment.Status.RELEASED
     newcomer = take_part(server, study_id, "NEW", finish=False)
     assert Assignment.objects.get(channel_assignment_id=newcomer["session"]).unit_id == freed.unit_id
+
+
+def _failed_checks(batch, name: str, count: int) -> None:
+    """`count` failed answers to check items in the participant's work, as check items are judged."""
+    assignment = Assignment.objects.get(unit__batch=batch, annotator__external_id=pid(name))
+    for n in range(count):
+        item = ItemFactory(project=batch.project, check_answer={"post_choice": 4})
+        Response.objects.create(
+            assignment=assignment, item=item, position=100 + n, completed_at=timezone.now(), check_passed=False
+        )
+
+
+def test_a_rejection_for_failed_checks_follows_prolifics_attention_check_policy(server):
+    """Issue 27: Prolific allows a rejection for failed attention checks only after two failed
+    checks; the review rejects who failed two and skips, with the reason, who failed fewer."""
+    batch = prolific_batch(units=2, assignments=1)
+    get_channel("prolific").publish(batch, base_url=BASE_URL)
+    study_id = batch.units.first().channel_ref
+    once, twice = take_part(server, study_id, "ONCE"), take_part(server, study_id, "TWICE")
+    _failed_checks(batch, "ONCE", 1)
+    _failed_checks(batch, "TWICE", 2)
+    decisions = _keep(batch, ONCE=False, TWICE=False)
+    report = decisions_apply(
+        batch=batch, decisions=decisions, reject_feedback=REJECTION, reject_category="FAILED_CHECK"
+    )
+    assert report.rejected == 1 and submission_row(server, twice["session"])["rejection_category"] == "FAILED_CHECK"
+    assert "needs 2 failed check answers and this person failed 1" in report.skipped[once["session"]]
+    assert submission_row(server, once["session"])["status"] == "AWAITING REVIEW"
+    # another category is not the attention-check rule's
+    report = decisions_apply(batch=batch, decisions=decisions, reject_feedback=REJECTION, reject_category="LOW_EFFORT")
+    assert report.rejected == 1 and submission_row(server, once["session"])["rejection_category"] == "LOW_EFFORT"
+
+
+def test_in_a_study_under_five_minutes_one_failed_check_may_reject(server):
+    batch = prolific_batch(units=1, assignments=1, channel_settings={"min_approval_rate": None, "estimated_minutes": 4})
+    get_channel("prolific").publish(batch, base_url=BASE_URL)
+    once = take_part(server, batch.units.first().channel_ref, "ONCE")
+    _failed_checks(batch, "ONCE", 1)
+    report = decisions_apply(
+        batch=batch, decisions=_keep(batch, ONCE=False), reject_feedback=REJECTION, reject_category="FAILED_CHECK"
+    )
+    assert report.rejected == 1 and submission_row(server, once["session"])["rejection_category"] == "FAILED_CHECK"
