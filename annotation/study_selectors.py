@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from django.db.models import Q, QuerySet
 
@@ -54,10 +55,10 @@ def study_holds(*, annotator: Annotator, batch: Batch) -> bool:
     return study_step(participation, study, work_left=True) != WORK
 
 
-def checks_to_mix(*, annotator: Annotator, batch: Batch, items: int) -> list[int]:
+def checks_to_mix(*, annotator: Annotator, batch: Batch, items: int, besides: Sequence[int] = ()) -> list[int]:
     """Ids of the check items to mix into a new assignment of `items` items: the study's share of
     them, drawn at random from the project's check items the person has never had (never twice
-    to one annotator; fewer when the pool runs short)."""
+    to one annotator; fewer when the pool runs short), nor gets `besides` (their training items)."""
     attention = study_of(batch).attention
     if attention is None or items == 0:
         return []
@@ -66,6 +67,7 @@ def checks_to_mix(*, annotator: Annotator, batch: Batch, items: int) -> list[int
     pool = list(
         Item.objects.filter(project_id=batch.project_id, check_answer__isnull=False)
         .exclude(pk__in=had)
+        .exclude(pk__in=list(besides))
         .values_list("pk", flat=True)
     )
     return _RANDOM.sample(pool, min(wanted, len(pool)))
@@ -106,3 +108,18 @@ def study_participant_count(project: Project) -> int:
         Participation.objects.filter(batch=batch).count() + _silent(batch).count()
         for batch, _ in study_batches(project)
     )
+
+
+def training_to_give(*, annotator: Annotator, batch: Batch) -> list[int]:
+    """Ids of the study's training items the person has not had yet, in the study's order: they
+    lead the person's next assignment."""
+    training = study_of(batch).training
+    if training is None:
+        return []
+    had = Response.objects.filter(assignment__annotator=annotator).values("item_id")
+    found = dict(
+        Item.objects.filter(project_id=batch.project_id, external_id__in=training.items)
+        .exclude(pk__in=had)
+        .values_list("external_id", "pk")
+    )
+    return [found[external_id] for external_id in training.items if external_id in found]

@@ -168,7 +168,9 @@ def check_results(project: Project) -> pd.DataFrame:
     by live quality: check answers judged, how many right, and the standing stop's reason (empty:
     none, or a researcher lifted it). Work a recruiting site has not confirmed is left out."""
     judged = (
-        Response.objects.filter(item__project=project, check_passed__isnull=False, assignment__confirmed=True)
+        Response.objects.filter(
+            item__project=project, check_passed__isnull=False, training=False, assignment__confirmed=True
+        )
         .values("assignment__annotator_id")
         .annotate(checks=Count("id"), checks_right=Count("id", filter=Q(check_passed=True)))
     )

@@ -14,7 +14,8 @@ from django.shortcuts import redirect, render
 from django.utils.functional import Promise
 from django.utils.translation import ngettext
 
-from annotation.models import Annotator, Batch, Participation
+from annotation.kinds import kind_of
+from annotation.models import Annotator, Batch, Participation, Response
 from annotation.services.study import (
     participation_for,
     study_comprehension_attempt,
@@ -158,3 +159,45 @@ def _questions(
     }
     template = "surveys/study/comprehension.html" if which == "comprehension" else "surveys/study/exit_survey.html"
     return render(request, template, context, status=status, using=ENGINE)
+
+
+def training_feedback(
+    request: HttpRequest, response: Response, *, back: str, extra: dict[str, Any] | None = None
+) -> HttpResponse:
+    """After a training item: whether the answer was right, the answer and the expected one per
+    field, and the explanation; then on to the next item (nothing of it is counted)."""
+    project, item = response.item.project, response.item
+    kind = kind_of(project)
+    row = kind.annotation_row(item.payload, response.answers)
+    expected = item.check_answer or {}
+    fields = [
+        {
+            "title": kind.adjudication_title(field.name),
+            "given": kind.adjudication_display(item.payload, field.name, field.value(row)),
+            "expected": _expected_text(kind, item.payload, field.name, expected[field.name]),
+        }
+        for field in kind.label_fields()
+        if field.name in expected
+    ]
+    context = {
+        "project": project,
+        "right": bool(response.check_passed),
+        "fields": fields,
+        "explanation": item.check_explanation,
+        "back": back,
+        **(extra or {}),
+    }
+    return render(request, "surveys/study/feedback.html", context, using=ENGINE)
+
+
+def _expected_text(kind: Any, payload: Any, field: str, want: Any) -> str:
+    if isinstance(want, dict):
+        low, high = want.get("min"), want.get("max")
+        return (
+            " – ".join(str(v) for v in (low, high) if v is not None)
+            if low is not None and high is not None
+            else (f"≥ {low}" if low is not None else f"≤ {high}")
+        )
+    if isinstance(want, list):
+        return " / ".join(kind.adjudication_display(payload, field, one) for one in want)
+    return kind.adjudication_display(payload, field, want)

@@ -34,7 +34,7 @@ from annotation.work_selectors import (
 
 from . import flow
 from .pages import ENGINE, instructions_of
-from .study import STEP_FIELD, Way, study_page, study_post
+from .study import STEP_FIELD, Way, study_page, study_post, training_feedback
 
 SESSION_KEY = "annotator:{project}"
 #: sent by static/surveys/annotate.js: answer a saved page with the next one, not a redirect
@@ -212,6 +212,8 @@ def save_page(
         return next_page() if swap else redirect(back)
     if result.stopped:  # live quality: the next page says the person's part has ended
         return next_page() if swap else redirect(back)
+    if result.changed and result.item_completed and result.response.training:
+        return training_feedback(request, result.response, back=back, extra=extra)
     if result.changed and result.assignment_submitted:
         messages.success(request, _("Thank you! That set of items is saved."))
     if not swap:

@@ -22,6 +22,7 @@ from annotation.services.batches import (
     invite_link_create,
     study_change_problem,
     study_check,
+    study_project_problem,
 )
 from annotation.studies import StudyFileError
 
@@ -56,7 +57,8 @@ class HandoutOptional(forms.ModelForm):
             study_check(text)
         except StudyFileError as exc:
             raise forms.ValidationError([str(p) for p in exc.problems]) from exc
-        problem = study_change_problem(self.instance, text)
+        project = self.cleaned_data.get("project") or getattr(self.instance, "project", None)
+        problem = study_change_problem(self.instance, text) or (project and study_project_problem(project, text))
         if problem:
             raise forms.ValidationError(problem)
         return text + "\n" if text else ""

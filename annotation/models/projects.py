@@ -50,6 +50,12 @@ class Item(models.Model):
         '{"min": a, "max": b}). A batch whose study asks for checks mixes these into the work; their answers judge '
         "the annotator and are never part of the data. Empty: an ordinary item.",
     )
+    check_explanation = models.TextField(
+        blank=True,
+        default="",
+        db_default="",  # imports write items with their own INSERT/COPY column list
+        help_text="Why the expected answer is right: shown after a training item is answered.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = ItemQuerySet.as_manager()

@@ -214,6 +214,10 @@ class Response(models.Model):
     check_passed = models.BooleanField(
         null=True, blank=True, help_text="A check item's answer: whether it gave the expected answer (else empty)."
     )
+    training = models.BooleanField(
+        default=False,
+        help_text="A training item of the batch's study: answered with feedback before the work, never counted.",
+    )
     version = models.PositiveIntegerField(
         default=0,
         help_text="Moves at every save and at every change of the assignment's status: a page is written only "

@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from annotation.channels import get_channel
 from annotation.kinds import kind_of
 from annotation.models import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
-from annotation.study_selectors import checks_to_mix, mixed_in, study_holds
+from annotation.study_selectors import checks_to_mix, mixed_in, study_holds, training_to_give
 from annotation.work_selectors import (
     annotator_assignments,
     current_assignment,
@@ -173,7 +173,9 @@ def _assign(
     """A new assignment of the unit with its empty responses; `lead` item ids come first.
     `unconfirmed`: why the site has not confirmed the ids yet (empty: confirmed)."""
     item_ids = [*lead, *unit_item_ids(unit)]
-    item_ids = mixed_in(item_ids, checks_to_mix(annotator=annotator, batch=batch, items=len(item_ids)))
+    training = training_to_give(annotator=annotator, batch=batch)
+    checks = checks_to_mix(annotator=annotator, batch=batch, items=len(item_ids), besides=training)
+    item_ids = [*training, *mixed_in(item_ids, checks)]  # practice first, with feedback, never counted
     assignment = Assignment.objects.create(
         unit=unit,
         annotator=annotator,
@@ -184,7 +186,8 @@ def _assign(
         unconfirmed_reason=unconfirmed[:300],
     )
     Response.objects.bulk_create(
-        Response(assignment=assignment, item_id=item_id, position=position) for position, item_id in enumerate(item_ids)
+        Response(assignment=assignment, item_id=item_id, position=position, training=item_id in training)
+        for position, item_id in enumerate(item_ids)
     )
     return assignment
 

@@ -44,6 +44,9 @@ def batch_create(
     """
     get_channel(channel)  # unknown channel: fail before writing
     study_check(study)
+    problem = study_project_problem(project, study)
+    if problem:
+        raise BatchError(problem)
     if items_per_unit < 1 or assignments_per_unit < 1:
         raise BatchError("items per unit and annotators per item must both be at least 1")
     if pilot_items < 0 or handout not in Batch.Handout.values:
@@ -182,6 +185,26 @@ def channel_settings_check(*, project: Project, channel: str, channel_settings: 
 def study_check(text: str) -> None:
     """Raise StudyFileError naming every mistake of a study file (its key path and line)."""
     build_study(text)
+
+
+def study_project_problem(project: Project, text: str) -> str:
+    """What a (checked) study file asks of the project that it lacks: training items must be
+    check items of the project, whose expected answers give the feedback. Empty: nothing."""
+    training = build_study(text).training
+    if training is None:
+        return ""
+    found = set(
+        Item.objects.filter(project=project, external_id__in=training.items, check_answer__isnull=False).values_list(
+            "external_id", flat=True
+        )
+    )
+    missing = [external_id for external_id in training.items if external_id not in found]
+    if missing:
+        return (
+            f"training.items: not check items of the project (mark them with their expected answers first, "
+            f"manage.py mark_checks): {', '.join(missing[:10])}"
+        )
+    return ""
 
 
 def study_change_problem(batch: Batch, text: str) -> str:

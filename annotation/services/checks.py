@@ -27,11 +27,13 @@ class CheckLine:
     line: int
     external_id: str
     expect: Any
+    #: why the expected answer is right (shown after a training item)
+    explain: str = ""
 
 
 def check_lines(text: str) -> list[CheckLine]:
-    """The file's lines: JSON Lines of {"external_id": ..., "expect": {label field: expected}}
-    (expect null: no longer a check item)."""
+    """The file's lines: JSON Lines of {"external_id": ..., "expect": {label field: expected},
+    "explain": "why" (optional)} (expect null: no longer a check item)."""
     found, problems = [], []
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
@@ -48,7 +50,11 @@ def check_lines(text: str) -> list[CheckLine]:
         ):
             problems.append(f'line {number}: a line is {{"external_id": ..., "expect": {{label field: expected}}}}')
             continue
-        found.append(CheckLine(number, str(record["external_id"]), record["expect"]))
+        explain = record.get("explain", "")
+        if not isinstance(explain, str):
+            problems.append(f"line {number}: explain is a text")
+            continue
+        found.append(CheckLine(number, str(record["external_id"]), record["expect"], explain))
     if problems:
         raise CheckFileError(problems)
     if not found:
@@ -83,5 +89,7 @@ def items_mark_checks(*, project: Project, lines: Iterable[CheckLine]) -> int:
         raise CheckFileError(problems)
     with transaction.atomic():
         for check in lines:
-            Item.objects.filter(pk=items[check.external_id].pk).update(check_answer=check.expect)
+            Item.objects.filter(pk=items[check.external_id].pk).update(
+                check_answer=check.expect, check_explanation=check.explain if check.expect is not None else ""
+            )
     return len(lines)

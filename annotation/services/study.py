@@ -121,13 +121,15 @@ def check_answered(*, response: Response, kind: TaskKind) -> bool:
     passed = check_passed(kind, response.item.payload, response.answers, response.item.check_answer)
     Response.objects.filter(pk=response.pk).update(check_passed=passed)
     response.check_passed = passed
+    if response.training:
+        return False  # practice: its feedback is shown, nothing is counted
     batch = Batch.objects.only("id", "project_id", "study").get(units__id=response.assignment.unit_id)
     attention = study_of(batch).attention
     if attention is None or attention.stop_below is None:
         return False
     annotator_id = response.assignment.annotator_id
     judged = Response.objects.filter(
-        assignment__annotator_id=annotator_id, assignment__unit__batch=batch, check_passed__isnull=False
+        assignment__annotator_id=annotator_id, assignment__unit__batch=batch, check_passed__isnull=False, training=False
     ).aggregate(total=Count("id"), right=Count("id", filter=Q(check_passed=True)))
     total, right = judged["total"], judged["right"]
     if total < attention.after or right / total >= attention.stop_below:

@@ -44,6 +44,15 @@ class Comprehension:
 
 
 @dataclass(frozen=True)
+class Training:
+    """Practice items (check items, by external id) answered before the work, each followed by
+    its expected answer and explanation; never counted for or against anybody."""
+
+    items: tuple[str, ...]
+    intro: str = ""
+
+
+@dataclass(frozen=True)
 class Attention:
     """Check items mixed into the work at `rate` (a share of each assignment's items); with
     `stop_below`, live quality stops a person whose share of right check answers falls below it
@@ -61,6 +70,7 @@ class StudySpec:
     comprehension: Comprehension | None = None
     exit_survey: QuestionSet | None = None
     attention: Attention | None = None
+    training: Training | None = None
     #: the file as plain data (what the docs and the API show)
     data: Mapping[str, Any] = field(default_factory=dict)
 
@@ -96,6 +106,7 @@ def build(text: str) -> StudySpec:
     check = data.get("comprehension")
     survey = data.get("exit_survey")
     attention = data.get("attention")
+    training = data.get("training")
     return StudySpec(
         consent_title=consent.get("title", ""),
         consent=consent.get("text", ""),
@@ -116,6 +127,9 @@ def build(text: str) -> StudySpec:
             stop_below=None if attention.get("stop_below") is None else float(attention["stop_below"]),
             after=int(attention.get("after", DEFAULT_AFTER)),
         ),
+        training=None
+        if training is None
+        else Training(items=tuple(str(i) for i in training["items"]), intro=training.get("intro", "")),
         data=data,
     )
 

@@ -84,3 +84,13 @@ def test_questions_that_need_an_item_are_refused():
 
 def test_not_yaml_says_where():
     assert problems("consent: [unclosed\n")[0].startswith("line 2: not valid YAML or JSON")
+
+
+def test_training_and_attention_read_with_their_defaults():
+    study = build("training:\n  intro: Two to practise.\n  items: [a1, a2]\nattention:\n  rate: 0.2\n")
+    assert study.training.items == ("a1", "a2") and study.training.intro == "Two to practise."
+    assert study.attention.rate == 0.2 and study.attention.stop_below is None and study.attention.after == 3
+    assert not study.before_work  # practice and checks hold no work
+    found = problems("attention:\n  rate: 0.7\ntraining:\n  items: []\n")
+    assert any("attention.rate: 0.7 is greater than the maximum of 0.5" in p for p in found), found
+    assert any("training.items: [] should be non-empty" in p for p in found), found

@@ -146,3 +146,43 @@ def test_a_spammer_is_stopped_by_live_quality_after_the_checks_and_the_report_sa
         assert "dropped: live quality: 0 of 2 check answers right" in section
     finally:
         context.close()
+
+
+def test_a_practice_item_shows_the_expected_answer_and_its_explanation(live_server, browser):
+    task = (EXAMPLES / "task.yaml").read_text(encoding="utf-8")
+    project = project_create(name="Reviews with practice", team=TeamFactory(), task_file=task)
+    items_import(project=project, data=(EXAMPLES / "reviews.jsonl").read_bytes(), filename="reviews.jsonl")
+    practice = next(i for i in project.items.order_by("id") if i.payload.get("gold_sentiment") == "negative")
+    items_mark_checks(
+        project=project,
+        lines=[CheckLine(1, practice.external_id, {"sentiment": "negative"}, explain="A broken lever: negative.")],
+    )
+    batch = batch_create(
+        project=project,
+        name="with practice",
+        items=list(Item.objects.data().filter(project=project).order_by("id")[:2]),
+        items_per_unit=2,
+        assignments_per_unit=1,
+        study=f"training:\n  items: [{practice.external_id}]\n",
+    )
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(live_server.url + reverse("surveys:invite", args=[invite_link_create(batch=batch).token]))
+        with page.expect_navigation():
+            page.click("button[type=submit]")
+        annotator = TaskFilePage(page)
+        annotator.ready()
+        assert page.is_visible("#practice-note")
+        annotator.choose("sentiment", "positive")
+        annotator.save()
+        feedback = page.locator("#training-feedback")
+        assert feedback.get_attribute("data-right") == "no"
+        assert "Negative" in feedback.inner_text() and "A broken lever: negative." in feedback.inner_text()
+        with page.expect_navigation():
+            page.click("#training-continue")
+        annotator.ready()
+        assert not page.locator("#practice-note").count()  # the work now
+        assert Response.objects.get(item=practice).check_passed is False
+    finally:
+        context.close()

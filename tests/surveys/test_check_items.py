@@ -234,3 +234,55 @@ def answered_like_a_person(slug, kind, payload) -> dict:
         assert form.is_valid(), form.errors
         answers[page_slug] = form.answer()
     return answers
+
+
+def test_training_items_come_first_with_feedback_and_count_for_nothing(client, project):
+    checks = list(Item.objects.filter(project=project, check_answer__isnull=False).order_by("id"))
+    practice = checks[:2]
+    items_mark_checks(
+        project=project,
+        lines=[
+            CheckLine(n, i.external_id, i.check_answer, explain=f"Option {i.payload['label']} fits: see the passage.")
+            for n, i in enumerate(practice, 1)
+        ],
+    )
+    study = (
+        f"training:\n  items: [{practice[0].external_id}, {practice[1].external_id}]\n"
+        "attention:\n  rate: 0.25\n  stop_below: 0.9\n  after: 1\n"
+    )
+    batch = batch_of(project, study, annotators=1)
+    url = join(client, batch)
+    html = client.get(url).content.decode()
+    assert 'id="practice-note"' in html
+    first = Assignment.objects.get()
+    ordered = list(first.responses.order_by("position"))
+    assert [r.item_id for r in ordered[:2]] == [p.pk for p in practice] and all(r.training for r in ordered[:2])
+    assert not any(r.training for r in ordered[2:])
+    # answer the first practice item wrong: the last page's save answers with the feedback
+    fields = hidden(html)
+    response = Response.objects.select_related("item").get(pk=fields["response"])
+    last = None
+    while fields.get("response") == str(response.pk):
+        answer = recam_answers(response.item.payload, fields["page"])
+        if fields["page"] == "post":
+            answer = {"choice": str((int(response.item.payload["label"]) + 1) % 5)}
+        last = client.post(url, {**fields, **answer}, HTTP_X_PAGE_SWAP="1")
+        fields = hidden(last.content.decode())
+    feedback = last.content.decode()
+    assert 'id="training-feedback" data-right="no"' in feedback
+    assert f"Option {response.item.payload['label']} fits: see the passage." in feedback
+    assert 'id="training-continue"' in feedback
+    # a wrong practice answer stops nobody (stop_below 0.9 after 1 check would) and is in no figure
+    assert not Participation.objects.filter(stopped_at__isnull=False).exists()
+    assert Response.objects.get(pk=response.pk).check_passed is False
+    from quality.selectors import check_results
+
+    assert check_results(project).empty
+    # the second practice item is next, then the work
+    assert hidden(client.get(url).content.decode())["response"] == str(ordered[1].pk)
+
+
+def test_training_items_must_be_check_items(project):
+    ordinary = Item.objects.data().filter(project=project).order_by("-id").first()
+    with pytest.raises(BatchError, match="training.items: not check items of the project"):
+        batch_of(project, f"training:\n  items: [{ordinary.external_id}]\n")

@@ -15,9 +15,10 @@ from ._common import project_or_error
 class Command(BaseCommand):
     help = (
         "Make items of a project check items (attention or gold items) with their expected answers, from a "
-        'JSON Lines file of {"external_id": ..., "expect": {label field: expected}} ("expect": null makes an '
-        "item ordinary again). A batch whose study file has `attention` mixes them into the work "
-        "(docs/study-checks.md). All or nothing: each mistake is named with its line."
+        'JSON Lines file of {"external_id": ..., "expect": {label field: expected}, "explain": "why"} (the '
+        "explanation is optional and shown after a training item; an expect of null makes an item ordinary "
+        "again). A batch whose study file has `attention` mixes them into the work, one with `training` shows "
+        "them first with feedback (docs/study-checks.md). All or nothing: each mistake is named with its line."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
