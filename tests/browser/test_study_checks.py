@@ -100,11 +100,13 @@ def test_two_failures_send_the_participant_back_to_return_and_a_second_try_passe
 
 
 def test_a_spammer_is_stopped_by_live_quality_after_the_checks_and_the_report_says_so(live_server, browser):
-    """A person who gives the same answer to everything meets a check item in each assignment,
-    is stopped after two wrong check answers (the study's `after`), sees the end page; the
-    researcher's report shows the stop and the drop."""
+    """A person who gives the same answer to everything, fast, meets a check item in each
+    assignment, is stopped after two wrong check answers (the study's `after`), sees the end page;
+    the researcher's report shows the stop and the drop, and each too-fast page with its time."""
     task = (EXAMPLES / "task.yaml").read_text(encoding="utf-8")
-    project = project_create(name="Reviews with checks", team=TeamFactory(), task_file=task)
+    # every page saved within ten minutes is flagged too fast: the report lists each with its time
+    settings = {"too_fast_page_seconds": 600}
+    project = project_create(name="Reviews with checks", team=TeamFactory(), task_file=task, settings=settings)
     items_import(project=project, data=(EXAMPLES / "reviews.jsonl").read_bytes(), filename="reviews.jsonl")
     golds = [i for i in project.items.order_by("id") if i.payload.get("gold_sentiment") in ("positive", "negative")]
     items_mark_checks(
@@ -144,6 +146,12 @@ def test_a_spammer_is_stopped_by_live_quality_after_the_checks_and_the_report_sa
         section = researcher.inner_text("#check-items")
         assert "1 annotator(s) stopped by live quality" in section
         assert "dropped: live quality: 0 of 2 check answers right" in section
+        flagged = researcher.locator("#time-on-task table.time-flagged tbody tr")
+        assert flagged.count() >= 4  # the two assignments' items and checks the spammer saved
+        for row in range(flagged.count()):
+            cells = flagged.nth(row).locator("td")
+            seconds, threshold = cells.nth(3).inner_text(), cells.nth(4).inner_text()
+            assert float(seconds.split()[0]) < 600 and threshold.startswith("600"), (seconds, threshold)
     finally:
         context.close()
 
