@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 
 from django.db.models import Q, QuerySet
 
+from annotation.channels import get_channel
 from annotation.models import Annotator, Batch, Item, Participation, Project, Response, Role
 from annotation.studies import NO_STUDY, StudySpec, study_of_text
 
@@ -18,8 +20,14 @@ _RANDOM = random.SystemRandom()
 
 
 def study_of(batch: Batch) -> StudySpec:
-    """The batch's study (an empty file: none). The text was checked when it was saved."""
-    return study_of_text(batch.study) if batch.study else NO_STUDY
+    """The batch's study (an empty file: none; the text was checked when it was saved), without
+    the comprehension check where the recruiting site asks it itself (an MTurk qualification test)."""
+    if not batch.study:
+        return NO_STUDY
+    study = study_of_text(batch.study)
+    if study.comprehension is not None and get_channel(batch.channel).asks_comprehension_itself(batch):
+        return replace(study, comprehension=None)
+    return study
 
 
 def study_step(participation: Participation | None, study: StudySpec, *, work_left: bool) -> str:

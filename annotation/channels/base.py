@@ -272,6 +272,11 @@ class Channel(ABC):
         """Refuse a piece of work by the channel's id (work that has no assignment of ours)."""
         raise ChannelNotSupported(f"the {self.title} channel has no work to reject")
 
+    def asks_comprehension_itself(self, batch: "Batch") -> bool:
+        """Whether the recruiting site asks the batch's comprehension check itself before the
+        work (an MTurk qualification test), so the study does not ask it again."""
+        return False
+
     def failed_checks_to_reject(self, batch: "Batch", *, category: str = "") -> int:
         """How many failed check answers (attention or gold items) the channel's policy asks of a
         person before work may be rejected in `category` ("": the batch's default); 0: no such rule."""

@@ -20,6 +20,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext as _
 
 from annotation import mturk
+from annotation.kinds import kind_of
 from annotation.mturk.assignments import MAX_FEEDBACK
 from annotation.mturk.ids import malformed_ids
 from annotation.mturk.tokens import COMPLETION_FIELD, completion_token_valid
@@ -41,6 +42,7 @@ from .base import (
 )
 from .mturk_calls import watch
 from .mturk_settings import HitSettings, hit_settings_for
+from .mturk_tests import test_of, test_texts
 from .registry import register
 from .review_rules import REVIEW_OPERATIONS, ReviewRules
 
@@ -144,13 +146,19 @@ class MTurkChannel(Channel):
         )
 
     def check_settings(self, batch: "Batch") -> None:
-        self.settings_for(batch)  # raises HitSettingsError, a ChannelSettingsError
+        if self.settings_for(batch).qualification_test:  # raises HitSettingsError, a ChannelSettingsError
+            test_of(batch)
+
+    def asks_comprehension_itself(self, batch: "Batch") -> bool:
+        """With `qualification_test`, workers pass the comprehension check as MTurk's test."""
+        return self.settings_for(batch).qualification_test
 
     def audience(self, batch: "Batch") -> str:
         return "Masters" if self.settings_for(batch).masters else ""
 
-    def requirements(self, hs: HitSettings) -> list[dict[str, Any]]:
-        """The qualification requirements of the settings' presets (finds/creates our own)."""
+    def requirements(self, hs: HitSettings, batch: "Batch | None" = None) -> list[dict[str, Any]]:
+        """The qualification requirements of the settings' presets (finds/creates our own, and
+        the batch's qualification test)."""
         found: list[dict[str, Any]] = []
         if hs.locales:
             found.append(mturk.locale_requirement(hs.locales))
@@ -165,7 +173,21 @@ class MTurkChannel(Channel):
                 hs.private_qualification, "Workers the researcher trusts."
             )
             found.append(mturk.private_requirement(type_id))
+        if hs.qualification_test and batch is not None:
+            found.append(
+                mturk.private_requirement(
+                    self._test_qualification(batch), at_least=hs.qualification_test_min_score, actions_guarded="Accept"
+                )
+            )
         return found
+
+    def _test_qualification(self, batch: "Batch") -> str:
+        """The batch's qualification type with its test (created once, found again by name)."""
+        instructions = batch.project.instructions or str(kind_of(batch.project).default_instructions)
+        with translated():
+            return mturk.create_qualification_type(
+                self.client(), reuse_existing=True, **test_texts(batch, instructions)
+            ).qualification_type_id
 
     def _qualification(self, name: str, description: str) -> str:
         with translated():
@@ -188,7 +210,7 @@ class MTurkChannel(Channel):
                 assignment_duration_seconds=hs.assignment_duration_seconds,
                 auto_approval_delay_seconds=hs.auto_approval_delay_seconds,
                 keywords=hs.keywords,
-                qualification_requirements=self.requirements(hs),
+                qualification_requirements=self.requirements(hs, batch),
             )
 
     def publish(self, batch: "Batch", *, base_url: str, on_unit: UnitCallback | None = None) -> PublishResult:

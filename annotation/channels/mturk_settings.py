@@ -9,7 +9,9 @@
      "masters": false,
      "private_qualification": "",     # name of our qualification for trusted workers
      "private_qualification_id": "",  # or its MTurk id (else found or created by name)
-     "require_private_qualification": false}
+     "require_private_qualification": false,
+     "qualification_test": false,     # the study's comprehension check as MTurk's qualification test
+     "qualification_test_min_score": 100}   # percent of its questions right to accept the HITs
 
 Assignments per unit come from ``Batch.assignments_per_unit``.
 """
@@ -58,6 +60,8 @@ class HitSettings:
     private_qualification: str = ""
     private_qualification_id: str = ""
     require_private_qualification: bool = False
+    qualification_test: bool = False
+    qualification_test_min_score: int = 100
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -74,6 +78,7 @@ class HitSettings:
                 self.min_hits_approved is not None,
                 self.masters,
                 self.require_private_qualification,
+                self.qualification_test,
             ]
         )
 
@@ -84,6 +89,7 @@ INTEGER_RANGES = {
     "lifetime_seconds": (30, 365 * DAY),
     "auto_approval_delay_seconds": (0, 30 * DAY),
     "frame_height": (0, MAX_FRAME_HEIGHT),
+    "qualification_test_min_score": (1, 100),
 }
 OPTIONAL_RANGES = {"min_approval_rate": (0, 99), "min_hits_approved": (0, 10**9)}
 
@@ -147,7 +153,7 @@ def _clean(name: str, value: Any) -> Any:
         return _integer(value, *INTEGER_RANGES[name])
     if name in OPTIONAL_RANGES:
         return None if value is None else _integer(value, *OPTIONAL_RANGES[name])
-    if name in ("masters", "require_private_qualification"):
+    if name in ("masters", "require_private_qualification", "qualification_test"):
         if not isinstance(value, bool):
             raise ValueError("must be true or false")
         return value

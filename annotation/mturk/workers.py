@@ -69,8 +69,15 @@ def create_qualification_type(
     description: str,
     keywords: str = "",
     reuse_existing: bool = True,
+    test: str = "",
+    answer_key: str = "",
+    test_duration_seconds: int = 1800,
+    retry_delay_seconds: int | None = None,
 ) -> QualificationType:
-    """An Active qualification type we grant by hand (a private qualification).
+    """An Active qualification type we grant by hand (a private qualification), or, with a
+    ``test`` (a QuestionForm) and its ``answer_key``, one MTurk grants itself: a worker takes the
+    test on MTurk and gets the score the answer key gives (``annotation.mturk.qualification_tests``).
+    Without ``retry_delay_seconds`` a worker may take the test once.
 
     Names are unique per requester: with ``reuse_existing`` an existing type of that exact
     name is returned instead of MTurk's error, so setting it up twice is harmless.
@@ -78,6 +85,10 @@ def create_qualification_type(
     params: dict[str, Any] = dict(Name=name, Description=description, QualificationTypeStatus="Active")
     if keywords:
         params["Keywords"] = keywords
+    if test:
+        params.update(Test=test, AnswerKey=answer_key, TestDurationInSeconds=test_duration_seconds)
+        if retry_delay_seconds is not None:
+            params["RetryDelayInSeconds"] = retry_delay_seconds
     try:
         response = call(client, "CreateQualificationType", **params)
     except MTurkRequestError:

@@ -246,3 +246,48 @@ def test_settings_made_invalid_after_the_request_fail_the_job(mturk_settings, se
     batch.save()
     job = publish_job_run(job=new_job(batch))
     assert job.status == "failed" and "reward" in job.error and hit_rows(server) == []
+
+
+STUDY = """consent:
+  text: Your answers are used for research.
+comprehension:
+  questions:
+    - {id: many, type: single_choice, prompt: May an item have two right answers?, options: ["no", "yes"]}
+  answers: {many: "no"}
+"""
+
+
+def test_the_comprehension_check_as_mturks_qualification_test(mturk_settings, server):
+    """Issue 27: with `qualification_test` the study's comprehension check is MTurk's own test: the
+    HITs require its passing score, and our pages do not ask the check again (consent still)."""
+    from annotation.channels.mturk_settings import HitSettingsError
+    from annotation.mturk.qualification_tests import read_question_form
+    from annotation.study_selectors import study_of
+
+    batch = mturk_batch(units=1, assignments=1, channel_settings={"qualification_test": True})
+    with pytest.raises(HitSettingsError, match="no comprehension check"):
+        get_channel("mturk").check_settings(batch)
+    batch.study = (
+        STUDY.replace("type: single_choice", "type: likert, size: 3")
+        .replace(', options: ["no", "yes"]', "")
+        .replace('{many: "no"}', "{many: 1}")
+    )
+    with pytest.raises(HitSettingsError, match="'many' is a likert question"):
+        get_channel("mturk").check_settings(batch)
+    batch.study = STUDY
+    batch.save(update_fields=["study"])
+    get_channel("mturk").check_settings(batch)
+    assert study_of(batch).comprehension is None and study_of(batch).consent  # MTurk asks the check itself
+    get_channel("mturk").publish(batch, base_url=BASE_URL)
+    (hit_type,) = server.store.rows("SELECT * FROM hit_types")
+    requirements = json.loads(hit_type["qualification_requirements"])
+    test_requirement = next(
+        r for r in requirements if r["Comparator"] == "GreaterThanOrEqualTo" and r["IntegerValues"] == [100]
+    )
+    kind = server.store.row(
+        "SELECT * FROM qualification_types WHERE id = ?", (test_requirement["QualificationTypeId"],)
+    )
+    _title, _overview, questions = read_question_form(kind["test"])
+    assert [q.prompt for q in questions] == ["May an item have two right answers?"]
+    assert "<SelectionIdentifier>no</SelectionIdentifier>" in kind["answer_key"]
+    assert test_requirement["ActionsGuarded"] == "Accept"

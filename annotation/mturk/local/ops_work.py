@@ -6,6 +6,7 @@ from typing import Any
 
 from annotation.mturk.errors import INVALID_ASSIGNMENT_STATE
 from annotation.mturk.fees import assignment_cost, bonus_cost, bonus_fee, money
+from annotation.mturk.qualification_tests import read_question_form
 from annotation.mturk.qualifications import SYSTEM_QUALIFICATIONS
 
 from . import records
@@ -158,23 +159,37 @@ def DeleteWorkerBlock(store: Store, p: dict[str, Any]) -> dict[str, Any]:
 
 
 def _qualification_api(row) -> dict[str, Any]:
-    return {
+    found = {
         "QualificationTypeId": row["id"],
         "CreationTime": row["created"],
         "Name": row["name"],
         "Description": row["description"],
         "Keywords": row["keywords"],
         "QualificationTypeStatus": row["status"],
-        "IsRequestable": False,
+        "IsRequestable": bool(row["test"]),
         "AutoGranted": bool(row["auto_granted"]),
     }
+    if row["test"]:
+        found.update(Test=row["test"], AnswerKey=row["answer_key"], TestDurationInSeconds=row["test_duration"])
+        if row["retry_delay"] is not None:
+            found["RetryDelayInSeconds"] = row["retry_delay"]
+    return found
 
 
 @operation
 def CreateQualificationType(store: Store, p: dict[str, Any]) -> dict[str, Any]:
-    for unsupported in ("Test", "AnswerKey"):
-        if p.get(unsupported):
-            raise invalid(f"{unsupported} is not supported by the local endpoint")
+    test, answer_key = p.get("Test") or "", p.get("AnswerKey") or ""
+    if test:
+        if p.get("AutoGranted"):
+            raise invalid("AutoGranted cannot be true for a qualification type with a Test")
+        if not answer_key:
+            raise invalid("the local endpoint scores tests only with an AnswerKey")
+        if not p.get("TestDurationInSeconds"):
+            raise invalid("TestDurationInSeconds is required with a Test")
+        try:
+            read_question_form(test)
+        except ValueError as exc:
+            raise invalid(f"Test: {exc}") from None
     with store.transaction() as db:
         if db.execute("SELECT 1 FROM qualification_types WHERE name = ?", (p["Name"],)).fetchone():
             raise request_error(
@@ -184,7 +199,8 @@ def CreateQualificationType(store: Store, p: dict[str, Any]) -> dict[str, Any]:
             )
         type_id = store.new_id()
         db.execute(
-            "INSERT INTO qualification_types VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO qualification_types (id, name, description, keywords, status, auto_granted, created, "
+            "test, answer_key, test_duration, retry_delay) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 type_id,
                 p["Name"],
@@ -193,6 +209,10 @@ def CreateQualificationType(store: Store, p: dict[str, Any]) -> dict[str, Any]:
                 p["QualificationTypeStatus"],
                 int(bool(p.get("AutoGranted"))),
                 store.now(),
+                test,
+                answer_key,
+                p.get("TestDurationInSeconds"),
+                p.get("RetryDelayInSeconds"),
             ),
         )
         row = db.execute("SELECT * FROM qualification_types WHERE id = ?", (type_id,)).fetchone()

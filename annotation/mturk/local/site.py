@@ -9,6 +9,7 @@ whole ExternalQuestion loop offline. Plain HTML, every value escaped, no externa
                                          turkSubmitTo (MTurk's parameter names)
     POST /worker/return  (assignmentId)  give the assignment back
     POST /mturk/externalSubmit           what the task page posts: the answer, then Submitted
+    GET|POST /worker/qualification       a qualification test (tests_site)
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from annotation.mturk.questions import parse_external_question
 
-from . import records, work
+from . import records, tests_site, work
 from .store import Store
 from .work import NOT_AVAILABLE, WorkerError
 
@@ -144,11 +145,30 @@ def hit_list(store: Store, worker_id: str) -> Page:
     body = (
         "<h1>HITs</h1><table><tr><th>HIT</th><th>Reward</th><th>Available</th><th></th></tr>"
         + ("".join(rows) or "<tr><td colspan='4' class='note'>No HITs available.</td></tr>")
-        + "</table><h2>Your assignments</h2><table><tr><th>HIT</th><th>Status</th><th></th></tr>"
+        + "</table>"
+        + _tests_table(store, worker_id)
+        + "<h2>Your assignments</h2><table><tr><th>HIT</th><th>Status</th><th></th></tr>"
         + ("".join(mine) or "<tr><td colspan='3' class='note'>None yet.</td></tr>")
         + "</table>"
     )
     return layout("HITs", body, worker_id)
+
+
+def _tests_table(store: Store, worker_id: str) -> str:
+    tests = tests_site.tests_for(store, worker_id)
+    if not tests:
+        return ""
+    rows = "".join(
+        f"<tr><td>{esc(t['name'])}<div class='note'>{esc(t['description'])}</div></td><td>"
+        + (
+            f"your score: {esc(t['value'])}"
+            if t["value"] is not None
+            else f"<a href='{esc(tests_site.test_link(t['id']))}'>Take the qualification test</a>"
+        )
+        + "</td></tr>"
+        for t in tests
+    )
+    return f"<h2>Qualification tests</h2><table>{rows}</table>"
 
 
 def preview(store: Store, worker_id: str, hit_id: str) -> Page:
@@ -238,6 +258,10 @@ def _route(store, method, path, query, form, worker_id, public_url) -> Page:
         ),
         ("GET", "/worker/task"): lambda: task(store, worker_id, query.get("assignmentId", ""), public_url),
         ("POST", "/worker/return"): lambda: _return(store, values.get("assignmentId", ""), worker_id),
+        ("GET", "/worker/qualification"): lambda: layout(
+            *tests_site.test_form(store, worker_id, query.get("typeId", "")), worker_id
+        ),
+        ("POST", "/worker/qualification"): lambda: layout(*tests_site.test_submit(store, worker_id, form), worker_id),
     }
     view = routes.get((method, path))
     if view is None:

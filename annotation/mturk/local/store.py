@@ -45,7 +45,8 @@ CREATE TABLE IF NOT EXISTS bonuses (
 CREATE TABLE IF NOT EXISTS qualification_types (
     id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, description TEXT NOT NULL,
     keywords TEXT NOT NULL DEFAULT '', status TEXT NOT NULL, auto_granted INTEGER NOT NULL,
-    created REAL NOT NULL);
+    created REAL NOT NULL, test TEXT NOT NULL DEFAULT '', answer_key TEXT NOT NULL DEFAULT '',
+    test_duration INTEGER, retry_delay INTEGER);
 CREATE TABLE IF NOT EXISTS workers (
     id TEXT PRIMARY KEY, country TEXT NOT NULL, subdivision TEXT, created REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS worker_qualifications (
