@@ -34,6 +34,7 @@ from quality.selectors import (
 )
 
 from .base import CHUNK_SIZE, EXACT, REASON_SEPARATOR, Dataset, ExportUnavailable, Options
+from .checks import checks
 from .label_studio import label_studio
 from .participants import participants
 
@@ -311,6 +312,7 @@ DATASETS: dict[str, tuple[Builder, str]] = {
     "final_items": (final_items, "items in the released format from their final labels (unresolved left out)"),
     "adjudications": (adjudications, "the adjudicators' decisions, with the two annotators of each item"),
     "participants": (participants, "study steps per annotator and batch: consent, check attempts, exit survey"),
+    "checks": (checks, "every answer to a check or training item: who, which item, expected and given, passed"),
     "label_studio": (label_studio, "Label Studio's JSON: a task per item with its completed annotations"),
 }
 #: the file formats a dataset is written in (the first is its default); any other: TABULAR

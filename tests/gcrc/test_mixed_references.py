@@ -64,7 +64,7 @@ def parsed(project, dataset: str, fmt: str) -> tuple[list[str], list[dict]]:
 
 
 #: datasets with no rows in this study: it has no adjudication stage
-EMPTY = {"adjudications", "final", "final_items", "participants"}  # no adjudication, no study file
+EMPTY = {"adjudications", "final", "final_items", "participants", "checks"}  # no adjudication, study file, checks
 
 
 @pytest.mark.django_db

@@ -8,7 +8,8 @@ Changed on purpose since: raw (issue 25) gained a `confirmed` column after `assi
 items (issue 28) gained, after each aggregated field's columns, the label of the field's
 aggregation method with its posterior, bootstrap interval and the method's name: without them
 the items export is still the bytes of `BEFORE_UNCERTAINTY`. The participants dataset (issue 27)
-is new: these projects have no study file, so it is its header only."""
+is new: these projects have no study file, so it is its header only; so is the checks dataset
+(issue 27: the answers to check and training items), as they have no check items."""
 
 from __future__ import annotations
 
@@ -56,6 +57,9 @@ PINNED: dict[str, str] = {
     "recam/no-run/participants.csv": "7ad3261de81d45d62e589e53fc686f1cafd7f84d74ad75a47eb18b6027cf8ba9",
     "recam/no-run/participants.tsv": "472438ed919e736a62ec583adc276fa14c8d1e5bd43c7b6c45d0f52ec2752cba",
     "recam/no-run/participants.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "recam/no-run/checks.csv": "3a8eb08a1c1fd777c9b7cef00aba7c309eaec178bb2236db775c90cfa5f7d484",
+    "recam/no-run/checks.tsv": "de3cfba90fd0e1ab9212a53545d24dfee2ed6a8ad8a6df24973a5e274e7088ca",
+    "recam/no-run/checks.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "recam/run/raw.csv": "616cd8840e1871e5bd7ec909c19b78a46a423f0b1172414491d4fd53d60f23bd",
     "recam/run/raw.tsv": "3c1076e8b945ea1ec972fe4a71ac39fe721fe56e52441299fcc8ce03c516a29f",
     "recam/run/raw.jsonl": "72bd272c3f174bac99e86fa803593a70192d2d9b5ca80b7c669611abc9d9665f",
@@ -83,6 +87,9 @@ PINNED: dict[str, str] = {
     "recam/run/participants.csv": "7ad3261de81d45d62e589e53fc686f1cafd7f84d74ad75a47eb18b6027cf8ba9",
     "recam/run/participants.tsv": "472438ed919e736a62ec583adc276fa14c8d1e5bd43c7b6c45d0f52ec2752cba",
     "recam/run/participants.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "recam/run/checks.csv": "3a8eb08a1c1fd777c9b7cef00aba7c309eaec178bb2236db775c90cfa5f7d484",
+    "recam/run/checks.tsv": "de3cfba90fd0e1ab9212a53545d24dfee2ed6a8ad8a6df24973a5e274e7088ca",
+    "recam/run/checks.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "cosimlex/no-run/raw.csv": "ce82e46ff273289cf18d59be4872a6c18def17bca10f13134a54b05820cca4bd",
     "cosimlex/no-run/raw.tsv": "c4fbbaf0a8a2d351beaa479bb17cba5263b407902674688f502f38e19316edae",
     "cosimlex/no-run/raw.jsonl": "936c78d1481e7626ea1d64873b25e16ec344f53a29e0332a78f18be508650c5b",
@@ -101,6 +108,9 @@ PINNED: dict[str, str] = {
     "cosimlex/no-run/participants.csv": "7ad3261de81d45d62e589e53fc686f1cafd7f84d74ad75a47eb18b6027cf8ba9",
     "cosimlex/no-run/participants.tsv": "472438ed919e736a62ec583adc276fa14c8d1e5bd43c7b6c45d0f52ec2752cba",
     "cosimlex/no-run/participants.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "cosimlex/no-run/checks.csv": "3a8eb08a1c1fd777c9b7cef00aba7c309eaec178bb2236db775c90cfa5f7d484",
+    "cosimlex/no-run/checks.tsv": "de3cfba90fd0e1ab9212a53545d24dfee2ed6a8ad8a6df24973a5e274e7088ca",
+    "cosimlex/no-run/checks.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "cosimlex/no-run/kit_data.csv": "05a836d8869bede52a44a2b917e13b259aa645826daffd264c78ddbc58c0fb33",
     "cosimlex/no-run/kit_data.tsv": "4b65881fd56d9379a90bde33a576df260074886bfa0d4c2a91d56586f83ea4a2",
     "cosimlex/no-run/kit_data.jsonl": "bfade05aaaa72262825609e0e9f9120ac9f28f8ea367cbaa5016e739ebbe0092",
@@ -134,6 +144,9 @@ PINNED: dict[str, str] = {
     "cosimlex/run/participants.csv": "7ad3261de81d45d62e589e53fc686f1cafd7f84d74ad75a47eb18b6027cf8ba9",
     "cosimlex/run/participants.tsv": "472438ed919e736a62ec583adc276fa14c8d1e5bd43c7b6c45d0f52ec2752cba",
     "cosimlex/run/participants.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "cosimlex/run/checks.csv": "3a8eb08a1c1fd777c9b7cef00aba7c309eaec178bb2236db775c90cfa5f7d484",
+    "cosimlex/run/checks.tsv": "de3cfba90fd0e1ab9212a53545d24dfee2ed6a8ad8a6df24973a5e274e7088ca",
+    "cosimlex/run/checks.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "cosimlex/run/kit_data.csv": "05a836d8869bede52a44a2b917e13b259aa645826daffd264c78ddbc58c0fb33",
     "cosimlex/run/kit_data.tsv": "4b65881fd56d9379a90bde33a576df260074886bfa0d4c2a91d56586f83ea4a2",
     "cosimlex/run/kit_data.jsonl": "bfade05aaaa72262825609e0e9f9120ac9f28f8ea367cbaa5016e739ebbe0092",

@@ -20,6 +20,7 @@ from annotation.services.imports import items_import
 from annotation.services.projects import project_create
 from annotation.services.responses import next_page_slug
 from annotation.services.study import study_lift_stop
+from quality.exports.checks import checks
 from quality.selectors import latest_run
 from quality.services.runs import quality_run_create
 from tests.annotation.test_kind_contract import KIND_SAMPLES, recam_answers
@@ -286,3 +287,21 @@ def test_training_items_must_be_check_items(project):
     ordinary = Item.objects.data().filter(project=project).order_by("-id").first()
     with pytest.raises(BatchError, match="training.items: not check items of the project"):
         batch_of(project, f"training:\n  items: [{ordinary.external_id}]\n")
+
+
+def test_the_checks_export_says_who_saw_which_check_what_was_expected_and_given(client, project):
+    batch = batch_of(project, LIVE)
+    url = join(client, batch)
+    for _ in range(12):
+        html = client.get(url).content.decode()
+        if 'id="study-ended"' in html:
+            break
+        item = Response.objects.get(pk=hidden(html)["response"]).item
+        answer_item(client, url, right=item.check_answer is None)
+    rows = list(checks(project).rows())
+    assert [r["role"] for r in rows] == ["check", "check"] and all(r["passed"] is False for r in rows)
+    first = rows[0]
+    assert first["annotator"] == Participation.objects.get().annotator.external_id and first["batch"] == "b"
+    expected = Item.objects.get(pk=first["item_id"]).check_answer
+    assert first["expected"] == expected and first["given"]["post_choice"] != expected["post_choice"]
+    assert first["completed_at"] and first["seconds"] is not None

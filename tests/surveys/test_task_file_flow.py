@@ -147,7 +147,7 @@ def test_two_annotators_then_quality_report_and_every_export(client, project):
         records = [json.loads(line) for line in files["jsonl"].splitlines()]
         assert len(rows) == len(records), dataset  # the same rows in both formats
         # no adjudication and no study file here
-        assert rows or dataset in ("final", "final_items", "adjudications", "participants"), dataset
+        assert rows or dataset in ("final", "final_items", "adjudications", "participants", "checks"), dataset
     raw = b"".join(client.get(reverse("quality:export", args=[project.pk, "raw", "csv"])).streaming_content).decode()
     header = raw.splitlines()[0].split(",")
     assert {"first_choice", "first_choice_correct", "second_choice", "sure", "why", "blank_1", "blank_2"} <= set(header)

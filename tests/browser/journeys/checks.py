@@ -33,6 +33,8 @@ def fits_the_window(page: Any) -> None:
 NO_ADJUDICATION = frozenset({"final", "final_items", "adjudications"})
 #: the study steps' dataset, empty (its header only) where no batch has a study file
 NO_STUDY = frozenset({"participants"})
+#: the answers to check and training items, empty where the project has none
+NO_CHECKS = frozenset({"checks"})
 
 
 def every_export_parses(downloads: dict[str, Download], *, empty: frozenset[str] = frozenset()) -> None:

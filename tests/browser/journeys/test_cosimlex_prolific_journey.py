@@ -12,7 +12,7 @@ import pytest
 from annotation.models import Assignment
 
 from . import annotators, recruits
-from .checks import NO_ADJUDICATION, NO_STUDY, every_export_parses, fits_the_window, report_reads_well
+from .checks import NO_ADJUDICATION, NO_CHECKS, NO_STUDY, every_export_parses, fits_the_window, report_reads_well
 from .test_cosimlex_journey import pilot_file
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -55,7 +55,7 @@ def test_cosimlex_on_prolific(researcher, person, prolific, live_server, tmp_pat
     fits_the_window(researcher.page)
 
     downloads = researcher.download_exports(project)
-    every_export_parses(downloads, empty=NO_ADJUDICATION | NO_STUDY)
+    every_export_parses(downloads, empty=NO_ADJUDICATION | NO_STUDY | NO_CHECKS)
     assert len(downloads["raw.csv"].rows) == 8
     table = researcher.score(project, "table1")
     assert [row["n_pairs"] for row in table.values()] == [2]

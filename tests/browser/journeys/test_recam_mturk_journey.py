@@ -18,7 +18,7 @@ from annotation.models import Assignment, Item
 from tests.conftest import data_file
 
 from . import annotators, recruits
-from .checks import NO_ADJUDICATION, NO_STUDY, every_export_parses, fits_the_window, report_reads_well
+from .checks import NO_ADJUDICATION, NO_CHECKS, NO_STUDY, every_export_parses, fits_the_window, report_reads_well
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 CAREFUL, CARELESS = "A1CAREFULWORKER", "A2CARELESSWORKER"
@@ -67,7 +67,7 @@ def test_recam_on_mturk_with_a_forger(researcher, person, mturk, live_server, no
     assert "Annotators kept\t1 of 2" in report  # the forged work counts neither for nor against anybody
 
     downloads = researcher.download_exports(project)
-    every_export_parses(downloads, empty=NO_ADJUDICATION | NO_STUDY)
+    every_export_parses(downloads, empty=NO_ADJUDICATION | NO_STUDY | NO_CHECKS)
     raw = downloads["raw.csv"].rows
     assert len(raw) == 10 and sum(row["confirmed"] in ("False", "false", "0") for row in raw) == 2
     clean = downloads["clean.csv"].rows

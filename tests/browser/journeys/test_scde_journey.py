@@ -13,7 +13,7 @@ from annotation.models import Assignment
 from tests.conftest import data_file
 
 from . import annotators
-from .checks import NO_ADJUDICATION, NO_STUDY, every_export_parses, fits_the_window, report_reads_well
+from .checks import NO_ADJUDICATION, NO_CHECKS, NO_STUDY, every_export_parses, fits_the_window, report_reads_well
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -40,7 +40,7 @@ def test_scde_through_an_invite_link(researcher, person, no_failed_requests):
 
     assert "Annotators kept\t1 of 2" in report  # the second misses the gold blanks: BA below the minimum
     downloads = researcher.download_exports(project)
-    every_export_parses(downloads, empty=NO_ADJUDICATION | NO_STUDY)
+    every_export_parses(downloads, empty=NO_ADJUDICATION | NO_STUDY | NO_CHECKS)
     assert len(downloads["raw.csv"].rows) == 10
     released = downloads["worker_answers.jsonl"].rows
     assert len(released) == 5 and all(len(row["worker_answer_sequences"]) == 1 for row in released)  # the kept one

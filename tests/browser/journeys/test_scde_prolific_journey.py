@@ -18,7 +18,7 @@ from annotation.models import Assignment
 from tests.conftest import data_file
 
 from . import annotators, recruits
-from .checks import NO_ADJUDICATION, every_export_parses, fits_the_window, report_reads_well
+from .checks import NO_ADJUDICATION, NO_CHECKS, every_export_parses, fits_the_window, report_reads_well
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 CAREFUL, CARELESS = "5f0c1a2b3c4d5e6f70819203", "5f0c1a2b3c4d5e6f70819204"
@@ -87,7 +87,7 @@ def test_scde_on_prolific_with_consent(researcher, person, prolific, live_server
     assert "Annotators kept\t1 of 2" in report
 
     downloads = researcher.download_exports(project)
-    every_export_parses(downloads, empty=NO_ADJUDICATION)
+    every_export_parses(downloads, empty=NO_ADJUDICATION | NO_CHECKS)
     assert len(downloads["raw.csv"].rows) == 10
 
     assert "1 approved" in researcher.review(batch, reject_feedback=FEEDBACK)

@@ -18,7 +18,7 @@ from annotation.models import Assignment, Project
 from annotation.services.examples import examples_find
 
 from . import task_files
-from .checks import NO_ADJUDICATION, NO_STUDY, every_export_parses, fits_the_window, report_reads_well
+from .checks import NO_ADJUDICATION, NO_CHECKS, NO_STUDY, every_export_parses, fits_the_window, report_reads_well
 from .researcher import Download, Researcher, parse_export
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -60,7 +60,7 @@ def test_example_task_file_through_an_invite_link(example, researcher, person, n
     report_reads_well(report)
     fits_the_window(researcher.page)
     downloads = download_every_export(researcher, project)
-    every_export_parses(downloads, empty=NO_ADJUDICATION | NO_STUDY)
+    every_export_parses(downloads, empty=NO_ADJUDICATION | NO_STUDY | NO_CHECKS)
     raw = downloads["raw.jsonl"]
     assert len(raw.rows) == 2 * len(chosen)
     questions = [q for page in task["pages"] for q in page["questions"]]
