@@ -24,6 +24,7 @@ from annotation.models import (
     BulkPayment,
     ChannelCall,
     FinalLabel,
+    Participation,
     Posting,
     Project,
     PublishJob,
@@ -79,6 +80,9 @@ def teams(world) -> Teams:
     FinalLabel.objects.create(item=item, batch=batch, field="choice", value=1, how="agreed")
     ChannelCall.objects.create(batch=batch, channel="prolific", operation="create_study", outcome="ok", status=201)
     BulkPayment.objects.create(batch=batch, label="bonus", total="1.00")
+    Participation.objects.create(
+        annotator=Assignment.objects.filter(unit__batch=batch).first().annotator, batch=batch, consent="agreed"
+    )
     a_objects = {m: set(m._default_manager.values_list("pk", flat=True)) for m in registered_models()}
     missing = [m._meta.label for m, pks in a_objects.items() if not pks]
     assert not missing, f"give team A's world a row of {missing} so its pages are walked"
