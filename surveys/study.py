@@ -191,13 +191,12 @@ def training_feedback(
 
 
 def _expected_text(kind: Any, payload: Any, field: str, want: Any) -> str:
+    """An expected answer as a person reads it: a value, accepted values, or a range."""
     if isinstance(want, dict):
         low, high = want.get("min"), want.get("max")
-        return (
-            " – ".join(str(v) for v in (low, high) if v is not None)
-            if low is not None and high is not None
-            else (f"≥ {low}" if low is not None else f"≤ {high}")
-        )
+        if low is not None and high is not None:
+            return f"{low} – {high}"
+        return f"≥ {low}" if low is not None else f"≤ {high}"
     if isinstance(want, list):
         return " / ".join(kind.adjudication_display(payload, field, one) for one in want)
     return kind.adjudication_display(payload, field, want)
