@@ -3,6 +3,8 @@ named with its key path and line, the questions of the task file's types, checke
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from annotation.studies import NO_STUDY, StudyFileError, build
@@ -94,3 +96,22 @@ def test_training_and_attention_read_with_their_defaults():
     found = problems("attention:\n  rate: 0.7\ntraining:\n  items: []\n")
     assert any("attention.rate: 0.7 is greater than the maximum of 0.5" in p for p in found), found
     assert any("training.items: [] should be non-empty" in p for p in found), found
+
+
+@pytest.mark.django_db
+def test_create_batch_takes_a_study_file_and_names_its_mistake(tmp_path):
+    from django.core.management import CommandError, call_command
+
+    from annotation.models import Batch
+    from tests.factories import ItemFactory, ProjectFactory
+
+    project = ProjectFactory()
+    ItemFactory.create_batch(2, project=project)
+    good, bad = tmp_path / "study.yaml", tmp_path / "bad.yaml"
+    good.write_text(STUDY, encoding="utf-8")
+    bad.write_text("consent:\n  txt: hi\n", encoding="utf-8")
+    call_command("create_batch", str(project.pk), "--name", "with steps", "--study", str(good), stdout=io.StringIO())
+    assert build(Batch.objects.get(name="with steps").study).consent.startswith("Your answers are used")
+    with pytest.raises(CommandError, match="line 2, consent.txt: unknown key 'txt'"):
+        call_command("create_batch", str(project.pk), "--name", "bad", "--study", str(bad), stdout=io.StringIO())
+    assert not Batch.objects.filter(name="bad").exists()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -14,6 +15,7 @@ from annotation.models import Batch
 from annotation.selectors import invite_url
 from annotation.services.batches import BatchError, batch_create, channel_settings_check, invite_link_create
 from annotation.services.projects import consistency_set_choose
+from annotation.studies import StudyFileError
 
 from ._common import add_base_url_argument, base_url, project_or_error
 
@@ -77,6 +79,13 @@ class Command(BaseCommand):
             default={},
             help='Channel settings over the preset\'s, e.g. \'{"reward": "2.00"}\'.',
         )
+        parser.add_argument(
+            "--study",
+            metavar="FILE",
+            type=Path,
+            help="A study file (YAML or JSON, docs/study-checks.md): consent, comprehension check, training, "
+            "check items, live quality, exit survey.",
+        )
         add_base_url_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -88,6 +97,7 @@ class Command(BaseCommand):
                 raise CommandError(str(exc)) from None
             self.stdout.write(f"Consistency set: {', '.join(chosen)}")
         channel, settings, items_per_unit = self._channel(project, options)
+        study = options["study"].read_text(encoding="utf-8") if options["study"] else ""
         try:
             batch = batch_create(
                 project=project,
@@ -100,8 +110,9 @@ class Command(BaseCommand):
                 pilot_items=options["pilot_items"],
                 channel=channel,
                 channel_settings=settings,
+                study=study,
             )
-        except BatchError as exc:
+        except (BatchError, StudyFileError) as exc:
             raise CommandError(str(exc)) from None
         invite = invite_link_create(batch=batch, label="default")
         self.stdout.write(self.style.SUCCESS(f"Created batch {batch.pk} ({batch.units.count()} units)."))
