@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from annotation.kinds import AGGREGATED_LEVELS, AUTO, LabelField, QualityOutcome, aggregation_methods, bootstrap_rounds
+from quality.drops import drop_annotators
 from quality.frames import kept_frame, label_frame
 from quality.stats.aggregation import agreement_with_majority, majority_vote
 from quality.stats.agreement import FieldAgreement, field_agreement
@@ -99,26 +100,7 @@ def apply_annotator_rule(
     annotators = outcome.annotators.join(table[new], how="left")
     if "n_items_vs_majority" in new:  # an annotator not in the table had no item with a majority of others
         annotators["n_items_vs_majority"] = annotators["n_items_vs_majority"].fillna(0).astype(int)
-    annotators["reasons"] = [list(r) for r in annotators["reasons"]]
-    for who, reason in drops.items():
-        annotators.at[who, "reasons"] = [*annotators.at[who, "reasons"], reason]
-        annotators.at[who, "keep"] = False
-    if not drops:
-        return QualityOutcome(
-            responses=outcome.responses, annotators=annotators, items=outcome.items, summary=outcome.summary
-        )
-    responses = outcome.responses.copy()
-    responses["reasons"] = [list(r) for r in responses["reasons"]]
-    owner = frame.set_index("response_id")["annotator_id"].reindex(responses.index)
-    for rid, who in owner.items():
-        if who in drops:
-            responses.at[rid, "reasons"] = [*responses.at[rid, "reasons"], "annotator dropped: " + drops[who]]
-            responses.at[rid, "keep"] = False
-    summary = {**outcome.summary, "dropped_low_agreement_annotator": int(owner.isin(list(drops)).sum())}
-    for key, table in (("responses_kept", responses), ("annotators_kept", annotators)):
-        if key in summary:
-            summary[key] = int(table["keep"].sum())
-    return QualityOutcome(responses=responses, annotators=annotators, items=outcome.items, summary=summary)
+    return drop_annotators(frame, outcome, annotators, drops, "dropped_low_agreement_annotator")
 
 
 def run_agreement(kept: pd.DataFrame, fields: Sequence[LabelField], settings: Mapping[str, Any]) -> RunAgreement:

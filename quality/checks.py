@@ -7,11 +7,13 @@ answered or any stop the run is as it was."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
 from annotation.kinds import QualityOutcome
+from quality.drops import drop_annotators
 
 CHECK_COLUMNS = ["checks", "checks_right", "check_accuracy"]
 
@@ -40,22 +42,10 @@ def apply_check_rule(
                 f"({row['check_accuracy']:.0%}), below the minimum of {float(minimum):.0%}"
             )
     annotators = outcome.annotators.join(table[CHECK_COLUMNS], how="left")
-    annotators["reasons"] = [list(r) for r in annotators["reasons"]]
-    responses = outcome.responses.copy()
-    responses["reasons"] = [list(r) for r in responses["reasons"]]
-    owner = frame.set_index("response_id")["annotator_id"].reindex(responses.index)
-    for who, reason in drops.items():
-        if who in annotators.index:
-            annotators.at[who, "reasons"] = [*annotators.at[who, "reasons"], reason]
-            annotators.at[who, "keep"] = False
-    for rid, who in owner.items():
-        if who in drops:
-            responses.at[rid, "reasons"] = [*responses.at[rid, "reasons"], "annotator dropped: " + drops[who]]
-            responses.at[rid, "keep"] = False
-    summary = {**outcome.summary, "dropped_check_annotator": int(owner.isin(list(drops)).sum())}
-    for key, kept in (("responses_kept", responses), ("annotators_kept", annotators)):
-        if key in summary:
-            summary[key] = int(kept["keep"].sum())
+    dropped = drop_annotators(frame, outcome, annotators, drops, "dropped_check_annotator")
+    # the rule ran: its count shows, 0 too
+    count = dropped.summary.get("dropped_check_annotator", 0)
+    dropped = replace(dropped, summary={**dropped.summary, "dropped_check_annotator": count})
     report = {
         "min_check_accuracy": minimum,
         "stopped": int((table["stop_reason"] != "").sum()),
@@ -72,4 +62,4 @@ def apply_check_rule(
             for who, row in table.iterrows()
         ],
     }
-    return QualityOutcome(responses=responses, annotators=annotators, items=outcome.items, summary=summary), report
+    return dropped, report
