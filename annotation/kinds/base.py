@@ -162,6 +162,9 @@ class TaskKind(ABC):
     #: an annotator gets at most one item of a `group_key`, ever, across the project's batches
     #: (e.g. one of a pair's two contexts)
     exclusive_groups: ClassVar[bool] = False
+    #: the Hugging Face Hub's task categories of the kind's dataset (its card's `task_categories`);
+    #: empty: what the label fields suggest (`hub_task_categories`)
+    task_categories: ClassVar[tuple[str, ...]] = ()
 
     # --- import --------------------------------------------------------------------
     @abstractmethod
@@ -273,6 +276,13 @@ class TaskKind(ABC):
         """The fields whose agreement a quality run measures, the kind's main label first (the
         per-annotator agreement rule judges that one unless `annotator_kappa_field` names another)."""
         return ()
+
+    def hub_task_categories(self) -> list[str]:
+        """The Hub's task categories of a dataset of this kind: the kind's own, else labels to
+        predict make a classification task (the Hub files a rating under it too), none: other."""
+        if self.task_categories:
+            return list(self.task_categories)
+        return ["text-classification"] if self.label_fields() else ["other"]
 
     def typed_answers(self, row: Mapping[str, Any]) -> list[TypedAnswer]:
         """The label fields' answers in one annotation row, typed for formats that type them (a

@@ -147,6 +147,10 @@ class TaskFileKind(TaskKind):
     def suggested_annotators_per_item(self, language: str) -> int:
         return int(self.task.settings.get("annotators_per_item", 3))
 
+    def hub_task_categories(self) -> list[str]:
+        """The file's `task_categories`, else what its label fields suggest."""
+        return list(self.task.task_categories) or super().hub_task_categories()
+
     def label_fields(self) -> Sequence[LabelField]:
         return tuple(_label_field(q) for q in self.task.questions if q.label)
 
