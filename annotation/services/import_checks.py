@@ -5,7 +5,7 @@ different content (in the project, or earlier in the same file)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -14,6 +14,8 @@ from django.db import models
 from annotation.kinds import ImportProblem, ParsedItem
 from annotation.kinds.formats import UNSTORABLE, payload_json, value_problem
 from annotation.models import Item
+
+from .imported_annotations import Carried
 
 
 def _max_length(name: str) -> int:
@@ -33,6 +35,9 @@ class Tally:
     total: int = 0
     created: int = 0
     conflicts: int = 0
+    #: annotations the file carries for the items created (written after them), and those skipped
+    carried: list[Carried] = field(default_factory=list)
+    skipped_annotations: int = 0
 
 
 def differing_fields(new: Any, old: Any) -> list[str]:
@@ -107,6 +112,9 @@ def new_items(
             continue
         seen[item.external_id] = item
         tally.created += 1
+        if item.annotations:  # an item already imported keeps what it has: a re-import adds none
+            tally.carried.append(Carried(item.external_id, item.annotations))
+        tally.skipped_annotations += item.skipped_annotations
         yield item
 
 

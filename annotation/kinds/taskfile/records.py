@@ -12,14 +12,16 @@ from typing import Any
 
 from ..base import ImportProblem, ParsedItem
 from ..formats import content_id, jsonl_records, value_problem
-from ..label_studio import is_label_studio, task_records
+from ..label_studio import Task, is_label_studio, task_records
 from .spec import TaskSpec
 
 
 def parse_items(task: TaskSpec, text: str) -> Iterator[ParsedItem]:
+    """The file's items; a Label Studio task's annotations ride along, typed (the kind checks
+    them against its questions)."""
     text = text.lstrip("\ufeff")
     start = text.lstrip()[:1]
-    tasks: Iterator[tuple[int, dict[str, Any], str | None]]
+    tasks: Iterator[Task]
     label_studio = False
     if start == "[":
         records, starts = _json_array(text)
@@ -27,15 +29,16 @@ def parse_items(task: TaskSpec, text: str) -> Iterator[ParsedItem]:
         if label_studio:
             tasks = task_records(records, starts)
         else:
-            tasks = ((line, record, None) for line, record in _array_records(records, starts))
+            tasks = (Task(line, record, None) for line, record in _array_records(records, starts))
     elif start == "{":
-        tasks = ((line, record, None) for line, record in jsonl_records(text))
+        tasks = (Task(line, record, None) for line, record in jsonl_records(text))
     else:
-        tasks = ((line, record, None) for line, record in _table(text, list_keys=_list_keys(task)))
+        tasks = (Task(line, record, None) for line, record in _table(text, list_keys=_list_keys(task)))
     seen: set[str] = set()
-    for number, (line, record, task_id) in enumerate(tasks, start=1):
+    for number, entry in enumerate(tasks, start=1):
+        line, record = entry.line, entry.data
         try:
-            external_id = _external_id(task, record, line, task_id)
+            external_id = _external_id(task, record, line, entry.task_id)
             if external_id in seen:
                 raise ImportProblem(
                     f"the id {external_id!r} is used twice in this file", line=line, field=task.id_key or None
@@ -50,7 +53,13 @@ def parse_items(task: TaskSpec, text: str) -> Iterator[ParsedItem]:
                 line=problem.line,
                 field=f"data.{problem.field}" if problem.field else None,
             ) from None
-        yield ParsedItem(external_id=external_id, payload=record, line=line)
+        yield ParsedItem(
+            external_id=external_id,
+            payload=record,
+            line=line,
+            annotations=entry.annotations,
+            skipped_annotations=entry.cancelled,
+        )
 
 
 def _item_keys(task: TaskSpec) -> set[str]:
