@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from .base import ImportProblem, Page, TaskKind
+from .formats import value_problem
 from .typed import ImportedAnnotation, TypedAnswer
 
 #: a kind's typed answers of one item (payload) -> the data its page forms read, by field name;
@@ -24,6 +25,9 @@ def checked_annotation(
     ImportProblem naming the annotation (`where`), its line and the field."""
     try:
         answers = answers_by_pages(kind, payload, form_data(payload, annotation.typed))
+        problem = value_problem(answers)
+        if problem is not None:  # a lone surrogate in a text: no database stores it alike
+            raise ImportProblem(problem[0], field=problem[1])
     except ImportProblem as problem:
         raise ImportProblem(
             f"{annotation.where}: {problem.message}", line=annotation.line, field=problem.field

@@ -210,3 +210,20 @@ def test_the_admin_upload_imports_the_annotations(admin_client):
     text = " ".join(str(m) for m in get_messages(response.wsgi_request))
     assert "Imported 4 new items" in text and "4 annotations were imported as completed annotations" in text
     assert Response.objects.filter(item__project=target, completed_at__isnull=False).count() == 4
+
+
+def test_what_no_database_stores_alike_is_refused_before_any_write():
+    """A lone surrogate in a text answer, an annotator id longer than the column."""
+    tasks = json.loads(json.dumps(SPANS_EXPORT))
+    tasks[1]["annotations"][0]["result"][1]["value"]["text"] = ["ja\ud800ms"]
+    target = project(SPANS_TASK_FILE)
+    with pytest.raises(ImportProblem, match="task 2 .*annotation 5002.*surrogate"):
+        items_import(project=target, data=json.dumps(tasks).encode(), filename="export.json")
+    assert nothing_imported(target)
+    tasks = json.loads(json.dumps(EXPORT))
+    tasks[2]["annotations"][0]["completed_by"] = "x" * 201
+    target = project()
+    with pytest.raises(ImportProblem, match="task 3 .*the annotator's id is longer than 200 characters") as problem:
+        items_import(project=target, data=body(tasks), filename="export.json")
+    assert problem.value.field == "completed_by"
+    assert nothing_imported(target)
