@@ -227,3 +227,14 @@ def test_what_no_database_stores_alike_is_refused_before_any_write():
         items_import(project=target, data=body(tasks), filename="export.json")
     assert problem.value.field == "completed_by"
     assert nothing_imported(target)
+
+
+def test_a_required_question_that_is_no_label_cannot_take_label_studios_annotations():
+    """Label Studio's results answer label questions only: a required other question is left
+    unanswered, and the page refuses the annotation as it would refuse an annotator's."""
+    extra = "      - id: why\n        type: long_text\n        prompt: Why?\n"
+    target = project(TASK_FILE + extra)
+    with pytest.raises(ImportProblem, match="task 1 .*annotation 9001 .*This field is required.") as problem:
+        items_import(project=target, data=body(EXPORT), filename="export.json")
+    assert problem.value.field == "why"
+    assert nothing_imported(target)

@@ -235,7 +235,8 @@ def make_kind(task: TaskSpec) -> TaskKind:
     declarations = {
         "title": task.title,
         "default_instructions": lazy(lambda: words(task.instructions), str)(),
-        "file_format": f"JSON Lines, a JSON array, CSV or TSV (or Label Studio's task JSON); each record has {required}"
+        "file_format": "JSON Lines, a JSON array, CSV or TSV (or Label Studio's task JSON, its annotations "
+        f"imported as completed annotations); each record has {required}"
         + (f" and its id in '{task.id_key}'" if task.id_key else ""),
         "default_settings": {
             **QUALITY_DEFAULTS,
