@@ -25,6 +25,10 @@ IMPORTED_CHANNEL = "label_studio"
 BATCH_NAME = "Imported from Label Studio"
 
 
+#: each outside annotator's annotations: (item id, annotation), by their id there
+Work = dict[str, list[tuple[int, ImportedAnnotation]]]
+
+
 @dataclass(frozen=True)
 class Carried:
     """An item's annotations in the file, by the item's external id."""
@@ -40,46 +44,53 @@ def imported_annotations_create(*, project: Project, carried: Sequence[Carried],
         return 0
     now = timezone.now()
     items = _item_ids(project, [c.external_id for c in carried], alias)
-    by_person: dict[str, list[tuple[int, ImportedAnnotation]]] = {}
+    work: Work = {}
     for entry in carried:
         for annotation in entry.annotations:
-            by_person.setdefault(annotation.annotator, []).append((items[entry.external_id], annotation))
+            work.setdefault(annotation.annotator, []).append((items[entry.external_id], annotation))
     batch = Batch.objects.using(alias).create(
         project=project,
         name=BATCH_NAME,
         status=Batch.Status.CLOSED,
-        items_per_unit=max(len(work) for work in by_person.values()),
+        items_per_unit=max(len(done) for done in work.values()),
         assignments_per_unit=1,
     )
-    annotators = _annotators(project, batch, sorted(by_person), alias)
-    Unit.objects.using(alias).bulk_create(Unit(batch=batch, position=n) for n in range(1, len(by_person) + 1))
-    units = list(Unit.objects.using(alias).filter(batch=batch).order_by("position").values_list("pk", flat=True))
-    people = sorted(by_person)
-    UnitItem.objects.using(alias).bulk_create(
-        UnitItem(unit_id=unit, item_id=item, position=n)
-        for unit, person in zip(units, people)
-        for n, (item, _annotation) in enumerate(by_person[person], start=1)
-    )
+    annotators = _annotators(project, batch, sorted(work), alias)
+    units = _units(batch, work, alias)
     Assignment.objects.using(alias).bulk_create(
         Assignment(
-            unit_id=unit,
+            unit_id=units[person],
             annotator_id=annotators[person],
             status=Assignment.Status.SUBMITTED,
-            submitted_at=max((a.completed_at or now for _i, a in by_person[person]), default=now),
-            item_count=len(by_person[person]),
+            submitted_at=max(a.completed_at or now for _item, a in done),
+            item_count=len(done),
         )
-        for unit, person in zip(units, people)
+        for person, done in work.items()
     )
     assignments = dict(Assignment.objects.using(alias).filter(unit__batch=batch).values_list("unit_id", "pk"))
     Response.objects.using(alias).bulk_create(
         (
-            _response(assignments[unit], item, n, annotation, now)
-            for unit, person in zip(units, people)
-            for n, (item, annotation) in enumerate(by_person[person], start=1)
+            _response(assignments[units[person]], item, n, annotation, now)
+            for person, done in work.items()
+            for n, (item, annotation) in enumerate(done, start=1)
         ),
         batch_size=1000,
     )
-    return sum(len(work) for work in by_person.values())
+    return sum(len(done) for done in work.values())
+
+
+def _units(batch: Batch, work: Work, alias: str) -> dict[str, int]:
+    """A unit per annotator, holding the items they annotated in the file's order: its id by person."""
+    people = sorted(work)
+    Unit.objects.using(alias).bulk_create(Unit(batch=batch, position=n) for n in range(1, len(people) + 1))
+    positions = Unit.objects.using(alias).filter(batch=batch).values_list("position", "pk")
+    units = {people[position - 1]: pk for position, pk in positions}
+    UnitItem.objects.using(alias).bulk_create(
+        UnitItem(unit_id=units[person], item_id=item, position=n)
+        for person in people
+        for n, (item, _annotation) in enumerate(work[person], start=1)
+    )
+    return units
 
 
 def _item_ids(project: Project, external_ids: list[str], alias: str) -> dict[str, int]:

@@ -19,21 +19,7 @@ from .spec import TaskSpec
 def parse_items(task: TaskSpec, text: str) -> Iterator[ParsedItem]:
     """The file's items; a Label Studio task's annotations ride along, typed (the kind checks
     them against its questions)."""
-    text = text.lstrip("\ufeff")
-    start = text.lstrip()[:1]
-    tasks: Iterator[Task]
-    label_studio = False
-    if start == "[":
-        records, starts = _json_array(text)
-        label_studio = bool(records) and is_label_studio(records[0], _item_keys(task))
-        if label_studio:
-            tasks = task_records(records, starts)
-        else:
-            tasks = (Task(line, record, None) for line, record in _array_records(records, starts))
-    elif start == "{":
-        tasks = (Task(line, record, None) for line, record in jsonl_records(text))
-    else:
-        tasks = (Task(line, record, None) for line, record in _table(text, list_keys=_list_keys(task)))
+    tasks, label_studio = _records(task, text.lstrip("\ufeff"))
     seen: set[str] = set()
     for number, entry in enumerate(tasks, start=1):
         line, record = entry.line, entry.data
@@ -60,6 +46,19 @@ def parse_items(task: TaskSpec, text: str) -> Iterator[ParsedItem]:
             annotations=entry.annotations,
             skipped_annotations=entry.cancelled,
         )
+
+
+def _records(task: TaskSpec, text: str) -> tuple[Iterator[Task], bool]:
+    """The file's records, told apart by content, and whether they are Label Studio's tasks."""
+    start = text.lstrip()[:1]
+    if start == "[":
+        records, starts = _json_array(text)
+        if records and is_label_studio(records[0], _item_keys(task)):
+            return task_records(records, starts), True
+        return (Task(line, record, None) for line, record in _array_records(records, starts)), False
+    if start == "{":
+        return (Task(line, record, None) for line, record in jsonl_records(text)), False
+    return (Task(line, record, None) for line, record in _table(text, list_keys=_list_keys(task))), False
 
 
 def _item_keys(task: TaskSpec) -> set[str]:
