@@ -20,7 +20,7 @@ from .own_values import ValueFormat
 from .presets import ChannelPreset
 from .results import GENERIC_SETTINGS, KindPlot, LabelField, aggregation_settings_problems
 from .scoring import Scorer
-from .typed import TypedAnswer, generic_typed_answers
+from .typed import ImportedAnnotation, TypedAnswer, generic_typed_answers
 
 
 class ImportProblem(ValueError):
@@ -43,10 +43,16 @@ class ImportProblem(ValueError):
 
 @dataclass(frozen=True)
 class ParsedItem:
+    """One item of an import file; `annotations`: the annotations the file carries for it (made
+    elsewhere, e.g. in Label Studio), checked by the kind; `skipped_annotations`: those left out
+    (cancelled ones)."""
+
     external_id: str
     payload: dict[str, Any]
     line: int
     group_key: str = ""
+    annotations: tuple[ImportedAnnotation, ...] = ()
+    skipped_annotations: int = 0
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from annotation.kinds.formats import payload_json
 from annotation.models import Item, Project
 
 from .import_checks import Tally, new_items, source_label
+from .imported_annotations import imported_annotations_create
 
 BULK_SIZE = 2000
 #: COPY sends rows in chunks of about this size; PostgreSQL stores one while Python parses on
@@ -60,6 +61,17 @@ class ImportReport:
     total: int
     #: records skipped because their id was taken by different content (skip_conflicts only)
     conflicts: int = 0
+    #: annotations made elsewhere that the file carried (Label Studio's), written as completed
+    #: annotations, and those skipped (cancelled)
+    annotations: int = 0
+    skipped_annotations: int = 0
+
+    def annotations_note(self) -> str:
+        """The imported annotations in words for a message ("" when the file carried none)."""
+        if not (self.annotations or self.skipped_annotations):
+            return ""
+        skipped = f"; {self.skipped_annotations} cancelled ones were skipped" if self.skipped_annotations else ""
+        return f" {self.annotations} annotations were imported as completed annotations{skipped}."
 
 
 def decode_upload(data: bytes, *, max_bytes: int | None = None) -> str:
@@ -89,6 +101,8 @@ def items_import(
     transaction is rolled back. Items already in the project (same external id, same content)
     are skipped, so a re-import is harmless; the same id with different content (in the project
     or earlier in the file) refuses the import, or with `skip_conflicts` is skipped and counted.
+    Annotations the file carries for its new items (Label Studio's) are written in the same
+    transaction (`imported_annotations`).
     """
     kind = kind_of(project)
     text = decode_upload(data, max_bytes=max_bytes)
@@ -112,11 +126,14 @@ def items_import(
         insert(connection, project, fresh_items, source_label(filename), timezone.now())
         if not tally.total:
             raise ImportProblem("the file holds no records")
+        annotations = imported_annotations_create(project=project, carried=tally.carried, alias=alias)
     return ImportReport(
         created=tally.created,
         duplicates=tally.total - tally.created - tally.conflicts,
         total=tally.total,
         conflicts=tally.conflicts,
+        annotations=annotations,
+        skipped_annotations=tally.skipped_annotations,
     )
 
 
