@@ -14,8 +14,8 @@ from annotation.team_selectors import projects_visible_to
 from quality.exports import ExportUnavailable
 from quality.exports.hub import SplitError
 from quality.forms import HubFolderForm
-from quality.models import ExportJob
 from quality.services.exports import hub_export_job_create
+from quality.views import announce_job
 
 
 @staff_member_required
@@ -34,13 +34,7 @@ def hub_export_start(request: HttpRequest, project_id: int) -> HttpResponse:
     except (ExportUnavailable, SplitError) as exc:  # no finished run; batches or key values that do not fit
         messages.error(request, f"Hub folder not started: {exc}")
         return back
-    job.refresh_from_db()
-    if job.status == ExportJob.Status.DONE:
-        messages.success(request, f"Hub folder #{job.pk} is ready ({job.rows_written} rows); download it below.")
-    elif job.status == ExportJob.Status.FAILED:
-        messages.error(request, f"Hub folder #{job.pk} failed: {job.error}")
-    else:
-        messages.info(request, f"Hub folder #{job.pk} started; reload this page to follow its progress.")
+    announce_job(request, job, what="Hub folder")
     return back
 
 

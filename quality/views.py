@@ -223,14 +223,19 @@ def export_start(request: HttpRequest, project_id: int) -> HttpResponse:
     except (ExportUnavailable, UnknownExport) as exc:  # e.g. a format the dataset is not written in
         messages.error(request, str(exc))
         return redirect("quality:report", project_id=project.pk)
+    announce_job(request, job, what="Export")
+    return redirect("quality:report", project_id=project.pk)
+
+
+def announce_job(request: HttpRequest, job: ExportJob, *, what: str) -> None:
+    """Say on the report page what became of a job just started: written (no broker), failed, or on its way."""
     job.refresh_from_db()
     if job.status == ExportJob.Status.DONE:
-        messages.success(request, f"Export #{job.pk} is ready ({job.rows_written} rows); download it below.")
+        messages.success(request, f"{what} #{job.pk} is ready ({job.rows_written} rows); download it below.")
     elif job.status == ExportJob.Status.FAILED:
-        messages.error(request, f"Export #{job.pk} failed: {job.error}")
+        messages.error(request, f"{what} #{job.pk} failed: {job.error}")
     else:
-        messages.info(request, f"Export #{job.pk} started; reload this page to follow its progress.")
-    return redirect("quality:report", project_id=project.pk)
+        messages.info(request, f"{what} #{job.pk} started; reload this page to follow its progress.")
 
 
 @staff_member_required

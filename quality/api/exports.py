@@ -144,10 +144,15 @@ class ProjectExportJobsView(generics.ListAPIView):
             )
         except (ExportUnavailable, UnknownExport) as exc:
             raise Conflict(str(exc)) from None
-        job.refresh_from_db()
-        finished = job.status in (ExportJob.Status.DONE, ExportJob.Status.FAILED)
-        code = status.HTTP_201_CREATED if finished else status.HTTP_202_ACCEPTED
-        return Response(ExportJobSerializer(job, context={"request": request}).data, status=code)
+        return job_started(request, job)
+
+
+def job_started(request: Request, job: ExportJob) -> Response:
+    """The job just started: 201 when already finished (no broker: tasks ran inline), 202 while a worker is on it."""
+    job.refresh_from_db()
+    finished = job.status in (ExportJob.Status.DONE, ExportJob.Status.FAILED)
+    code = status.HTTP_201_CREATED if finished else status.HTTP_202_ACCEPTED
+    return Response(ExportJobSerializer(job, context={"request": request}).data, status=code)
 
 
 @extend_schema(tags=["quality"])

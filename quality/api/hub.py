@@ -7,7 +7,7 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -17,9 +17,9 @@ from annotation.team_selectors import projects_visible_to
 from quality.exports import ExportUnavailable
 from quality.exports.hub import HUB_ID, HubOptions, SplitError, SplitPlan
 from quality.exports.hub.splits import SPLIT_NAME
-from quality.models import ExportJob
 from quality.services.exports import hub_export_job_create
 
+from .exports import job_started
 from .serializers import ExportJobSerializer
 
 SPLIT = SPLIT_NAME.pattern
@@ -89,7 +89,4 @@ class ProjectHubFolderView(APIView):
             job = hub_export_job_create(project=project, options=body.options(), by=request.user)
         except (ExportUnavailable, SplitError) as exc:
             raise Conflict(str(exc)) from None
-        job.refresh_from_db()
-        finished = job.status in (ExportJob.Status.DONE, ExportJob.Status.FAILED)
-        code = status.HTTP_201_CREATED if finished else status.HTTP_202_ACCEPTED
-        return Response(ExportJobSerializer(job, context={"request": request}).data, status=code)
+        return job_started(request, job)

@@ -16,29 +16,16 @@ from annotation.kinds import AGGREGATED_LEVELS, kind_of
 from annotation.models import Annotator, Batch, InviteLink, Project
 from annotation.services.assignments import annotator_join_via_invite, assignment_next
 from annotation.services.examples import examples_find
-from annotation.services.responses import next_page_slug
 from quality.services.runs import quality_run_create
 from tests.annotation.test_kind_contract import KIND_SAMPLES
-from tests.factories import save_answer
-from tests.quality.test_hub_folder import card, export_hub, kept_by_item, load, offline_hub  # noqa: F401
+from tests.quality.test_hub_folder import answer_assignment, card, export_hub, kept_by_item, load, offline_hub  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
 
 def annotate_one_unit(annotator: Annotator, batch: Batch, answer_page: Callable[[dict, str], dict]) -> int:
-    """The annotator's first unit, every page through its form; the items done."""
-    kind = kind_of(batch.project)
-    assignment = assignment_next(annotator=annotator, batch=batch)
-    responses = list(assignment.responses.select_related("item").order_by("position"))
-    for response in responses:
-        payload = response.item.payload
-        while (slug := next_page_slug(kind, payload, response.answers)) is not None:
-            page = kind.page(payload, slug, response.answers)
-            form = page.form_class(answer_page(payload, slug), payload=payload, answers=response.answers)
-            assert form.is_valid(), (slug, form.errors)
-            save_answer(response.pk, slug, form.answer())
-            response.refresh_from_db()
-    return len(responses)
+    """The annotator's next unit, every page through its form; the items done."""
+    return answer_assignment(assignment_next(annotator=annotator, batch=batch), answer_page)
 
 
 def two_annotators(project: Project) -> tuple[Batch, list[Annotator]]:

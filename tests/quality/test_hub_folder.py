@@ -15,7 +15,7 @@ from django.core.management import CommandError, call_command
 from ruamel.yaml import YAML
 
 from annotation.kinds import kind_of
-from annotation.models import Project, Response
+from annotation.models import Assignment, Project, Response
 from annotation.services.assignments import annotator_join_via_invite, assignment_next
 from annotation.services.batches import batch_create, invite_link_create
 from annotation.services.imports import items_import
@@ -64,21 +64,27 @@ def card(directory: Path) -> tuple[dict[str, Any], str]:
 
 def annotate(project: Project, answer_page: Callable[[dict, str], dict], *, annotators: int) -> None:
     """Every item by `annotators` people through an invite link, each page through its real form."""
-    kind = kind_of(project)
     batch = batch_create(
         project=project, name="b1", items_per_unit=project.items.count(), assignments_per_unit=annotators
     )
     invite = invite_link_create(batch=batch)
     for _ in range(annotators):
-        assignment = assignment_next(annotator=annotator_join_via_invite(invite=invite), batch=batch)
-        for response in assignment.responses.select_related("item").order_by("position"):
-            payload = response.item.payload
-            while (slug := next_page_slug(kind, payload, response.answers)) is not None:
-                page = kind.page(payload, slug, response.answers)
-                form = page.form_class(answer_page(payload, slug), payload=payload, answers=response.answers)
-                assert form.is_valid(), (slug, form.errors)
-                save_answer(response.pk, slug, form.answer())
-                response.refresh_from_db()
+        answer_assignment(assignment_next(annotator=annotator_join_via_invite(invite=invite), batch=batch), answer_page)
+
+
+def answer_assignment(assignment: Assignment, answer_page: Callable[[dict, str], dict]) -> int:
+    """Every page of every item of the assignment through its real form; the items done."""
+    kind = kind_of(assignment.unit.batch.project)
+    responses = list(assignment.responses.select_related("item").order_by("position"))
+    for response in responses:
+        payload = response.item.payload
+        while (slug := next_page_slug(kind, payload, response.answers)) is not None:
+            page = kind.page(payload, slug, response.answers)
+            form = page.form_class(answer_page(payload, slug), payload=payload, answers=response.answers)
+            assert form.is_valid(), (slug, form.errors)
+            save_answer(response.pk, slug, form.answer())
+            response.refresh_from_db()
+    return len(responses)
 
 
 def kept_by_item(project: Project) -> dict[int, int]:
