@@ -171,6 +171,9 @@ class TaskKind(ABC):
     #: the Hugging Face Hub's task categories of the kind's dataset (its card's `task_categories`);
     #: empty: what the label fields suggest (`hub_task_categories`)
     task_categories: ClassVar[tuple[str, ...]] = ()
+    #: columns of the `items` export that the released format writes as numbers in text (a score
+    #: with the release's digits): a typed copy (a Hub folder) reads them as numbers, "" as empty
+    numeric_text_columns: ClassVar[tuple[str, ...]] = ()
 
     # --- import --------------------------------------------------------------------
     @abstractmethod

@@ -78,7 +78,12 @@ ANSWERS = {
     "slug, categories, items_per_row, typed",
     [
         ("recam", ["multiple-choice", "question-answering"], 1, {"post_choice_majority": "int64", "label": "int64"}),
-        ("cosimlex", ["sentence-similarity"], 2, {"rating": "int64"}),  # a row per pair
+        (
+            "cosimlex",
+            ["sentence-similarity"],
+            2,
+            {"sim1": "float64", "stdev1": "float64", "rating": "int64"},
+        ),  # a row per pair
         ("gcrc", ["multiple-choice", "question-answering"], 1, {}),
         ("scde", ["multiple-choice", "fill-mask"], 1, {}),
     ],

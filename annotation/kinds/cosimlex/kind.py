@@ -35,6 +35,7 @@ from .records import (
     KIT_COLUMNS,
     PAIR_COLUMNS,
     RATING_SCALE,
+    SCORE_COLUMNS,
     context_segments,
     format_score,
     parse_records,
@@ -91,6 +92,7 @@ class CoSimLex(TaskKind):
     slug = "cosimlex"
     title = "CoSimLex: graded word similarity in context"
     task_categories = ("sentence-similarity",)
+    numeric_text_columns = tuple(SCORE_COLUMNS)
     file_format = (
         "CoSimLex release file cosimlex_{lang}.csv (tab-separated, header, targets in <strong>, scores kept as "
         "reference) or SemEval-2020 Task 3 kit input data_{lang}.tsv; each row becomes two items, one per context"

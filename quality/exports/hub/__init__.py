@@ -85,11 +85,22 @@ class HubFolder:
 
 
 def _published(
-    rows: Iterator[tuple[int, dict[str, Any]]], dropped: tuple[str, ...]
+    rows: Iterator[tuple[int, dict[str, Any]]], dropped: tuple[str, ...], numeric: frozenset[str] = frozenset()
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The rows with `item_id` first and the `dropped` columns left out."""
+    """The rows with `item_id` first, the `dropped` columns left out and the `numeric` ones (numbers
+    the released format writes as text) as numbers."""
     for item_id, row in rows:
-        yield item_id, {ITEM_ID: item_id, **{k: v for k, v in row.items() if k not in dropped and k != ITEM_ID}}
+        published = {ITEM_ID: item_id, **{k: v for k, v in row.items() if k not in dropped and k != ITEM_ID}}
+        for column in numeric & published.keys():
+            published[column] = _number(published[column])
+        yield item_id, published
+
+
+def _number(value: Any) -> Any:
+    """A released number's text as a float ("" or None: empty); anything else as it is."""
+    if isinstance(value, str):
+        return float(value) if value.strip() else None
+    return value
 
 
 def _columns(columns: list[str], dropped: tuple[str, ...]) -> list[str]:
@@ -114,19 +125,23 @@ def hub_folder_write(*, project: Project, directory: Path, options: HubOptions |
         for old in (directory / name).glob("*.parquet"):
             old.unlink()
     datasets = project_datasets(project)
+    kind = kind_of(project)
     written: list[WrittenConfig] = []
     for name, (dataset, dropped) in CONFIGS.items():
         source = datasets[dataset][0](project, EXACT)
+        numeric = frozenset(kind.numeric_text_columns if dataset == "items" else ())
         config = write_config(
             directory=directory,
             name=name,
             columns=_columns(source.columns(), dropped),
-            rows=lambda source=source, dropped=dropped: _published(source.item_rows(), dropped),  # type: ignore[misc]
+            rows=lambda source=source, dropped=dropped, numeric=numeric: _published(  # type: ignore[misc]
+                source.item_rows(), dropped, numeric
+            ),
             split_of=splits.__getitem__,
         )
         if config.splits:
             written.append(config)
-    categories = list(options.task_categories) or kind_of(project).hub_task_categories()
+    categories = list(options.task_categories) or kind.hub_task_categories()
     facts = CardFacts(configs=written, plan=options.plan, license=options.license, task_categories=categories)
     (directory / "README.md").write_text(dataset_card(project, run, facts), encoding="utf-8")
     return HubFolder(directory=directory, configs=written)
