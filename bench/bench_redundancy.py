@@ -58,6 +58,12 @@ def arguments() -> argparse.Namespace:
     parser.add_argument(
         "--update-every", type=int, default=10, help="units completed between aggregations (a worker's lag)"
     )
+    parser.add_argument(
+        "--update-labels",
+        type=int,
+        default=0,
+        help="instead: time the aggregation update of one adaptive batch of this many labels (5 an item)",
+    )
     parser.add_argument("--price", type=float, default=0.05, help="money per label")
     return parser.parse_args()
 
@@ -152,12 +158,76 @@ def summary(crowd, batch, items, people, args, target, seconds, saved) -> dict:
     }
 
 
+def update_timing(args: argparse.Namespace, repeats: int = 5) -> dict:
+    """`estimates_update` on an adaptive batch of `--update-labels` labels, 5 an item (written
+    in bulk, as if worked): each update reads every label, fits the model and writes the estimates."""
+    from django.utils import timezone
+
+    from annotation.models import Annotator, Assignment, Item, Project, Response, UnitItem
+    from annotation.services.adaptive import estimates_update
+    from annotation.services.batches import batch_create
+    from quality.stats.simulated_crowd import simulate_crowd
+
+    per_item = 5
+    n_items = args.update_labels // per_item
+    crowd = simulate_crowd(
+        seed=args.seeds[0], n_items=n_items, n_annotators=max(args.annotators, 100), labels_per_item=per_item
+    )
+    project = Project.objects.create(name="update timing", kind="recam", team=common.bench_team())
+    Item.objects.bulk_create(Item(project=project, external_id=str(n), payload=PAYLOAD) for n in range(n_items))
+    settings = {"adaptive": True, "min_competence": 0.3}
+    batch = batch_create(project=project, name="b", items_per_unit=1, assignments_per_unit=per_item, adaptive=settings)
+    people = {
+        name: Annotator(project=project, channel="invite", external_id=name, batch=batch)
+        for name in crowd.annotators.index
+    }
+    Annotator.objects.bulk_create(people.values())
+    unit_of = dict(UnitItem.objects.filter(unit__batch=batch).values_list("item__external_id", "unit_id"))
+    rows = list(crowd.labels.itertuples())
+    work = [
+        Assignment(unit_id=unit_of[str(r.item)], annotator=people[r.annotator], item_count=1, status="submitted")
+        for r in rows
+    ]
+    Assignment.objects.bulk_create(work, batch_size=2000)
+    item_of = dict(UnitItem.objects.filter(unit__batch=batch).values_list("unit_id", "item_id"))
+    now = timezone.now()
+    Response.objects.bulk_create(
+        (
+            Response(
+                assignment=a,
+                item_id=item_of[a.unit_id],
+                position=0,
+                answers={"post": {"choice": crowd.classes.index(r.value)}},
+                completed_at=now,
+            )
+            for a, r in zip(work, rows)
+        ),
+        batch_size=2000,
+    )
+    seconds = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        estimates_update(batch=batch)
+        seconds.append(time.perf_counter() - started)
+    return {
+        "benchmark": "redundancy_update",
+        "db": args.db,
+        "labels": len(rows),
+        "items": n_items,
+        "update_seconds": [round(s, 3) for s in seconds],
+        "median_seconds": round(statistics.median(seconds), 3),
+    }
+
+
 def main() -> None:
     args = arguments()
     name = f"redundancy_{os.getpid()}"
     url = common.database_create(args.db, name)
     try:
         common.django_setup(url)
+        if args.update_labels:
+            print(json.dumps(update_timing(args)))
+            return
         from quality.stats.simulated_crowd import simulate_crowd
 
         mix = crowd_mix(args.mix, args)

@@ -98,18 +98,34 @@ def estimates_update(*, batch: Batch, method: str | None = None) -> int:
     return len(table)
 
 
+#: a posterior that moved less than this since it was stored is not written again: the hand-out
+#: orders by it, and a refit nudges every item's a little
+POSTERIOR_STEP = 1e-3
+
+
 def _write_items(batch: Batch, table: pd.DataFrame) -> None:
-    rows = [
-        ItemEstimate(
-            batch=batch,
-            item_id=int(item),
-            label=str(row.label)[:200],
-            posterior=float(row.posterior),
-            labels=int(row.labels),
-            settled=bool(row.settled),
+    """Upsert the estimates that changed (a new label, label count, settled flag, or a posterior
+    moved by POSTERIOR_STEP): most of a large batch's items are settled and stay as they were."""
+    stored = {
+        item: (label, posterior, labels, done)
+        for item, label, posterior, labels, done in ItemEstimate.objects.filter(batch=batch).values_list(
+            "item_id", "label", "posterior", "labels", "settled"
         )
-        for item, row in zip(table.index, table.itertuples())
-    ]
+    }
+    rows = []
+    for item, row in zip(table.index, table.itertuples()):
+        label, posterior, labels, done = str(row.label)[:200], float(row.posterior), int(row.labels), bool(row.settled)
+        old = stored.get(int(item))
+        if (
+            old is not None
+            and old[::2] == (label, labels)
+            and old[3] == done
+            and abs(old[1] - posterior) < POSTERIOR_STEP
+        ):
+            continue
+        rows.append(
+            ItemEstimate(batch=batch, item_id=int(item), label=label, posterior=posterior, labels=labels, settled=done)
+        )
     ItemEstimate.objects.bulk_create(
         rows,
         batch_size=2000,
