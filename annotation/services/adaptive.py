@@ -14,6 +14,7 @@ from django.db.models import Count, Exists, OuterRef, Sum
 from annotation.kinds import AGGREGATED_LEVELS, LabelField, kind_of
 from annotation.models import AdjudicationSetup, AnnotatorEstimate, Assignment, Batch, ItemEstimate, Response, Unit
 from annotation.selectors import annotation_rows
+from annotation.study_selectors import study_of
 from quality.stats.adaptive import estimate, settled, spammers
 from quality.stats.labels import clean_labels
 
@@ -22,6 +23,10 @@ from .adjudication import adjudication_check_on_commit
 #: the model behind the item posteriors (quality.stats.adaptive.METHODS); bench/README.md,
 #: "Adaptive redundancy", compares them
 METHOD = "mace"
+#: the spammer rule's threshold in a batch whose study has live quality on and no `min_competence`:
+#: below a uniform spammer's or a biased annotator's competence, above a mediocre one's (~0.47 on
+#: 4 classes; docs/adaptive-redundancy.md)
+LIVE_QUALITY_COMPETENCE = 0.3
 COUNTED = (Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED, Assignment.Status.APPROVED)
 
 
@@ -93,8 +98,9 @@ def estimates_update(*, batch: Batch, method: str | None = None) -> int:
     )
     with transaction.atomic():
         _write_items(batch, table)
-        if batch.min_competence is not None and not fitted.competence.empty:
-            _write_annotators(batch, fitted.competence, labels.groupby("annotator").size())
+        threshold = spammer_threshold(batch)
+        if threshold is not None and not fitted.competence.empty:
+            _write_annotators(batch, fitted.competence, labels.groupby("annotator").size(), threshold)
     return len(table)
 
 
@@ -135,8 +141,18 @@ def _write_items(batch: Batch, table: pd.DataFrame) -> None:
     )
 
 
-def _write_annotators(batch: Batch, scores: pd.Series, counts: pd.Series) -> None:
-    stopped = spammers(scores, counts, min_competence=float(batch.min_competence or 0.0))
+def spammer_threshold(batch: Batch) -> float | None:
+    """The competence below which the spammer rule stops an annotator: the batch's
+    `min_competence`; unset, LIVE_QUALITY_COMPETENCE when its study has live quality on
+    (`attention.stop_below`, docs/study-checks.md); else None, nobody is stopped."""
+    if batch.min_competence is not None:
+        return batch.min_competence
+    attention = study_of(batch).attention
+    return LIVE_QUALITY_COMPETENCE if attention is not None and attention.stop_below is not None else None
+
+
+def _write_annotators(batch: Batch, scores: pd.Series, counts: pd.Series, threshold: float) -> None:
+    stopped = spammers(scores, counts, min_competence=threshold)
     rows = [
         AnnotatorEstimate(
             batch=batch,

@@ -9,9 +9,20 @@ import pandas as pd
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
-from annotation.models import AnnotatorEstimate, ItemEstimate, Response
-from annotation.services.adaptive import adaptive_field, batch_labels, completion_queue, estimates_update, labels_saved
+from annotation.models import AnnotatorEstimate, Batch, ItemEstimate, Response
+from annotation.services.adaptive import (
+    LIVE_QUALITY_COMPETENCE,
+    adaptive_field,
+    batch_labels,
+    completion_queue,
+    estimates_update,
+    labels_saved,
+    spammer_threshold,
+)
+from annotation.services.assignments import assignment_next
+from annotation.services.responses import assignment_submit_if_complete
 from quality.stats.adaptive import estimate, settled, spammers
 from quality.stats.mace import mace
 from tests.annotation.adaptive_helpers import adaptive_batch, label, person
@@ -36,7 +47,7 @@ def test_the_spammer_rule_judges_only_after_enough_labels():
     assert spammers(competence, counts, min_competence=0.3, min_judged=15).tolist() == [True, False, False]
 
 
-def test_estimates_are_macees_posteriors_and_competence():
+def test_the_estimates_are_maces_posteriors_and_competence():
     rng = np.random.default_rng(3)
     truth = rng.integers(4, size=60)
     rows = [(i, w, int(t) if w < 3 else int(rng.integers(4))) for i, t in enumerate(truth) for w in range(4)]
@@ -103,3 +114,35 @@ def test_the_task_runs_in_a_real_worker():
     with celery_worker() as queue:
         assert update_estimates.apply_async(args=[batch.pk], queue=queue).get(timeout=90) == 2
     assert sorted(ItemEstimate.objects.filter(batch=batch).values_list("labels", flat=True)) == [1, 1]
+
+
+@pytest.mark.django_db
+def test_a_spammer_is_stopped_after_enough_labels_and_the_others_are_not():
+    batch = adaptive_batch(20, max_annotators=4, min_competence=0.3)
+    rng = np.random.default_rng(5)
+    truth = {}
+    good, spammer = [person(batch) for _ in range(3)], person(batch)
+    for annotator in [*good, spammer]:
+        for _ in range(20):
+            assignment = assignment_next(annotator=annotator, batch=batch)
+            item = Response.objects.get(assignment=assignment).item_id
+            right = truth.setdefault(item, int(rng.integers(4)))
+            choice = int(rng.integers(4)) if annotator == spammer else right
+            Response.objects.filter(assignment=assignment).update(
+                answers={"post": {"choice": choice}}, completed_at=timezone.now()
+            )
+            assignment_submit_if_complete(assignment)
+    estimates_update(batch=batch)
+    stopped = set(AnnotatorEstimate.objects.filter(batch=batch, excluded=True).values_list("annotator_id", flat=True))
+    assert stopped == {spammer.pk}
+
+
+@pytest.mark.django_db
+def test_live_quality_turns_the_spammer_rule_on_without_a_threshold():
+    batch = adaptive_batch(1)
+    assert spammer_threshold(batch) is None
+    Batch.objects.filter(pk=batch.pk).update(study="attention:\n  rate: 0.2\n  stop_below: 0.5\n")
+    batch.refresh_from_db()
+    assert spammer_threshold(batch) == LIVE_QUALITY_COMPETENCE
+    batch.min_competence = 0.1
+    assert spammer_threshold(batch) == 0.1
