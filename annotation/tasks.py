@@ -7,6 +7,7 @@ from django.db import InterfaceError, OperationalError
 
 from annotation.channels import ChannelUnavailable
 from annotation.models import Batch, PublishJob, Response
+from annotation.services.adaptive import estimates_update
 from annotation.services.adjudication import adjudication_open_for_item, adjudication_tasks_release_idle
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.publish import job_transient_failures, publish_job_run, publish_watchdog
@@ -69,3 +70,10 @@ def open_adjudication(response_id: int) -> int | None:
     response = Response.objects.select_related("item__project", "assignment__unit__batch").get(pk=response_id)
     task = adjudication_open_for_item(item=response.item, batch=response.assignment.unit.batch)
     return None if task is None else task.pk
+
+
+@shared_task(autoretry_for=TRANSIENT, retry_backoff=True, max_retries=5)
+def update_estimates(batch_id: int) -> int:
+    """After a unit of an adaptive batch completed: aggregate its labels again
+    (`estimates_update`, idempotent). How many items have an estimate."""
+    return estimates_update(batch=Batch.objects.select_related("project").get(pk=batch_id))

@@ -6,9 +6,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, F, FloatField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 
-from annotation.models import Annotator, Assignment, Batch, Item, Project, Response, Unit, UnitItem
+from annotation.models import (
+    Annotator,
+    AnnotatorEstimate,
+    Assignment,
+    Batch,
+    Item,
+    ItemEstimate,
+    Project,
+    Response,
+    Unit,
+    UnitItem,
+)
 
 
 @dataclass(frozen=True)
@@ -161,30 +173,66 @@ def next_unit(batch: Batch, annotator: Annotator, *, exclusive_groups: bool) -> 
 
     The rule: first the batch's every-annotator units (consistency set, pilot) they have not had,
     in order; then, among units with a free slot (fewer holding assignments than
-    `batch.assignments_per_unit`), the first in the batch's `handout_order`. Never one
+    `batch.slots_per_unit`), the first in the batch's `handout_order`. Never one
     `units_seen_by` forbids, which holds every unit they ever had (a unit holds its items).
+    An adaptive batch narrows and reorders the same query (`adaptive_rule`).
     """
-    return (
+    units = (
         Unit.objects.filter(batch=batch)
         .exclude(units_seen_by(annotator, exclusive_groups=exclusive_groups))
         .annotate(holding=holding_count())
-        .filter(Q(every_annotator=True) | Q(holding__lt=batch.assignments_per_unit))
-        .order_by("-every_annotator", *handout_order(batch))
-        .first()
+        .filter(Q(every_annotator=True) | Q(holding__lt=batch.slots_per_unit))
     )
+    if batch.adaptive:
+        return adaptive_rule(units, batch, annotator, "-every_annotator").first()
+    return units.order_by("-every_annotator", *handout_order(batch)).first()
 
 
 def next_posted_unit(batch: Batch, annotator: Annotator, *, exclusive_groups: bool) -> Unit | None:
     """``next_unit``'s rule among the units with a posting (not the every-annotator unit, whose
     items lead the person's first unit instead)."""
-    return (
+    units = (
         Unit.objects.filter(batch=batch, every_annotator=False)
         .exclude(assignments__annotator=annotator)
         .exclude(units_seen_by(annotator, exclusive_groups=exclusive_groups))
         .annotate(holding=holding_count())
-        .filter(holding__lt=batch.assignments_per_unit)
-        .order_by(*handout_order(batch))
-        .first()
+        .filter(holding__lt=batch.slots_per_unit)
+    )
+    if batch.adaptive:
+        return adaptive_rule(units, batch, annotator).first()
+    return units.order_by(*handout_order(batch)).first()
+
+
+def adaptive_rule(units: QuerySet[Unit], batch: Batch, annotator: Annotator, *first: str) -> QuerySet[Unit]:
+    """Adaptive redundancy's hand-out (docs/adaptive-redundancy.md), as conditions of the same one
+    query: no unit whose items are all settled (`ItemEstimate.settled`), nothing for an annotator
+    the spammer rule stopped, and each unit annotated with `certainty`, the lowest posterior of
+    its open items (0 for an item without an estimate yet), to order the least certain first, and
+    `pending`, its assignments whose labels that estimate has not seen yet (work in progress, or
+    done since the last aggregation), which go first to the units with fewest: a unit just
+    handed out is not handed out again and again while its estimate lags. Ordered by `first`,
+    then fewest pending, least certain, and the batch's `handout_order`."""
+    settled = ItemEstimate.objects.filter(batch=batch, settled=True).values("item_id")
+    open_items = UnitItem.objects.filter(unit=OuterRef("pk")).exclude(item_id__in=settled)
+    estimate = ItemEstimate.objects.filter(batch=batch, item_id=OuterRef("item_id"))
+    least = (
+        UnitItem.objects.filter(unit=OuterRef("pk"))
+        .exclude(item_id__in=settled)
+        .annotate(
+            p=Coalesce(Subquery(estimate.values("posterior")[:1]), Value(0.0), output_field=FloatField()),
+            n=Coalesce(Subquery(estimate.values("labels")[:1]), Value(0)),
+        )
+        .order_by("p")
+    )
+    stopped = AnnotatorEstimate.objects.filter(batch=batch, annotator=annotator, excluded=True)
+    return (
+        units.filter(Q(every_annotator=True) | Exists(open_items))
+        .exclude(Exists(stopped))
+        .annotate(
+            certainty=Coalesce(Subquery(least.values("p")[:1]), Value(1.0), output_field=FloatField()),
+            pending=F("holding") - Coalesce(Subquery(least.values("n")[:1]), Value(0)),
+        )
+        .order_by(*first, F("pending").asc(), F("certainty").asc(), *handout_order(batch))
     )
 
 

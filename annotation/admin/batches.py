@@ -15,8 +15,10 @@ from annotation.channels import ChannelSettingsError, channel_choices
 from annotation.kinds import PresetError, kind_of, preset_fill, preset_for_channel
 from annotation.models import Batch, InviteLink, Item, Role
 from annotation.selectors import batches_with_progress, invite_url, progress_of
+from annotation.services.adaptive import labels_saved
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import (
+    ADAPTIVE_FIELDS,
     batch_create,
     channel_settings_check,
     invite_link_create,
@@ -35,14 +37,25 @@ from .recruitment.forms import BatchSettingsForm
 DEFAULT_ITEMS_PER_UNIT = 5
 
 
+KEPT_WHEN_MISSING = ("min_annotators", "max_annotators", "target_confidence")
+
+
 class HandoutOptional(forms.ModelForm):
     """A post without the hand-out order keeps the batch's (a new one: overlap first), one without
     the pilot makes none: forms written before the two settings still work."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for name in {"handout", "pilot_items"} & set(self.fields):
+        for name in {"handout", "pilot_items", *KEPT_WHEN_MISSING} & set(self.fields):
             self.fields[name].required = False
+
+    def clean(self) -> dict[str, Any]:
+        """A post without an adaptive number keeps the batch's (forms written before them)."""
+        data = super().clean() or self.cleaned_data
+        for name in KEPT_WHEN_MISSING:
+            if name in self.fields and data.get(name) is None:
+                data[name] = getattr(self.instance, name)
+        return data
 
     def clean_handout(self) -> str:
         return self.cleaned_data.get("handout") or self.instance.handout
@@ -217,6 +230,7 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
         "assignments_per_unit",
         "pilot_items",
         "progress",
+        "labels_saved",
         "recruitment_status",
         "call_log",
         "created_at",
@@ -232,6 +246,8 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
         "handout",
         "pilot_items",
         "progress",
+        *ADAPTIVE_FIELDS,
+        "labels_saved",
         "channel_settings",
         "use_preset",
         "study",
@@ -311,6 +327,16 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
         return (
             f"{p['submitted']} of {p['slots']} slots submitted, {p['active']} being worked on, "
             f"{p['released']} released after being abandoned ({p['units']} units)."
+        )
+
+    @admin.display(description="labels saved (adaptive redundancy)")
+    def labels_saved(self, batch: Batch) -> str:
+        if not batch.adaptive:
+            return "Adaptive redundancy is off: every item gets the annotators per item."
+        n = labels_saved(batch)
+        return (
+            f"{n['labels_given']} labels so far; fixed redundancy would cost {n['fixed_labels']}. "
+            f"{n['items_settled']} items settled, {n['saved_on_settled']} labels saved on them."
         )
 
     @admin.action(description="Create invite link", permissions=["change"])

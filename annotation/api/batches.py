@@ -15,8 +15,16 @@ from annotation.channels import channel_choices
 from annotation.kinds import kind_of
 from annotation.models import Batch, InviteLink, Item, Project
 from annotation.selectors import batches_with_progress, invite_url, progress_of
+from annotation.services.adaptive import labels_saved
 from annotation.services.assignments import assignments_release_abandoned
-from annotation.services.batches import BatchError, batch_create, invite_link_create, study_check
+from annotation.services.batches import (
+    ADAPTIVE_FIELDS,
+    BatchError,
+    adaptive_problem,
+    batch_create,
+    invite_link_create,
+    study_check,
+)
 from annotation.studies import StudyFileError
 from annotation.team_selectors import projects_visible_to, visible_to
 
@@ -34,8 +42,18 @@ class ProgressSerializer(serializers.Serializer):
     released = serializers.IntegerField(help_text="Assignments abandoned and released to others.")
 
 
+class LabelsSavedSerializer(serializers.Serializer):
+    labels_given = serializers.IntegerField(help_text="Completed labels so far.")
+    fixed_labels = serializers.IntegerField(help_text="Items × annotators per item: fixed redundancy's cost.")
+    items_settled = serializers.IntegerField(help_text="Items adaptive redundancy hands out no more.")
+    saved_on_settled = serializers.IntegerField(
+        help_text="On the settled items, fixed redundancy's labels less those they took (negative: they took more)."
+    )
+
+
 class BatchSerializer(serializers.ModelSerializer):
     progress = serializers.SerializerMethodField()
+    labels = serializers.SerializerMethodField(help_text="Adaptive redundancy: labels saved against fixed redundancy.")
 
     class Meta:
         model = Batch
@@ -51,14 +69,25 @@ class BatchSerializer(serializers.ModelSerializer):
             "handout",
             "pilot_items",
             "study",
+            "adaptive",
+            "min_annotators",
+            "max_annotators",
+            "target_confidence",
+            "min_competence",
             "created_at",
             "progress",
+            "labels",
         ]
         read_only_fields = fields
 
     @extend_schema_field(ProgressSerializer)
     def get_progress(self, batch: Batch) -> dict[str, int]:
         return progress_of(batch)
+
+    @extend_schema_field(LabelsSavedSerializer(allow_null=True))
+    def get_labels(self, batch: Batch) -> dict[str, int] | None:
+        """Labels so far against fixed redundancy; null when the batch is not adaptive."""
+        return labels_saved(batch) if batch.adaptive else None
 
 
 class BatchUpdateSerializer(JsonTypes, serializers.ModelSerializer):
@@ -125,6 +154,32 @@ class BatchCreateSerializer(JsonTypes):
         "survey. A mistake is a 400 naming its key path and line.",
     )
 
+    adaptive = serializers.BooleanField(
+        default=False,
+        help_text="Adaptive redundancy (docs/adaptive-redundancy.md): an item is handed out only until its label "
+        "is sure enough, least certain items first.",
+    )
+    min_annotators = serializers.IntegerField(
+        min_value=1, max_value=MAX_COUNT, default=2, help_text="Adaptive: labels before an item may settle."
+    )
+    max_annotators = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_COUNT,
+        default=5,
+        help_text="Adaptive: labels an item gets at most; below min_annotators is a 400.",
+    )
+    target_confidence = serializers.FloatField(
+        min_value=0.5, max_value=0.9999, default=0.97, help_text="Adaptive: the posterior at which an item settles."
+    )
+    min_competence = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Adaptive: annotators estimated below this competence get no more work. Null: nobody is stopped.",
+    )
+
     def validate_study(self, text: str) -> str:
         try:
             study_check(text)
@@ -134,6 +189,10 @@ class BatchCreateSerializer(JsonTypes):
 
     def validate(self, data: dict[str, Any]) -> dict[str, Any]:
         """Resolve item ids to the project's items; ids that are not among them are a 404 naming them."""
+        data["adaptive"] = {name: data.pop(name) for name in ADAPTIVE_FIELDS if name in data}
+        problem = adaptive_problem(data["adaptive"])
+        if problem:
+            raise serializers.ValidationError({"max_annotators": [problem]})
         if "assignments_per_unit" not in data:
             project = data["project"]
             data["assignments_per_unit"] = kind_of(project).suggested_annotators_per_item(project.language)

@@ -1,3 +1,4 @@
+from .adaptive import AnnotatorEstimate, ItemEstimate
 from .adjudication import AdjudicationSetup, AdjudicationTask, FinalLabel, Role
 from .projects import Item, Project
 from .recruitment import BulkPayment, ChannelCall, Payment, Posting, PublishJob, Submission
@@ -27,4 +28,6 @@ __all__ = [
     "AdjudicationTask",
     "FinalLabel",
     "Role",
+    "ItemEstimate",
+    "AnnotatorEstimate",
 ]

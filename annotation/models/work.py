@@ -3,6 +3,8 @@
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from .projects import Item, Project
@@ -53,6 +55,31 @@ class Batch(models.Model):
         help_text="The study file (YAML or JSON, docs/study-checks.md): a consent text, a comprehension check with "
         "its answers and attempts, an exit survey. Empty: none of them.",
     )
+    adaptive = models.BooleanField(
+        "adaptive redundancy",
+        default=False,
+        help_text="Hand an item out only until its label is sure enough (docs/adaptive-redundancy.md): at least "
+        "the minimum and at most the maximum annotators, least certain items first. Off: every item gets "
+        "the annotators per item above.",
+    )
+    min_annotators = models.PositiveIntegerField(
+        default=2, validators=[MinValueValidator(1)], help_text="Adaptive: labels an item gets before it may settle."
+    )
+    max_annotators = models.PositiveIntegerField(
+        default=5, validators=[MinValueValidator(1)], help_text="Adaptive: labels an item gets at most."
+    )
+    target_confidence = models.FloatField(
+        default=0.97,
+        validators=[MinValueValidator(0.5), MaxValueValidator(0.9999)],
+        help_text="Adaptive: an item settles once its label's posterior reaches this (after the minimum).",
+    )
+    min_competence = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Adaptive: stop handing work to an annotator whose estimated competence (MACE) is below this, "
+        "once they gave enough labels to judge. Empty: nobody is stopped.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -64,6 +91,16 @@ class Batch(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        super().clean()
+        if self.min_annotators > self.max_annotators:
+            raise ValidationError({"max_annotators": "The maximum annotators cannot be below the minimum."})
+
+    @property
+    def slots_per_unit(self) -> int:
+        """Annotators a unit may have: the adaptive maximum, else the fixed annotators per item."""
+        return self.max_annotators if self.adaptive else self.assignments_per_unit
 
 
 class Unit(models.Model):

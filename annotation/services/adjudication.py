@@ -74,20 +74,12 @@ def _stage_on(assignment_id: int) -> bool:
     return AdjudicationSetup.objects.filter(batch__units__assignments=assignment_id, enabled=True).exists()
 
 
-def _check_on_commit(response_ids: Iterable[int]) -> None:
+def adjudication_check_on_commit(response_ids: Iterable[int]) -> None:
     """Check each response's item once the current transaction commits (a Celery task)."""
     from annotation import tasks
 
     for response_id in response_ids:
         transaction.on_commit(partial(tasks.open_adjudication.delay, response_id), robust=True)
-
-
-def adjudication_queue(*, response: Response) -> None:
-    """After the save that completed `response`'s item, in a batch with an adjudication stage:
-    check the item once the save commits (a Celery task, so the save itself reads no more than
-    whether the stage is on)."""
-    if _stage_on(response.assignment_id):
-        _check_on_commit([response.pk])
 
 
 def adjudication_queue_confirmed(*, assignment_id: int) -> None:
@@ -97,7 +89,7 @@ def adjudication_queue_confirmed(*, assignment_id: int) -> None:
         done = Response.objects.filter(
             assignment_id=assignment_id, completed_at__isnull=False, item__check_answer__isnull=True
         )
-        _check_on_commit(list(done.values_list("pk", flat=True)))
+        adjudication_check_on_commit(list(done.values_list("pk", flat=True)))
 
 
 def first_two(item: Item, batch: Batch) -> list[Response]:

@@ -200,7 +200,7 @@ def assignment_reclaim(*, assignment: Assignment) -> bool:
         if fresh.status != Assignment.Status.RELEASED:
             return fresh.status == Assignment.Status.ACTIVE
         holds = Assignment.objects.filter(unit_id=fresh.unit_id, status__in=Assignment.HOLDING).count()
-        if holds >= batch.assignments_per_unit and not fresh.unit.every_annotator:
+        if holds >= batch.slots_per_unit and not fresh.unit.every_annotator:
             return False
         Assignment.objects.filter(pk=fresh.pk).update(status=Assignment.Status.ACTIVE, last_activity_at=timezone.now())
         assignment.status = Assignment.Status.ACTIVE

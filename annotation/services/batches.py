@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from django.db import transaction
 
@@ -14,6 +15,20 @@ from annotation.studies import build as build_study
 
 class BatchError(ValueError):
     pass
+
+
+ADAPTIVE_FIELDS = ("adaptive", "min_annotators", "max_annotators", "target_confidence", "min_competence")
+
+
+def adaptive_problem(values: dict[str, Any]) -> str:
+    """What is wrong with a batch's adaptive redundancy settings ("": nothing)."""
+    unknown = sorted(set(values) - set(ADAPTIVE_FIELDS))
+    if unknown:
+        return f"unknown adaptive setting(s): {', '.join(unknown)}"
+    low, high = values.get("min_annotators", 2), values.get("max_annotators", 5)
+    if low > high:
+        return f"min_annotators ({low}) cannot be above max_annotators ({high})"
+    return ""
 
 
 def batch_create(
@@ -29,6 +44,7 @@ def batch_create(
     handout: str = Batch.Handout.OVERLAP,
     pilot_items: int = 0,
     study: str = "",
+    adaptive: dict[str, Any] | None = None,
 ) -> Batch:
     """Split the items (default: all of the project's) into units of `items_per_unit`, in order.
 
@@ -43,6 +59,9 @@ def batch_create(
     their groups leave the regular units, as the consistency set's do).
     """
     get_channel(channel)  # unknown channel: fail before writing
+    adaptive = adaptive or {}
+    if adaptive_problem(adaptive):
+        raise BatchError(adaptive_problem(adaptive))
     study_check(study)
     problem = study_project_problem(project, study)
     if problem:
@@ -86,6 +105,7 @@ def batch_create(
             handout=handout,
             pilot_items=len(pilot_ids),
             study=study,
+            **adaptive,
         )
         pilots, chunks = _chunks(pilot_ids, items_per_unit), _chunks(item_ids, items_per_unit)
         kinds = [(True, False)] * bool(consistency_ids) + [(True, True)] * len(pilots) + [(False, False)] * len(chunks)

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from annotation.kinds import TaskKind
 from annotation.models import Assignment, Response
 
-from .adjudication import adjudication_queue
+from .adaptive import completion_queue
 from .assignments import assignment_reclaim
 from .study import check_answered
 
@@ -129,12 +129,12 @@ def response_save_page(
             response.answers, response.timings, response.completed_at = answers, timings, completed_at
             response.version += 1
             item_completed = completed_at is not None
-            if completes and response.item.check_answer is not None:
-                if check_answered(response=response, kind=kind):
-                    return SaveResult(True, True, False, response, stopped=True)
-            elif completes:
-                adjudication_queue(response=response)
+            checked = completes and response.item.check_answer is not None
+            if checked and check_answered(response=response, kind=kind):
+                return SaveResult(True, True, False, response, stopped=True)
             submitted = _note_activity(assignment, now, last_item_completed=item_completed and _is_last(response))
+            if completes and not checked:
+                completion_queue(response=response, unit_done=submitted)
             return SaveResult(True, item_completed, submitted, response)
         response = _reread(response)
     raise ProtocolError(_("This item is being changed elsewhere right now; please try again."))

@@ -170,13 +170,14 @@ def test_nobody_reads_another_annotators_response(work):
 def test_completing_the_units_last_item_submits_the_assignment(work):
     annotator, assignment, response = work
     second = Response.objects.filter(assignment=assignment).order_by("position").last()
-    for current, statements in ((response, ["UPDATE", "SELECT"]), (second, ["UPDATE", "SELECT", "UPDATE"])):
+    for current, statements in ((response, ["UPDATE", "SELECT"]), (second, ["UPDATE", "UPDATE", "SELECT"])):
         for page in PAGES[:-1]:
             assert save(read(annotator, current), page, ANSWERS[page]).changed
         seen = read(annotator, current)
         with CaptureQueriesContext(connection) as queries:
             result = save(seen, PAGES[-1], ANSWERS[PAGES[-1]])
-        # the answer, whether the batch adjudicates, and after the unit's last item the assignment
+        # the answer, after the unit's last item the assignment, and what the batch does next
+        # (adjudicates, adaptive: one SELECT, `completion_queue`)
         assert verbs(queries) == statements
         assert result.item_completed and result.assignment_submitted == (current == second)
     assert result.assignment_submitted

@@ -76,6 +76,8 @@ TASK_FILE_TEXT = {
 
 #: A batch's `study` is a study file's text (docs/study-checks.md), a string to the schema as a task
 #: file is: text that is not a valid study file is a 400 naming each problem when a batch is made.
+#: The same operation's adaptive redundancy settings have one rule across two fields that the schema
+#: cannot say (min_annotators <= max_annotators, docs/adaptive-redundancy.md): breaking it is a 400 too.
 STUDY_TEXT = {"include-operation-id-regex": r"^batches_create$", "checks": FILE_CONTENT["checks"]}
 
 

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 MAX_VIEW_QUERIES = 2  # the current assignment with its annotator; its first open item
 #: the response read and its compare-and-set UPDATE; when an item completes, whether its batch
-#: adjudicates; after the unit's last item (or once a minute) the assignment's UPDATE
+#: adjudicates or is adaptive; after the unit's last item (or once a minute) the assignment's UPDATE
 MAX_SAVE_QUERIES = 4
 MAX_SWAPPED_SAVE_QUERIES = 2  # the read and the UPDATE: the next page of the item needs no more
 

@@ -1,0 +1,189 @@
+"""Adaptive redundancy: after each completed unit, aggregate the batch's labels again and store
+per item how sure its label is (and whether it is settled) and per annotator whether the spammer
+rule stops them. The hand-out reads these (`work_selectors.next_unit`); nothing here runs in a
+request: `adaptive_queue` queues the Celery task once the save commits (inline without a broker,
+CELERY_TASK_ALWAYS_EAGER). The rules are `quality.stats.adaptive`'s; docs/adaptive-redundancy.md.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from django.db import transaction
+from django.db.models import Count, Exists, OuterRef, Sum
+
+from annotation.kinds import AGGREGATED_LEVELS, LabelField, kind_of
+from annotation.models import AdjudicationSetup, AnnotatorEstimate, Assignment, Batch, ItemEstimate, Response, Unit
+from annotation.selectors import annotation_rows
+from annotation.study_selectors import study_of
+from quality.stats.adaptive import estimate, settled, spammers
+from quality.stats.labels import clean_labels
+
+from .adjudication import adjudication_check_on_commit
+
+#: the model behind the item posteriors (quality.stats.adaptive.METHODS); bench/README.md,
+#: "Adaptive redundancy", compares them
+METHOD = "mace"
+#: the spammer rule's threshold in a batch whose study has live quality on and no `min_competence`:
+#: below a uniform spammer's or a biased annotator's competence, above a mediocre one's (~0.47 on
+#: 4 classes; docs/adaptive-redundancy.md)
+LIVE_QUALITY_COMPETENCE = 0.3
+COUNTED = (Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED, Assignment.Status.APPROVED)
+
+
+def adaptive_queue(*, batch_id: int) -> None:
+    """Aggregate the batch again once the current transaction commits (a Celery task)."""
+    from annotation import tasks
+
+    transaction.on_commit(lambda: tasks.update_estimates.delay(batch_id), robust=True)
+
+
+def completion_queue(*, response: Response, unit_done: bool) -> None:
+    """After the save that completed `response`'s item: one query for what its batch does next.
+    With an adjudication stage, check the item once the save commits; in an adaptive batch, when
+    the unit is done, aggregate the batch again. Both are Celery tasks, so the save itself reads
+    no more than these two flags."""
+    stage = AdjudicationSetup.objects.filter(batch=OuterRef("pk"), enabled=True)
+    flags = (
+        Batch.objects.filter(units__assignments=response.assignment_id)
+        .annotate(adjudicates=Exists(stage))
+        .values_list("pk", "adaptive", "adjudicates")
+        .first()
+    )
+    if flags is None:
+        return
+    batch_id, adaptive, adjudicates = flags
+    if adjudicates:
+        adjudication_check_on_commit([response.pk])
+    if adaptive and unit_done:
+        adaptive_queue(batch_id=batch_id)
+
+
+def adaptive_field(batch: Batch) -> LabelField | None:
+    """The label field adaptive redundancy judges: the kind's first nominal or ordinal one."""
+    return next((f for f in kind_of(batch.project).label_fields() if f.level in AGGREGATED_LEVELS), None)
+
+
+def batch_labels(batch: Batch, field: LabelField) -> pd.DataFrame:
+    """The long label frame (item, annotator, value) of the batch's completed, counted work."""
+    responses = Response.objects.filter(
+        assignment__unit__batch=batch,
+        assignment__status__in=COUNTED,
+        completed_at__isnull=False,
+        training=False,
+    ).values("pk")
+    rows = [
+        (r["item_id"], r["annotator_id"], field.value(r))
+        for r in annotation_rows(batch.project, response_ids=responses)
+    ]
+    return clean_labels(pd.DataFrame(rows, columns=["item", "annotator", "value"]))
+
+
+def estimates_update(*, batch: Batch, method: str | None = None) -> int:
+    """Aggregate the batch's labels and store the estimates; how many items have one. Idempotent
+    (a second run on the same labels writes the same rows), so a retried task is harmless."""
+    field = adaptive_field(batch)
+    if not batch.adaptive or field is None:
+        return 0
+    labels = batch_labels(batch, field)
+    if labels.empty:
+        return 0
+    fitted = estimate(labels, method=method or METHOD)
+    table = fitted.items
+    table["settled"] = settled(
+        table["posterior"].to_numpy(),
+        table["labels"].to_numpy(),
+        target=batch.target_confidence,
+        min_labels=batch.min_annotators,
+        max_labels=batch.max_annotators,
+    )
+    with transaction.atomic():
+        _write_items(batch, table)
+        threshold = spammer_threshold(batch)
+        if threshold is not None and not fitted.competence.empty:
+            _write_annotators(batch, fitted.competence, labels.groupby("annotator").size(), threshold)
+    return len(table)
+
+
+#: a posterior that moved less than this since it was stored is not written again: the hand-out
+#: orders by it, and a refit nudges every item's a little
+POSTERIOR_STEP = 1e-3
+
+
+def _write_items(batch: Batch, table: pd.DataFrame) -> None:
+    """Upsert the estimates that changed (a new label, label count, settled flag, or a posterior
+    moved by POSTERIOR_STEP): most of a large batch's items are settled and stay as they were."""
+    stored = {
+        item: (label, posterior, labels, done)
+        for item, label, posterior, labels, done in ItemEstimate.objects.filter(batch=batch).values_list(
+            "item_id", "label", "posterior", "labels", "settled"
+        )
+    }
+    rows = []
+    for item, row in zip(table.index, table.itertuples()):
+        label, posterior, labels, done = str(row.label)[:200], float(row.posterior), int(row.labels), bool(row.settled)
+        old = stored.get(int(item))
+        if (
+            old is not None
+            and old[::2] == (label, labels)
+            and old[3] == done
+            and abs(old[1] - posterior) < POSTERIOR_STEP
+        ):
+            continue
+        rows.append(
+            ItemEstimate(batch=batch, item_id=int(item), label=label, posterior=posterior, labels=labels, settled=done)
+        )
+    ItemEstimate.objects.bulk_create(
+        rows,
+        batch_size=2000,
+        update_conflicts=True,
+        unique_fields=["batch", "item"],
+        update_fields=["label", "posterior", "labels", "settled", "updated_at"],
+    )
+
+
+def spammer_threshold(batch: Batch) -> float | None:
+    """The competence below which the spammer rule stops an annotator: the batch's
+    `min_competence`; unset, LIVE_QUALITY_COMPETENCE when its study has live quality on
+    (`attention.stop_below`, docs/study-checks.md); else None, nobody is stopped."""
+    if batch.min_competence is not None:
+        return batch.min_competence
+    attention = study_of(batch).attention
+    return LIVE_QUALITY_COMPETENCE if attention is not None and attention.stop_below is not None else None
+
+
+def _write_annotators(batch: Batch, scores: pd.Series, counts: pd.Series, threshold: float) -> None:
+    stopped = spammers(scores, counts, min_competence=threshold)
+    rows = [
+        AnnotatorEstimate(
+            batch=batch,
+            annotator_id=int(who),
+            competence=float(scores[who]),
+            labels=int(counts[who]),
+            excluded=bool(stopped[who]),
+        )
+        for who in scores.index
+    ]
+    AnnotatorEstimate.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["batch", "annotator"],
+        update_fields=["competence", "labels", "excluded", "updated_at"],
+    )
+
+
+def labels_saved(batch: Batch) -> dict[str, int]:
+    """Labels given so far against what fixed redundancy (`assignments_per_unit` labels an item)
+    would have cost. `saved_on_settled`: on the items settled so far, fixed redundancy's labels
+    less those they took (negative when hard items took more than the fixed number)."""
+    given = Response.objects.filter(
+        assignment__unit__batch=batch, assignment__status__in=COUNTED, completed_at__isnull=False, training=False
+    ).count()
+    done = ItemEstimate.objects.filter(batch=batch, settled=True).aggregate(n=Count("pk"), labels=Sum("labels"))
+    items = Unit.objects.filter(batch=batch, every_annotator=False).aggregate(n=Count("unit_items"))["n"]
+    fixed = batch.assignments_per_unit
+    return {
+        "labels_given": given,
+        "fixed_labels": items * fixed,
+        "items_settled": done["n"],
+        "saved_on_settled": done["n"] * fixed - (done["labels"] or 0),
+    }

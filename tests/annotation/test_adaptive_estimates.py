@@ -1,0 +1,148 @@
+"""Adaptive redundancy's estimates: the stop and spammer rules on plain numbers, the service that
+aggregates a batch's labels into `ItemEstimate`/`AnnotatorEstimate`, and the Celery task queued
+when a unit completes (inline without a broker; in a real worker too)."""
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from annotation.models import AnnotatorEstimate, Batch, ItemEstimate, Response
+from annotation.services.adaptive import (
+    LIVE_QUALITY_COMPETENCE,
+    adaptive_field,
+    batch_labels,
+    completion_queue,
+    estimates_update,
+    labels_saved,
+    spammer_threshold,
+)
+from annotation.services.assignments import assignment_next
+from annotation.services.responses import assignment_submit_if_complete
+from quality.stats.adaptive import estimate, settled, spammers
+from quality.stats.mace import mace
+from tests.annotation.adaptive_helpers import adaptive_batch, label, person
+from tests.worker import broker_reachable, celery_worker
+
+
+def test_the_stop_rule_needs_the_minimum_and_the_target_or_the_maximum():
+    posterior = np.array([0.99, 0.99, 0.5, 0.5, 0.95])
+    labels = np.array([1, 2, 2, 4, 3])
+    assert settled(posterior, labels, target=0.95, min_labels=2, max_labels=4).tolist() == [
+        False,
+        True,
+        False,
+        True,
+        True,
+    ]
+
+
+def test_the_spammer_rule_judges_only_after_enough_labels():
+    competence = pd.Series({"a": 0.05, "b": 0.05, "c": 0.8})
+    counts = pd.Series({"a": 20, "b": 5, "c": 30})
+    assert spammers(competence, counts, min_competence=0.3, min_judged=15).tolist() == [True, False, False]
+
+
+def test_the_estimates_are_maces_posteriors_and_competence():
+    rng = np.random.default_rng(3)
+    truth = rng.integers(4, size=60)
+    rows = [(i, w, int(t) if w < 3 else int(rng.integers(4))) for i, t in enumerate(truth) for w in range(4)]
+    frame = pd.DataFrame(rows, columns=["item", "annotator", "value"])
+    got, reference = estimate(frame), mace(frame)
+    assert got.items["posterior"].to_numpy() == pytest.approx(reference.labels["posterior"].to_numpy())
+    assert (got.items["labels"] == 4).all()
+    assert got.competence.idxmin() == 3 and got.competence[3] < 0.3 < got.competence[0]
+
+
+@pytest.mark.django_db
+def test_the_service_stores_estimates_and_settles_agreed_items():
+    batch = adaptive_batch(2, target_confidence=0.6, min_competence=0.3)
+    people = [person(batch) for _ in range(3)]
+    for annotator in people:  # each labels both items: 1 always
+        label(annotator, batch, 1)
+        label(annotator, batch, 1)
+    assert estimates_update(batch=batch) == 2
+    frame = batch_labels(batch, adaptive_field(batch))
+    reference = estimate(frame).items
+    stored = {e.item_id: e for e in ItemEstimate.objects.filter(batch=batch)}
+    for item, row in reference.iterrows():
+        assert stored[item].posterior == pytest.approx(row.posterior) and stored[item].labels == 3
+        assert stored[item].settled and stored[item].label == "1"
+    assert AnnotatorEstimate.objects.filter(batch=batch, excluded=False).count() == 3  # too few labels to judge
+    assert labels_saved(batch) == {"labels_given": 6, "fixed_labels": 10, "items_settled": 2, "saved_on_settled": 4}
+    assert estimates_update(batch=batch) == 2 and ItemEstimate.objects.filter(batch=batch).count() == 2
+
+
+@pytest.mark.django_db
+def test_a_batch_that_is_not_adaptive_gets_no_estimates():
+    batch = adaptive_batch(1, adaptive=False)
+    label(person(batch), batch, 1)
+    assert estimates_update(batch=batch) == 0 and not ItemEstimate.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_completed_unit_queues_the_update_once_the_save_commits(django_capture_on_commit_callbacks):
+    batch = adaptive_batch(2)
+    assignment = label(person(batch), batch, 2)
+    response = Response.objects.get(assignment=assignment)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        with CaptureQueriesContext(connection) as queries:
+            completion_queue(response=response, unit_done=True)
+    assert len(queries) == 1  # the batch's two flags; the aggregation waits for the commit
+    assert len(callbacks) == 1
+    assert ItemEstimate.objects.get(batch=batch).labels == 1
+    with django_capture_on_commit_callbacks() as callbacks:
+        completion_queue(response=response, unit_done=False)
+    assert callbacks == []
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(
+    not broker_reachable() and os.environ.get("REQUIRE_SERVICES") != "1", reason="no Celery broker on 127.0.0.1:6379"
+)
+def test_the_task_runs_in_a_real_worker():
+    from annotation.tasks import update_estimates
+
+    batch = adaptive_batch(2)
+    for _ in range(2):
+        label(person(batch), batch, 3)
+    with celery_worker() as queue:
+        assert update_estimates.apply_async(args=[batch.pk], queue=queue).get(timeout=90) == 2
+    assert sorted(ItemEstimate.objects.filter(batch=batch).values_list("labels", flat=True)) == [1, 1]
+
+
+@pytest.mark.django_db
+def test_a_spammer_is_stopped_after_enough_labels_and_the_others_are_not():
+    batch = adaptive_batch(20, max_annotators=4, min_competence=0.3)
+    rng = np.random.default_rng(5)
+    truth = {}
+    good, spammer = [person(batch) for _ in range(3)], person(batch)
+    for annotator in [*good, spammer]:
+        for _ in range(20):
+            assignment = assignment_next(annotator=annotator, batch=batch)
+            item = Response.objects.get(assignment=assignment).item_id
+            right = truth.setdefault(item, int(rng.integers(4)))
+            choice = int(rng.integers(4)) if annotator == spammer else right
+            Response.objects.filter(assignment=assignment).update(
+                answers={"post": {"choice": choice}}, completed_at=timezone.now()
+            )
+            assignment_submit_if_complete(assignment)
+    estimates_update(batch=batch)
+    stopped = set(AnnotatorEstimate.objects.filter(batch=batch, excluded=True).values_list("annotator_id", flat=True))
+    assert stopped == {spammer.pk}
+
+
+@pytest.mark.django_db
+def test_live_quality_turns_the_spammer_rule_on_without_a_threshold():
+    batch = adaptive_batch(1)
+    assert spammer_threshold(batch) is None
+    Batch.objects.filter(pk=batch.pk).update(study="attention:\n  rate: 0.2\n  stop_below: 0.5\n")
+    batch.refresh_from_db()
+    assert spammer_threshold(batch) == LIVE_QUALITY_COMPETENCE
+    batch.min_competence = 0.1
+    assert spammer_threshold(batch) == 0.1
