@@ -26,8 +26,16 @@ def adaptive_problem(values: dict[str, Any]) -> str:
     if unknown:
         return f"unknown adaptive setting(s): {', '.join(unknown)}"
     low, high = values.get("min_annotators", 2), values.get("max_annotators", 5)
+    if low < 1 or high < 1:
+        return "min_annotators and max_annotators must be at least 1"
     if low > high:
         return f"min_annotators ({low}) cannot be above max_annotators ({high})"
+    target = values.get("target_confidence", 0.97)
+    if not 0.5 <= target <= 0.9999:
+        return f"target_confidence must be between 0.5 and 0.9999, not {target}"
+    competence = values.get("min_competence")
+    if competence is not None and not 0 <= competence <= 1:
+        return f"min_competence must be between 0 and 1, not {competence}"
     return ""
 
 

@@ -213,3 +213,45 @@ def test_load_demo_against_the_real_prolific_api_says_what_publishing_there_need
     out = run("load_demo", "--password", "pw")
     assert "Prolific endpoint: the real API (publishing there needs PROLIFIC_API_TOKEN" in out
     assert "/participant/" not in out
+
+
+def test_create_batch_adaptive_settings_and_their_refusals(settings):
+    from annotation.services.imports import items_import
+
+    project = ProjectFactory()
+    items_import(project=project, data=data_file("recam", "Task_1_dev.sample.jsonl").read_bytes(), filename="dev.jsonl")
+    out = run(
+        "create_batch",
+        str(project.pk),
+        "--name",
+        "adaptive",
+        "--items-per-unit",
+        "1",
+        "--adaptive",
+        "--min-annotators",
+        "2",
+        "--max-annotators",
+        "4",
+        "--target-confidence",
+        "0.98",
+    )
+    batch = Batch.objects.get(name="adaptive")
+    assert "Created batch" in out and batch.adaptive and batch.slots_per_unit == 4
+    assert (batch.min_annotators, batch.target_confidence, batch.min_competence) == (2, 0.98, None)
+    with pytest.raises(CommandError, match="--max-annotators needs --adaptive"):
+        run("create_batch", str(project.pk), "--name", "x", "--max-annotators", "4")
+    with pytest.raises(CommandError, match=r"min_annotators \(5\) cannot be above max_annotators \(4\)"):
+        run(
+            "create_batch",
+            str(project.pk),
+            "--name",
+            "x",
+            "--adaptive",
+            "--min-annotators",
+            "5",
+            "--max-annotators",
+            "4",
+        )
+    with pytest.raises(CommandError, match="target_confidence must be between 0.5 and 0.9999, not 1.5"):
+        run("create_batch", str(project.pk), "--name", "x", "--adaptive", "--target-confidence", "1.5")
+    assert Batch.objects.count() == 1

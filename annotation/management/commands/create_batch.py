@@ -86,6 +86,14 @@ class Command(BaseCommand):
             help="A study file (YAML or JSON, docs/study-checks.md): consent, comprehension check, training, "
             "check items, live quality, exit survey.",
         )
+        adaptive = parser.add_argument_group(
+            "adaptive redundancy", "hand an item out only until its label is sure enough (docs/adaptive-redundancy.md)"
+        )
+        adaptive.add_argument("--adaptive", action="store_true", help="Turn adaptive redundancy on.")
+        adaptive.add_argument("--min-annotators", type=int, help="Labels an item gets before it may settle (2).")
+        adaptive.add_argument("--max-annotators", type=int, help="Labels an item gets at most (5).")
+        adaptive.add_argument("--target-confidence", type=float, help="The posterior that settles an item (0.97).")
+        adaptive.add_argument("--min-competence", type=float, help="Stop annotators estimated below this competence.")
         add_base_url_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -111,12 +119,22 @@ class Command(BaseCommand):
                 channel=channel,
                 channel_settings=settings,
                 study=study,
+                adaptive=self._adaptive(options),
             )
         except (BatchError, StudyFileError) as exc:
             raise CommandError(str(exc)) from None
         invite = invite_link_create(batch=batch, label="default")
         self.stdout.write(self.style.SUCCESS(f"Created batch {batch.pk} ({batch.units.count()} units)."))
         self.stdout.write(f"Invite link: {invite_url(invite.token, base_url=base_url(options['base_url']))}")
+
+    @staticmethod
+    def _adaptive(options: dict[str, Any]) -> dict[str, Any]:
+        """The adaptive settings given (the model's defaults for the others); none without --adaptive."""
+        names = ("min_annotators", "max_annotators", "target_confidence", "min_competence")
+        given = {name: options[name] for name in names if options[name] is not None}
+        if given and not options["adaptive"]:
+            raise CommandError(f"--{next(iter(given)).replace('_', '-')} needs --adaptive")
+        return {"adaptive": True, **given} if options["adaptive"] else {}
 
     @staticmethod
     def _channel(project: Any, options: dict[str, Any]) -> tuple[str, dict[str, Any], int]:
