@@ -130,6 +130,7 @@ class BatchCreateForm(HandoutOptional):
             "channel",
             "channel_settings",
             "study",
+            *ADAPTIVE_FIELDS,
         ]
         widgets = {"study": forms.Textarea(attrs={"rows": 12, "cols": 90, "class": "study-file"})}
 
@@ -298,6 +299,7 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
                 channel=data["channel"],
                 channel_settings=data["channel_settings"],
                 study=data.get("study", ""),
+                adaptive={name: data[name] for name in ADAPTIVE_FIELDS} if data.get("adaptive") else None,
             ),
         )
 

@@ -162,3 +162,17 @@ def test_assignment_list_filters_by_status(admin_client, project):
     url = reverse("admin:annotation_assignment_changelist")
     assert "1 assignment" in admin_client.get(url + "?status__exact=active").content.decode()
     assert "0 assignments" in admin_client.get(url + "?status__exact=submitted").content.decode()
+
+
+def test_add_form_makes_an_adaptive_batch_and_refuses_a_minimum_above_the_maximum(admin_client, project):
+    refused = add_batch(admin_client, project, adaptive="on", min_annotators=4, max_annotators=3)
+    assert refused.status_code == 200 and not Batch.objects.exists()
+    assert "The maximum annotators cannot be below the minimum." in refused.content.decode()
+    response = add_batch(
+        admin_client, project, adaptive="on", min_annotators=2, max_annotators=4, target_confidence="0.98"
+    )
+    assert response.status_code == 302, response.content.decode()[:3000]
+    batch = Batch.objects.get()
+    assert (batch.adaptive, batch.min_annotators, batch.slots_per_unit, batch.target_confidence) == (True, 2, 4, 0.98)
+    plain = add_batch(admin_client, project, name="Round 2")  # the fields left out: not adaptive, defaults kept
+    assert plain.status_code == 302 and not Batch.objects.get(name="Round 2").adaptive
