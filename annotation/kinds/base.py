@@ -6,6 +6,7 @@ engine, channels, quality runs and exporters only ever talk to this interface.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -318,6 +319,12 @@ class TaskKind(ABC):
 
     def _label_field(self, field: str) -> LabelField | None:
         return next((f for f in self.label_fields() if f.name == field), None)
+
+    def prediction_value(self, payload: Mapping[str, Any], field: str, value: Any) -> Any:
+        """A model's value of `field` as a prediction file gives it (a JSON value), checked and
+        stored as the adjudicator's own value would be (`adjudication_value`; a text as it is,
+        anything else as its JSON). Raises ValueError with the reason when the field refuses it."""
+        return self.adjudication_value(payload, field, value if isinstance(value, str) else json.dumps(value))
 
     def final_export_value(self, field: str, value: Any) -> Any:
         """A final label's value as the final-labels export gives it to a person (default: as

@@ -174,6 +174,13 @@ class GCRC(TaskKind):
     def adjudication_value(self, payload: Mapping[str, Any], field: str, text: str) -> Any:
         return adjudication.parse(payload, field, text)
 
+    def prediction_value(self, payload: Mapping[str, Any], field: str, value: Any) -> Any:
+        """Supporting sentences as a list of the numbers the pages show (from 1), as the
+        final-labels export writes them; every value through the adjudicator's parse."""
+        if split_field(field)[1] == "evidence" and isinstance(value, list):
+            value = ", ".join(str(n) for n in value)
+        return super().prediction_value(payload, field, value)
+
     def final_item(self, payload: Mapping[str, Any], final: Mapping[str, Any]) -> dict[str, Any]:
         return adjudication.released(payload, final)
 
