@@ -53,7 +53,7 @@ def predictions_report(
     predictions: Predictions,
     settings: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """The run report's "predictions" section: per model its scores per field and, as one more
+    """The run report's "predictions" section: per model its scores per field it predicted and, as one more
     annotator, its agreement and kappa with the humans' majority on the main field; and the kept
     humans' mean of the same two figures, to read beside it."""
     reference = references(kept, fields, aggregated)
@@ -63,7 +63,11 @@ def predictions_report(
     for model, by_item in sorted(predictions.items()):
         models[model] = {
             "n_items": len(by_item),
-            "fields": {f.name: prediction_scores(reference[f.name], _values(by_item, f.name), f.level) for f in fields},
+            "fields": {  # the fields the model predicted
+                f.name: prediction_scores(reference[f.name], values, f.level)
+                for f in fields
+                if (values := _values(by_item, f.name))
+            },
             "as_annotator": prediction_scores(majority, _values(by_item, main.name), main.level) if main else None,
         }
     return {

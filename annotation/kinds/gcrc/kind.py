@@ -175,10 +175,11 @@ class GCRC(TaskKind):
         return adjudication.parse(payload, field, text)
 
     def prediction_value(self, payload: Mapping[str, Any], field: str, value: Any) -> Any:
-        """Supporting sentences as a list of the numbers the pages show (from 1), as the
-        final-labels export writes them; every value through the adjudicator's parse."""
+        """Supporting sentences as their annotation column has them: the numbers the pages show
+        (from 1); checked by the adjudicator's parse of the same numbers."""
         if split_field(field)[1] == "evidence" and isinstance(value, list):
-            value = ", ".join(str(n) for n in value)
+            parsed = super().prediction_value(payload, field, ", ".join(str(n) for n in value))
+            return [index + 1 for index in parsed]
         return super().prediction_value(payload, field, value)
 
     def final_item(self, payload: Mapping[str, Any], final: Mapping[str, Any]) -> dict[str, Any]:

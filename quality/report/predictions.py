@@ -1,0 +1,80 @@
+"""The report's "Model predictions" section: each model's scores from the run's report, shown as
+one more annotator beside the kept humans, and the models imported since the run (scored by the
+next one)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from quality.models import QualityRun
+from quality.prediction_selectors import prediction_imports, run_predictions
+
+SCORE_KEYS = ("accuracy", "kappa", "pearson", "spearman", "mae")
+
+
+def _fixed(value: Any) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _share(value: Any) -> str:
+    return "—" if value is None else f"{value * 100:.1f}"
+
+
+def field_rows(section: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per model and label field: the items scored and each score ('—' where it does not apply)."""
+    levels = section.get("levels") or {}
+    rows = []
+    for model, figures in (section.get("models") or {}).items():
+        predicted = figures.get("fields") or {}
+        for name in [name for name in section.get("fields") or [] if name in predicted]:
+            scores = predicted[name]
+            row = {"model": model, "field": name, "level": levels.get(name, ""), "n_items": scores.get("n_items", 0)}
+            row.update({key: _fixed(scores.get(key)) for key in SCORE_KEYS})
+            row["accuracy"] = _share(scores.get("accuracy"))
+            rows.append(row)
+    return rows
+
+
+def annotator_rows(section: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The kept humans' mean agreement and kappa with the others' majority, then each model's with
+    the humans' majority, on the main field: the model read as one more annotator."""
+    humans = section.get("humans") or {}
+    rows = [
+        {
+            "who": f"Human annotators (mean of {humans.get('n_annotators', 0)} kept)",
+            "model": False,
+            "n_items": "",
+            "agreement": _share(humans.get("agreement_vs_majority")),
+            "kappa": _fixed(humans.get("kappa_vs_majority")),
+        }
+    ]
+    for model, figures in (section.get("models") or {}).items():
+        scores = figures.get("as_annotator") or {}
+        rows.append(
+            {
+                "who": model,
+                "model": True,
+                "n_items": scores.get("n_items", 0),
+                "agreement": _share(scores.get("accuracy")),
+                "kappa": _fixed(scores.get("kappa")),
+            }
+        )
+    return rows
+
+
+def predictions_context(run: QualityRun) -> dict[str, Any]:
+    """The section's context: empty when no model was ever imported into the project."""
+    imports = prediction_imports(run.project)
+    section = run_predictions(run)
+    if not imports and not section:
+        return {}
+    scored = set(section.get("models") or {})
+    finished = run.finished_at or run.created_at
+    later = [model for model, (_n, at) in imports.items() if model not in scored or at > finished]
+    return {
+        "main_field": section.get("main_field"),
+        "annotator_rows": annotator_rows(section) if scored else [],
+        "field_rows": field_rows(section),
+        "imported_later": later,
+    }
