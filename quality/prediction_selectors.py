@@ -7,7 +7,8 @@ from typing import Any
 
 from django.db.models import Count, Max
 
-from annotation.models import Project
+from annotation.kinds import TaskKind
+from annotation.models import Item, Project
 from quality.models import Prediction, QualityRun
 
 
@@ -17,6 +18,16 @@ def project_predictions(project: Project) -> dict[str, dict[int, dict[str, Any]]
     rows = Prediction.objects.filter(project=project).order_by("model", "item_id")
     for model, item_id, labels in rows.values_list("model", "item_id", "labels").iterator():
         found.setdefault(model, {})[item_id] = labels
+    return found
+
+
+def project_gold(project: Project, kind: TaskKind) -> dict[int, dict[str, Any]]:
+    """item id -> the kind's answer key by label field (`TaskKind.gold_labels`), of the items that have one."""
+    found: dict[int, dict[str, Any]] = {}
+    for item_id, payload in Item.objects.data().filter(project=project).values_list("id", "payload").iterator():
+        labels = kind.gold_labels(payload)
+        if labels:
+            found[item_id] = labels
     return found
 
 

@@ -51,10 +51,12 @@ def predictions_report(
     aggregated: pd.DataFrame,
     annotators: pd.DataFrame,
     predictions: Predictions,
+    gold: Mapping[int, Mapping[str, Any]],
     settings: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The run report's "predictions" section: per model its scores per field it predicted and, as one more
-    annotator, its agreement and kappa with the humans' majority on the main field; and the kept
+    annotator, its agreement and kappa with the humans' majority on the main field; against the
+    kind's answer key (`gold`: item id -> field -> value) where it has one; and the kept
     humans' mean of the same two figures, to read beside it."""
     reference = references(kept, fields, aggregated)
     main = main_field(fields, settings)
@@ -67,6 +69,11 @@ def predictions_report(
                 f.name: prediction_scores(reference[f.name], values, f.level)
                 for f in fields
                 if (values := _values(by_item, f.name))
+            },
+            "gold": {  # the fields the kind has an answer key of
+                f.name: prediction_scores(keys, _values(by_item, f.name), f.level)
+                for f in fields
+                if (keys := _values(gold, f.name))
             },
             "as_annotator": prediction_scores(majority, _values(by_item, main.name), main.level) if main else None,
         }

@@ -197,6 +197,11 @@ class TaskKind(ABC):
         """The answer key where one exists."""
         return None
 
+    def gold_labels(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """The answer key by label field, each value as an annotation's label of the field has it
+        (a model's predictions are scored against it); default: none."""
+        return {}
+
     def annotation_columns(self) -> list[str]:
         """Kind-specific columns of a raw annotation row, in order (from `columns`)."""
         return [column.name for column in self.columns]

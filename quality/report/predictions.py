@@ -22,17 +22,19 @@ def _share(value: Any) -> str:
 
 
 def field_rows(section: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One row per model and label field: the items scored and each score ('—' where it does not apply)."""
-    levels = section.get("levels") or {}
+    """One row per model, label field and reference (the humans' label, then the kind's answer
+    key where it has one): the items scored and each score ('—' where it does not apply)."""
+    levels, order = section.get("levels") or {}, section.get("fields") or []
     rows = []
     for model, figures in (section.get("models") or {}).items():
-        predicted = figures.get("fields") or {}
-        for name in [name for name in section.get("fields") or [] if name in predicted]:
-            scores = predicted[name]
-            row = {"model": model, "field": name, "level": levels.get(name, ""), "n_items": scores.get("n_items", 0)}
-            row.update({key: _fixed(scores.get(key)) for key in SCORE_KEYS})
-            row["accuracy"] = _share(scores.get("accuracy"))
-            rows.append(row)
+        for against, key in (("humans", "fields"), ("answer key", "gold")):
+            scored = figures.get(key) or {}
+            for name in [name for name in order if name in scored]:
+                scores = scored[name]
+                row = {"model": model, "field": name, "against": against, "level": levels.get(name, "")}
+                row.update({k: _fixed(scores.get(k)) for k in SCORE_KEYS}, n_items=scores.get("n_items", 0))
+                row["accuracy"] = _share(scores.get("accuracy"))
+                rows.append(row)
     return rows
 
 

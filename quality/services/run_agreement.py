@@ -17,7 +17,7 @@ from quality.checks import apply_check_rule
 from quality.frames import kept_frame
 from quality.headline import headline
 from quality.models import QualityRun, RunPlot
-from quality.prediction_selectors import project_predictions
+from quality.prediction_selectors import project_gold, project_predictions
 from quality.predictions import predictions_report
 from quality.report.figures import Figure, run_figures
 from quality.selectors import assignment_events, assignment_slots, check_results, page_seconds, pilot_items
@@ -66,6 +66,7 @@ def run_extras(
             aggregated=agreement.items,
             annotators=annotators,
             predictions=predicted,
+            gold=project_gold(project, kind),
             settings=settings,
         )
     pilot = pilot_agreement(kept, fields, pilot_items(project))

@@ -34,6 +34,8 @@ from tests.factories import TeamFactory, save_answer
 pytestmark = pytest.mark.django_db
 SLUGS = [k.slug for k in all_kinds()] + ["task_file"]
 ITEMS = 6
+#: the kinds whose sample items come with an answer key of label fields (`TaskKind.gold_labels`)
+WITH_GOLD = ("recam", "scde", "task_file")
 #: rules that would drop these made-up annotators: the same two words on every page, answers at once
 SETTINGS: dict[str, dict[str, Any]] = {
     "cosimlex": {"engagement_max_flagged_share": 1.0},
@@ -151,6 +153,13 @@ def test_every_kind_scores_a_models_predictions_as_one_more_annotator(slug, staf
         ]
         truth, guess = [t for t, _ in pairs], [g for _, g in pairs]
         check_scores(figures["fields"][name], level, truth, guess)
+    # against the answer key the items came with, where the kind has one
+    gold = {item: kind.gold_labels(item.payload) for item in guessed}
+    assert set(figures["gold"]) == {name for labels in gold.values() for name in labels if name in levels}
+    assert bool(figures["gold"]) == (slug in WITH_GOLD)
+    for name, scores in figures["gold"].items():
+        pairs = [(gold[i][name], guessed[i][name]) for i in guessed if name in gold[i] and name in guessed[i]]
+        check_scores(scores, levels[name], [t for t, _ in pairs], [g for _, g in pairs])
     main = section["main_field"]
     assert main == kind.label_fields()[0].name or levels[kind.label_fields()[0].name] == "set"
     assert figures["as_annotator"]["n_items"] == figures["fields"][main]["n_items"]
@@ -228,3 +237,5 @@ def test_predictions_change_nothing_of_the_humans_and_score_like_sklearn(annotat
     page = staff_client.get(reverse("quality:report", args=[project.pk])).content.decode()
     assert "Imported after this run, scored by the next one: late." in page
     assert 'data-model="always-wrong"' in page and 'data-model="late"' not in page
+    assert 'data-model="always-wrong" data-field="post_choice" data-against="answer key"' in page
+    assert section["models"]["always-wrong"]["gold"]["post_choice"]["accuracy"] == 0.0
