@@ -9,12 +9,14 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from annotation.kinds import ImportProblem
 from annotation.models import Item
 from quality.models import Prediction
 from quality.services.predictions import predictions_import
-from tests.factories import RECAM_PAYLOAD, ProjectFactory
+from tests.factories import RECAM_PAYLOAD, ProjectFactory, TeamFactory
+from tests.security.conftest import staff_with
 
 pytestmark = pytest.mark.django_db
 
@@ -98,3 +100,15 @@ def test_the_command_imports_and_names_the_problem(project, tmp_path):
     with pytest.raises(CommandError, match=r"bad.jsonl: line 2, field 'id': no item .*Nothing was imported"):
         call_command("import_predictions", str(project.pk), str(bad), "--model", "gpt-x")
     assert Prediction.objects.filter(model="gpt-x").count() == 2
+
+
+def test_a_researcher_sees_only_their_teams_predictions(project, client):
+    other = ProjectFactory(kind="recam", name="other team's", team=TeamFactory(name="Other"))
+    Item.objects.create(project=other, external_id="q0", payload=RECAM_PAYLOAD)
+    predictions_import(project=project, data=jsonl({"id": "q0", "post_choice": 1}), model="ours-model")
+    predictions_import(project=other, data=jsonl({"id": "q0", "post_choice": 2}), model="theirs-model")
+    client.force_login(staff_with("view_", teams=[project.team]))
+    page = client.get(reverse("admin:quality_prediction_changelist")).content.decode()
+    assert "ours-model" in page and "theirs-model" not in page and "other team" not in page
+    theirs = Prediction.objects.get(model="theirs-model")
+    assert client.get(reverse("admin:quality_prediction_change", args=[theirs.pk])).status_code == 302
