@@ -82,6 +82,7 @@ def predictions_report(
         "levels": {f.name: f.level for f in fields},
         "main_field": main.name if main else None,
         "models": models,
+        "model_names": list(models),  # jsonb reorders object keys; this keeps the models' order
         "humans": _humans(annotators),
     }
 

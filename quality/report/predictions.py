@@ -26,7 +26,7 @@ def field_rows(section: Mapping[str, Any]) -> list[dict[str, Any]]:
     key where it has one): the items scored and each score ('—' where it does not apply)."""
     levels, order = section.get("levels") or {}, section.get("fields") or []
     rows = []
-    for model, figures in (section.get("models") or {}).items():
+    for model, figures in _models(section):
         for against, key in (("humans", "fields"), ("answer key", "gold")):
             scored = figures.get(key) or {}
             for name in [name for name in order if name in scored]:
@@ -51,7 +51,7 @@ def annotator_rows(section: Mapping[str, Any]) -> list[dict[str, Any]]:
             "kappa": _fixed(humans.get("kappa_vs_majority")),
         }
     ]
-    for model, figures in (section.get("models") or {}).items():
+    for model, figures in _models(section):
         scores = figures.get("as_annotator") or {}
         rows.append(
             {
@@ -63,6 +63,12 @@ def annotator_rows(section: Mapping[str, Any]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _models(section: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """(model, its figures) in the models' order (by name)."""
+    models = section.get("models") or {}
+    return [(name, models[name]) for name in section.get("model_names") or sorted(models)]
 
 
 def predictions_context(run: QualityRun) -> dict[str, Any]:
