@@ -8,8 +8,10 @@ import io
 import json
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.urls import reverse
+from rest_framework.test import APIClient
 
 from annotation.kinds import ImportProblem
 from annotation.models import Item
@@ -112,3 +114,27 @@ def test_a_researcher_sees_only_their_teams_predictions(project, client):
     assert "ours-model" in page and "theirs-model" not in page and "other team" not in page
     theirs = Prediction.objects.get(model="theirs-model")
     assert client.get(reverse("admin:quality_prediction_change", args=[theirs.pk])).status_code == 302
+
+
+def test_the_api_imports_lists_and_names_the_problem(project):
+    api = APIClient()
+    api.force_authenticate(staff_with("view_", "add_prediction", teams=[project.team]))
+    url = reverse("api-project-predictions", args=[project.pk])
+
+    def post(data: bytes, model: str = "gpt-x"):
+        return api.post(url, {"file": SimpleUploadedFile("p.jsonl", data), "model": model}, format="multipart")
+
+    answer = post(jsonl({"id": "q0", "post_choice": 1}, {"id": "q1", "colour": "red"}))
+    assert answer.status_code == 400
+    assert (answer.json()["line"], answer.json()["field"]) == (2, "colour")
+    assert not Prediction.objects.exists()
+    answer = post(jsonl({"id": "q0", "post_choice": 1}))
+    assert answer.status_code == 200 and answer.json() == {"model": "gpt-x", "created": 1, "replaced": 0}
+    listed = api.get(url).json()
+    assert [(row["model"], row["predictions"]) for row in listed] == [("gpt-x", 1)]
+    other = ProjectFactory(kind="recam", name="other team's", team=TeamFactory(name="Other"))
+    assert api.get(reverse("api-project-predictions", args=[other.pk])).status_code == 404
+    reader = APIClient()
+    reader.force_authenticate(staff_with("view_", teams=[project.team]))  # may read, may not import
+    assert reader.get(url).status_code == 200
+    assert reader.post(url, {"file": SimpleUploadedFile("p.jsonl", b"{}"), "model": "m"}).status_code == 403
