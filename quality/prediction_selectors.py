@@ -21,6 +21,15 @@ def project_predictions(project: Project) -> dict[str, dict[int, dict[str, Any]]
     return found
 
 
+def predictions_by_external_id(project: Project) -> dict[str, dict[str, dict[str, Any]]]:
+    """model -> item external id -> the model's labels (what a kind's scorer reads)."""
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    rows = Prediction.objects.filter(project=project).order_by("model", "item_id")
+    for model, external_id, labels in rows.values_list("model", "item__external_id", "labels").iterator():
+        found.setdefault(model, {})[external_id] = labels
+    return found
+
+
 def project_gold(project: Project, kind: TaskKind) -> dict[int, dict[str, Any]]:
     """item id -> the kind's answer key by label field (`TaskKind.gold_labels`), of the items that have one."""
     found: dict[int, dict[str, Any]] = {}

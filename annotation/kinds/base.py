@@ -20,7 +20,7 @@ from . import own_values
 from .own_values import ValueFormat
 from .presets import ChannelPreset
 from .results import GENERIC_SETTINGS, KindPlot, LabelField, aggregation_settings_problems
-from .scoring import Scorer
+from .scoring import ProjectResults, Scorer
 from .typed import TypedAnswer, generic_typed_answers
 
 
@@ -242,6 +242,12 @@ class TaskKind(ABC):
     def scorers(self) -> dict[str, Scorer]:
         """The kind's reports and scorers by name (a paper's summary table, a shared task's
         scorer), run by `manage.py score` and the scores API; default: none."""
+        return {}
+
+    def prediction_scorers(self, results: ProjectResults, predicted: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        """The kind's own scorers run on one model's predictions (`predicted`: item external id ->
+        label field -> value) against the project's results, by scorer name; each raises
+        ScoreProblem or NothingToScore where it cannot score. Default: none."""
         return {}
 
     def item_diagnostic_columns(self) -> list[str]:

@@ -65,6 +65,27 @@ def annotator_rows(section: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def kind_score_rows(section: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Per model and kind scorer: its figures as (name, value) pairs, nested keys joined by dots."""
+    rows = []
+    for model, figures in _models(section):
+        for scorer, result in (figures.get("kind_scores") or {}).items():
+            shown = _flat(result) if isinstance(result, Mapping) else [("", str(result))]
+            rows.append({"model": model, "scorer": scorer, "figures": shown})
+    return rows
+
+
+def _flat(result: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    flat: list[tuple[str, str]] = []
+    for key, value in result.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat += _flat(value, f"{name}.")
+        else:
+            flat.append((name, f"{value:.3f}" if isinstance(value, float) else "—" if value is None else str(value)))
+    return flat
+
+
 def _models(section: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     """(model, its figures) in the models' order (by name)."""
     models = section.get("models") or {}
@@ -84,5 +105,6 @@ def predictions_context(run: QualityRun) -> dict[str, Any]:
         "main_field": section.get("main_field"),
         "annotator_rows": annotator_rows(section) if scored else [],
         "field_rows": field_rows(section),
+        "kind_score_rows": kind_score_rows(section),
         "imported_later": later,
     }

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 from django.urls import reverse
+from scipy import stats
 from sklearn.metrics import accuracy_score, cohen_kappa_score
 
 from annotation.kinds import all_kinds, kind_of
@@ -239,3 +240,56 @@ def test_predictions_change_nothing_of_the_humans_and_score_like_sklearn(annotat
     assert 'data-model="always-wrong"' in page and 'data-model="late"' not in page
     assert 'data-model="always-wrong" data-field="post_choice" data-against="answer key"' in page
     assert section["models"]["always-wrong"]["gold"]["post_choice"]["accuracy"] == 0.0
+
+
+# --- a kind's own scorer on a model's predictions -------------------------------------------------
+PAIRS = 4
+
+
+def test_cosimlex_scores_a_models_ratings_with_the_semeval_scorer(staff_client):
+    project = project_create(name="ratings", team=TeamFactory(), kind="cosimlex")
+    lines = data_file("cosimlex", "cosimlex_en.sample.csv").read_bytes().splitlines(keepends=True)
+    items_import(project=project, data=b"".join(lines[: PAIRS + 1]), filename="en.csv")  # the header, 4 pairs
+    chosen = list(Item.objects.filter(project=project).order_by("id"))
+    order = list(dict.fromkeys(item.payload["pair"] for item in chosen))
+    chosen.sort(key=lambda item: (item.payload["context"], order.index(item.payload["pair"])))  # a unit a context
+
+    def rating(payload: dict) -> int:
+        return (2 * order.index(payload["pair"]) + payload["context"]) % 7
+
+    batch = batch_create(project=project, name="b", items=chosen, items_per_unit=PAIRS, assignments_per_unit=3)
+    invite = invite_link_create(batch=batch)
+    kind = kind_of(project)
+    for _ in range(6):  # three raters of each context (a person rates one context of a pair)
+        assignment = assignment_next(annotator=annotator_join_via_invite(invite=invite), batch=batch)
+        for response in assignment.responses.select_related("item").order_by("position"):
+            payload = response.item.payload
+            pages = {"inspired": {"word_1": "river", "word_2": "boat"}, "rating": {"rating": str(rating(payload))}}
+            while (page_slug := next_page_slug(kind, payload, response.answers)) is not None:
+                form = kind.page(payload, page_slug, response.answers).form_class(
+                    pages[page_slug], payload=payload, answers=response.answers
+                )
+                assert form.is_valid(), form.errors
+                save_answer(response.pk, page_slug, form.answer())
+                response.refresh_from_db()
+    model = {item: rating(item.payload) + (1 if item.payload["pair"] == order[0] else 0) for item in chosen}
+    lines = [json.dumps({"id": item.external_id, "rating": value}) for item, value in model.items()]
+    predictions_import(project=project, data="\n".join(lines).encode(), model="rater")
+    run = quality_run_create(project=project, overrides=SETTINGS["cosimlex"])
+    assert run.status == "done", run.error
+    assert run.report["headline"]["annotators_kept"] == 6
+
+    scores = run.report["predictions"]["models"]["rater"]["kind_scores"]["semeval2020"]
+    by = {(i.payload["pair"], i.payload["context"]): v for i, v in model.items()}
+    gold = [rating({"pair": p, "context": c}) for p in order for c in (1, 2)]  # interleaved, as the kit scores
+    guess = [by[(p, c)] for p in order for c in (1, 2)]
+    assert scores["pairs"] == PAIRS
+    assert scores["subtask2"]["pearson"] == pytest.approx(stats.pearsonr(gold, guess).statistic)
+    assert scores["subtask2"]["spearman"] == pytest.approx(stats.spearmanr(gold, guess).statistic)
+    change_gold = np.array(gold[1::2]) - np.array(gold[0::2])
+    change_guess = np.array(guess[1::2]) - np.array(guess[0::2])
+    uncentered = change_gold @ change_guess / np.sqrt((change_gold @ change_gold) * (change_guess @ change_guess))
+    assert scores["subtask1"]["uncentered_pearson"] == pytest.approx(uncentered)
+
+    page = staff_client.get(reverse("quality:report", args=[project.pk])).content.decode()
+    assert 'data-model="rater" data-scorer="semeval2020"' in page and "subtask2.pearson: " in page
