@@ -36,7 +36,7 @@ pytestmark = pytest.mark.django_db
 SLUGS = [k.slug for k in all_kinds()] + ["task_file"]
 ITEMS = 6
 #: the kinds whose sample items come with an answer key of label fields (`TaskKind.gold_labels`)
-WITH_GOLD = ("recam", "scde", "task_file")
+WITH_GOLD = ("recam", "scde", "task_file")  # the GCRC sample has no labels
 #: rules that would drop these made-up annotators: the same two words on every page, answers at once
 SETTINGS: dict[str, dict[str, Any]] = {
     "cosimlex": {"engagement_max_flagged_share": 1.0},

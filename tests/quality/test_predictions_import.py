@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.kinds import ImportProblem
+from annotation.kinds import ImportProblem, get_kind
 from annotation.models import Item
 from quality.models import Prediction
 from quality.services.predictions import predictions_import
@@ -138,3 +138,24 @@ def test_the_api_imports_lists_and_names_the_problem(project):
     reader.force_authenticate(staff_with("view_", teams=[project.team]))  # may read, may not import
     assert reader.get(url).status_code == 200
     assert reader.post(url, {"file": SimpleUploadedFile("p.jsonl", b"{}"), "model": "m"}).status_code == 403
+
+
+def test_gcrcs_answer_key_by_label_field_is_what_annotations_give():
+    kind = get_kind("gcrc")
+    record = {
+        "id": "g1",
+        "title": "t",
+        "passage": "第一句话。第二句话。第三句话。",
+        "question": "下列说法正确的是",
+        "options": ["甲", "乙", "丙", "丁"],
+        "answer": "A",
+        "evidences": [["第二句话。"], ["第一句话。", "第三句话。"], [], []],
+        "error_type": ["", "DTL", "", ""],
+        "reasoning_ability": ["DED", "DED", "DED", "DED"],
+    }
+    (item,) = kind.parse(json.dumps({"data": [record]}, ensure_ascii=False))
+    gold = kind.gold_labels(item.payload)
+    assert gold["a_skill"] == "DED" and gold["b_error"] == "DTL" and "a_error" not in gold
+    assert (gold["a_evidence"], gold["b_evidence"]) == ([2], [1, 3]) and "c_evidence" not in gold
+    # each value is one a prediction (and so an annotation) of the field may hold
+    assert all(kind.prediction_value(item.payload, name, value) == value for name, value in gold.items())

@@ -22,7 +22,7 @@ from ..results import LabelField
 from ..scoring import Scorer
 from . import adjudication
 from . import quality as gcrc_quality
-from .adjudication import split_field
+from .adjudication import field_name, split_field
 from .figures import FIGURES
 from .forms import OPTION_FORMS, AnswerForm, item_answer, preset_wrong
 from .labels import OPTION_LETTERS, polarity
@@ -130,6 +130,20 @@ class GCRC(TaskKind):
 
     def gold(self, payload: Mapping[str, Any]) -> dict[str, Any] | None:
         return payload.get("reference")
+
+    def gold_labels(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """The released labels per option as the label fields have them: skill and error codes
+        (an empty error: none), supporting sentences as the pages number them (from 1)."""
+        reference = payload.get("reference") or {}
+        found: dict[str, Any] = {}
+        for n, letter in enumerate(OPTION_LETTERS):
+            for part, key in (("skill", "reasoning_ability"), ("error", "error_type")):
+                if (reference.get(key) or [None] * 4)[n]:
+                    found[field_name(letter, part)] = reference[key][n]
+            indexes = (reference.get("evidence_sentences") or [None] * 4)[n]
+            if indexes and None not in indexes:
+                found[field_name(letter, "evidence")] = sorted({i + 1 for i in indexes})
+        return found
 
     def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:
         return gcrc_quality.select(frame)
