@@ -64,6 +64,6 @@ def model_scorer_results(run: QualityRun) -> dict[str, dict[str, Any]]:
     for model, predicted in predictions_by_external_id(run.project).items():
         try:
             found[model] = kind.prediction_scorers(results, predicted)
-        except (ScoreProblem, NothingToScore) as exc:
+        except (ScoreProblem, NothingToScore, ValueError) as exc:  # a model's scores never fail the humans' run
             found[model] = {"note": str(exc)}
     return found

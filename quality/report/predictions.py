@@ -66,12 +66,13 @@ def annotator_rows(section: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def kind_score_rows(section: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Per model and kind scorer: its figures as (name, value) pairs, nested keys joined by dots."""
+    """Per model and kind scorer: its figures as (name, value) pairs, nested keys joined by dots
+    (a model the kind's scorers could not score: why, as its one figure)."""
     rows = []
     for model, figures in _models(section):
         for scorer, result in (figures.get("kind_scores") or {}).items():
             shown = _flat(result) if isinstance(result, Mapping) else [("", str(result))]
-            rows.append({"model": model, "scorer": scorer, "figures": shown})
+            rows.append({"model": model, "scorer": "not scored" if scorer == "note" else scorer, "figures": shown})
     return rows
 
 

@@ -275,6 +275,8 @@ def test_cosimlex_scores_a_models_ratings_with_the_semeval_scorer(staff_client):
     model = {item: rating(item.payload) + (1 if item.payload["pair"] == order[0] else 0) for item in chosen}
     lines = [json.dumps({"id": item.external_id, "rating": value}) for item, value in model.items()]
     predictions_import(project=project, data="\n".join(lines).encode(), model="rater")
+    halves = [line for item, line in zip(model, lines) if item.payload["context"] == 1]
+    predictions_import(project=project, data="\n".join(halves).encode(), model="one-context")
     run = quality_run_create(project=project, overrides=SETTINGS["cosimlex"])
     assert run.status == "done", run.error
     assert run.report["headline"]["annotators_kept"] == 6
@@ -291,5 +293,8 @@ def test_cosimlex_scores_a_models_ratings_with_the_semeval_scorer(staff_client):
     uncentered = change_gold @ change_guess / np.sqrt((change_gold @ change_gold) * (change_guess @ change_guess))
     assert scores["subtask1"]["uncentered_pearson"] == pytest.approx(uncentered)
 
+    # where the kind's scorer cannot score a model, the section says why (and the run is done)
+    note = run.report["predictions"]["models"]["one-context"]["kind_scores"]["note"]
+    assert note.startswith("the model must rate both contexts of every pair")
     page = staff_client.get(reverse("quality:report", args=[project.pk])).content.decode()
     assert 'data-model="rater" data-scorer="semeval2020"' in page and "subtask2.pearson: " in page
