@@ -97,7 +97,7 @@ def instrumented(clock: Clock):
     from django.db.models.query import QuerySet
 
     from annotation.kinds import get_kind, recam
-    from annotation.services import imports
+    from annotation.services import imports, item_inserts
 
     kind = get_kind("recam")
     patches = [
@@ -107,9 +107,9 @@ def instrumented(clock: Clock):
         (QuerySet, "bulk_create", clock.wrap, "insert"),
         (BaseDatabaseWrapper, "commit", clock.wrap, "commit"),
     ] + [
-        (imports, name, clock.wrap, "insert")
+        (item_inserts, name, clock.wrap, "insert")
         for name in ("_insert_executemany", "_insert_sqlite", "_insert_copy", "_insert_orm", "payload_json")
-        if hasattr(imports, name)
+        if hasattr(item_inserts, name)
     ]
     saved = [(owner, name, owner.__dict__[name]) for owner, name, _, _ in patches]
     for owner, name, wrapper, key in patches:

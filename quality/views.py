@@ -25,7 +25,7 @@ from annotation.models import Project
 from annotation.team_selectors import projects_visible_to, visible_to
 from quality.exports import ExportUnavailable, Options, UnknownExport, dataset_formats, export_open, project_datasets
 from quality.exports.http import export_job_response, export_response
-from quality.forms import ExportForm
+from quality.forms import ExportForm, HubFolderForm
 from quality.models import ExportJob, QualityRun
 from quality.report.context import inline_svg, run_report_context
 from quality.report.format import figure
@@ -104,6 +104,7 @@ def report(request: HttpRequest, project_id: int) -> HttpResponse:
         "diagnostic_labels": figure_labels(columns, styles),
         "datasets": [(name, text, dataset_formats(name)) for name, (_, text) in project_datasets(project).items()],
         "export_form": ExportForm(project=project),
+        "hub_form": HubFolderForm(initial={"task_categories": ", ".join(kind_of(project).hub_task_categories())}),
         "export_jobs": project_export_jobs(project)[:JOBS_SHOWN],
         "pending": running_run(project),
         **_run_tables(request, run, columns, styles),

@@ -219,6 +219,7 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
                             if report.conflicts
                             else ""
                         )
+                        + report.annotations_note()
                     ),
                 )
                 return redirect(reverse("admin:annotation_item_changelist") + f"?project__id__exact={project.pk}")

@@ -170,6 +170,13 @@ class ImportReportSerializer(serializers.Serializer):
     conflicts = serializers.IntegerField(
         help_text="Records skipped because their id has different content (skip_conflicts)."
     )
+    annotations = serializers.IntegerField(
+        help_text="Annotations the file carried for its new items (a Label Studio export's), imported as "
+        "completed annotations."
+    )
+    skipped_annotations = serializers.IntegerField(
+        help_text="Annotations the file carried that were left out (cancelled in Label Studio)."
+    )
 
 
 class ImportErrorSerializer(serializers.Serializer):

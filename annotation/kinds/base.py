@@ -21,7 +21,7 @@ from .own_values import ValueFormat
 from .presets import ChannelPreset
 from .results import GENERIC_SETTINGS, KindPlot, LabelField, aggregation_settings_problems
 from .scoring import ProjectResults, Scorer
-from .typed import TypedAnswer, generic_typed_answers
+from .typed import ImportedAnnotation, TypedAnswer, generic_typed_answers
 
 
 class ImportProblem(ValueError):
@@ -44,10 +44,16 @@ class ImportProblem(ValueError):
 
 @dataclass(frozen=True)
 class ParsedItem:
+    """One item of an import file; `annotations`: the annotations the file carries for it (made
+    elsewhere, e.g. in Label Studio), checked by the kind; `skipped_annotations`: those left out
+    (cancelled ones)."""
+
     external_id: str
     payload: dict[str, Any]
     line: int
     group_key: str = ""
+    annotations: tuple[ImportedAnnotation, ...] = ()
+    skipped_annotations: int = 0
 
 
 @dataclass(frozen=True)
@@ -163,6 +169,9 @@ class TaskKind(ABC):
     #: an annotator gets at most one item of a `group_key`, ever, across the project's batches
     #: (e.g. one of a pair's two contexts)
     exclusive_groups: ClassVar[bool] = False
+    #: the Hugging Face Hub's task categories of the kind's dataset (its card's `task_categories`);
+    #: empty: what the label fields suggest (`hub_task_categories`)
+    task_categories: ClassVar[tuple[str, ...]] = ()
 
     # --- import --------------------------------------------------------------------
     @abstractmethod
@@ -285,6 +294,13 @@ class TaskKind(ABC):
         """The fields whose agreement a quality run measures, the kind's main label first (the
         per-annotator agreement rule judges that one unless `annotator_kappa_field` names another)."""
         return ()
+
+    def hub_task_categories(self) -> list[str]:
+        """The Hub's task categories of a dataset of this kind: the kind's own, else labels to
+        predict make a classification task (the Hub files a rating under it too), none: other."""
+        if self.task_categories:
+            return list(self.task_categories)
+        return ["text-classification"] if self.label_fields() else ["other"]
 
     def typed_answers(self, row: Mapping[str, Any]) -> list[TypedAnswer]:
         """The label fields' answers in one annotation row, typed for formats that type them (a

@@ -1,16 +1,24 @@
 """Reading Label Studio's task JSON (its import format and its export: a list of tasks, each
 `{"id": ..., "data": {...}, "annotations": [...], "predictions": [...]}`) as item records: each
-task's `data` is one item. Annotations and predictions are not read (the items' answers come
-from this platform's annotators). A file is taken for Label Studio's when its first object has a
-`data` object among keys Label Studio gives a task, and `data` is not an item key of the task."""
+task's `data` is one item, and each annotation not cancelled its label answers typed
+(`ImportedAnnotation`, result types mapped back by RESULT_TYPES), which the kind then checks
+against its questions. Predictions are not read. A file is taken for Label Studio's when its
+first object has a `data` object among keys Label Studio gives a task, and `data` is not an
+item key of the task."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
+
+from django.utils.dateparse import parse_datetime
 
 from .base import ImportProblem
 from .formats import value_problem
+from .label_studio_results import typed_results
+from .typed import ImportedAnnotation
 
 #: the keys of a task in Label Studio's import and export JSON (its documented task format)
 TASK_KEYS = frozenset(
@@ -51,9 +59,21 @@ def is_label_studio(first: Any, item_keys: set[str]) -> bool:
     )
 
 
-def task_records(tasks: list[Any], lines: list[int]) -> Iterator[tuple[int, dict[str, Any], str | None]]:
-    """(line, the task's `data`, the task's id as text or None) per task; a task that is not one
-    raises ImportProblem naming its number (from 1), its line and the key at fault."""
+@dataclass(frozen=True)
+class Task:
+    """One Label Studio task as an item record: its line, its `data`, its id as text (None: none),
+    its annotations not cancelled, and how many were cancelled."""
+
+    line: int
+    data: dict[str, Any]
+    task_id: str | None
+    annotations: tuple[ImportedAnnotation, ...] = ()
+    cancelled: int = 0
+
+
+def task_records(tasks: list[Any], lines: list[int]) -> Iterator[Task]:
+    """Each task; a task that is not one raises ImportProblem naming its number (from 1), its
+    line and the key at fault (an annotation's: its id and the result's field)."""
     for index, task in enumerate(tasks):
         line = lines[index] if index < len(lines) else index + 1
         where = f"task {index + 1} (Label Studio)"
@@ -70,4 +90,83 @@ def task_records(tasks: list[Any], lines: list[int]) -> Iterator[tuple[int, dict
         task_id = task.get("id")
         if task_id is not None and (isinstance(task_id, bool) or not isinstance(task_id, int | str)):
             raise ImportProblem(f"{where}: 'id' must be a number or a text", line=line, field="id")
-        yield line, dict(data), None if task_id is None else str(task_id)
+        annotations, cancelled = task_annotations(task.get("annotations"), where, line)
+        # task.get("predictions") is left unread: a model's results have the same shape and
+        # would be read with `typed_results`, as a reference annotator's (not built here)
+        yield Task(line, dict(data), None if task_id is None else str(task_id), annotations, cancelled)
+
+
+def task_annotations(raw: Any, where: str, line: int) -> tuple[tuple[ImportedAnnotation, ...], int]:
+    """A task's annotations not cancelled (`was_cancelled`), typed, and how many were cancelled;
+    one annotation per annotator (`completed_by`) and task."""
+    if raw is None:
+        return (), 0
+    if not isinstance(raw, list):
+        raise ImportProblem(f"{where}: 'annotations' must be a list", line=line, field="annotations")
+    found: list[ImportedAnnotation] = []
+    cancelled = 0
+    by_annotator: dict[str, str] = {}
+    for number, annotation in enumerate(raw, start=1):
+        if not isinstance(annotation, Mapping):
+            raise ImportProblem(f"{where}: annotation {number} is not a JSON object", line=line, field="annotations")
+        name = f"{where}, annotation {_ref(annotation.get('id'), number)}"
+        if annotation.get("was_cancelled") is True:
+            cancelled += 1
+            continue
+        annotator = _annotator(annotation.get("completed_by"), name, line)
+        name = f"{name} (completed_by {annotator})"
+        if annotator in by_annotator:
+            raise ImportProblem(
+                f"{name}: annotation {by_annotator[annotator]} of the same annotator is on this task too; "
+                "one annotation per annotator and task can be imported",
+                line=line,
+                field="completed_by",
+            )
+        by_annotator[annotator] = _ref(annotation.get("id"), number)
+        found.append(
+            ImportedAnnotation(
+                annotator=annotator,
+                typed=typed_results(annotation.get("result"), name, line),
+                where=name,
+                line=line,
+                seconds=_seconds(annotation.get("lead_time"), name, line),
+                completed_at=_moment(annotation.get("created_at") or annotation.get("updated_at"), name, line),
+            )
+        )
+    return tuple(found), cancelled
+
+
+def _ref(value: Any, number: int) -> str:
+    return str(value) if isinstance(value, int | str) and not isinstance(value, bool) else f"#{number}"
+
+
+def _annotator(value: Any, name: str, line: int) -> str:
+    """Who made an annotation: `completed_by`, a user's number (or an object with its `id`)."""
+    if isinstance(value, Mapping):
+        value = value.get("id")
+    if isinstance(value, bool) or not isinstance(value, int | str) or str(value).strip() == "":
+        raise ImportProblem(
+            f"{name}: 'completed_by' must name its annotator (a number)", line=line, field="completed_by"
+        )
+    return str(value).strip()
+
+
+def _seconds(value: Any, name: str, line: int) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise ImportProblem(f"{name}: 'lead_time' must be seconds (a number from 0)", line=line, field="lead_time")
+    return float(value)
+
+
+def _moment(value: Any, name: str, line: int) -> datetime | None:
+    """When the annotation was made (`created_at`, aware; naive times are UTC); None: not said."""
+    if value in (None, ""):
+        return None
+    try:
+        moment = parse_datetime(value) if isinstance(value, str) else None
+    except ValueError:  # well formed, but no such day or hour
+        moment = None
+    if moment is None:
+        raise ImportProblem(f"{name}: 'created_at' is not a date and time", line=line, field="created_at")
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

@@ -185,6 +185,7 @@ FIGURES: dict[str, FigureStyle] = {
 class ReCAM(TaskKind):
     slug = "recam"
     title = "ReCAM: reading comprehension of abstract meaning"
+    task_categories = ("multiple-choice", "question-answering")
     file_format = "JSON Lines as released for SemEval-2021 Task 4 (article, question with one @placeholder, option_0-option_4, label 0-4; test files: id and no label)"
     default_settings = {"min_accuracy": 0.4, "easy_must_be_correct": True, "require_spans": True}
     columns = (

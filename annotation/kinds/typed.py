@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from datetime import datetime
 from typing import Any
 
 from .results import LabelField
@@ -32,6 +34,22 @@ class TypedAnswer:
     def __post_init__(self) -> None:
         if self.form not in ANSWER_FORMS:
             raise ValueError(f"unknown answer form {self.form!r}; known: {ANSWER_FORMS}")
+
+
+@dataclass(frozen=True)
+class ImportedAnnotation:
+    """One annotation made elsewhere (a Label Studio annotation), as an import file carries it:
+    `annotator` (their id there), the label answers `typed`, the `seconds` it took and when it was
+    `completed_at` (None: unknown); `where` and `line` name it in errors. `answers`: the answers
+    as the kind stores them ({page: answer}), set once the kind's page forms accepted them."""
+
+    annotator: str
+    typed: tuple[TypedAnswer, ...]
+    where: str
+    line: int
+    seconds: float | None = None
+    completed_at: datetime | None = None
+    answers: Mapping[str, Any] = dataclass_field(default_factory=dict)
 
 
 def generic_typed_answers(fields: Sequence[LabelField], row: Mapping[str, Any]) -> list[TypedAnswer]:

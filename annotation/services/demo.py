@@ -21,6 +21,7 @@ from annotation.models import Batch, InviteLink, Project
 
 from .adjudication import adjudication_setup_set
 from .batches import batch_create, invite_link_create
+from .checks import check_lines, items_mark_checks
 from .imports import items_import
 from .projects import project_create
 from .teams import team_ensure
@@ -47,6 +48,10 @@ MTURK_DEMO_SETTINGS = {
     "the sentence that supports it. 3 short questions.",
     "keywords": "reading, comprehension, english, demo",
 }
+#: a ReCAM batch with a study file asking every step (consent, comprehension check, a practice
+#: item, attention checks with live quality, exit survey), on an invite link
+STUDY_DEMO_BATCH = "Study demo batch"
+STUDY_DEMO_ITEMS, STUDY_DEMO_ITEMS_PER_UNIT, STUDY_DEMO_PEOPLE = 6, 3, 2
 PROLIFIC_DEMO_BATCH = "Prolific demo batch"
 #: the same shape as the MTurk demo: two units of three labelled items, two participants each
 PROLIFIC_DEMO_PARTICIPANTS = 2
@@ -84,6 +89,17 @@ class DemoSetup:
     others: tuple[DemoProject, ...] = ()
     mturk_batch: Batch | None = None
     prolific_batch: Batch | None = None
+    study: DemoProject | None = None
+
+
+@dataclass(frozen=True)
+class StudyFiles:
+    """The study batch's files: the study file, its check items (in the kind's format, with ids)
+    and their expected answers (what `mark_checks` reads)."""
+
+    study: Path
+    check_items: Path
+    expected: Path
 
 
 def demo_researcher_ensure(*, username: str = DEMO_USERNAME, password: str) -> AbstractBaseUser:
@@ -108,6 +124,7 @@ def demo_load(
     scde_files: Sequence[Path] = (),
     mturk: bool = True,
     prolific: bool = True,
+    study_files: StudyFiles | None = None,
 ) -> DemoSetup:
     """Create (or find again) everything the demo needs; running it twice changes nothing
     but the password, which is new each time unless one is given."""
@@ -134,6 +151,7 @@ def demo_load(
             if prolific
             else None
         )
+        study = _demo_study_batch(recam.project, study_files) if study_files is not None else None
     return DemoSetup(
         DEMO_USERNAME,
         password,
@@ -144,6 +162,7 @@ def demo_load(
         others,
         mturk_batch,
         prolific_batch,
+        study,
     )
 
 
@@ -152,7 +171,7 @@ def _demo_channel_batch(project: Project, name: str, channel: str, people: int, 
     found = project.batches.filter(name=name, channel=channel).order_by("id").first()
     if found is not None:
         return found
-    items = list(project.items.filter(payload__has_key="label").order_by("id")[:MTURK_DEMO_ITEMS])
+    items = list(project.items.data().filter(payload__has_key="label").order_by("id")[:MTURK_DEMO_ITEMS])
     return batch_create(
         project=project,
         name=name,
@@ -162,6 +181,27 @@ def _demo_channel_batch(project: Project, name: str, channel: str, people: int, 
         channel=channel,
         channel_settings=dict(channel_settings),
     )
+
+
+def _demo_study_batch(project: Project, files: StudyFiles) -> DemoProject:
+    """The check items imported and marked (once: a marked item is never ordinary work), then a
+    batch of labelled items whose study file asks every step, with an invite link."""
+    created = items_import(project=project, data=files.check_items.read_bytes(), filename=files.check_items.name)
+    if created.created:
+        items_mark_checks(project=project, lines=check_lines(files.expected.read_text(encoding="utf-8")))
+    batch = project.batches.filter(name=STUDY_DEMO_BATCH).order_by("id").first()
+    if batch is None:
+        items = list(project.items.data().filter(payload__has_key="label").order_by("-id")[:STUDY_DEMO_ITEMS])
+        batch = batch_create(
+            project=project,
+            name=STUDY_DEMO_BATCH,
+            items=sorted(items, key=lambda item: item.pk),
+            items_per_unit=STUDY_DEMO_ITEMS_PER_UNIT,
+            assignments_per_unit=STUDY_DEMO_PEOPLE,
+            study=files.study.read_text(encoding="utf-8"),
+        )
+    invite = batch.invites.filter(active=True).order_by("id").first() or invite_link_create(batch=batch, label="study")
+    return DemoProject(project, batch, invite, created.created)
 
 
 def _demo_project(

@@ -5,7 +5,7 @@ different content (in the project, or earlier in the same file)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -13,19 +13,22 @@ from django.db import models
 
 from annotation.kinds import ImportProblem, ParsedItem
 from annotation.kinds.formats import UNSTORABLE, payload_json, value_problem
-from annotation.models import Item
+from annotation.models import Annotator, Item
+
+from .imported_annotations import Carried
 
 
-def _max_length(name: str) -> int:
-    """The length limit of one of Item's text columns (Django's Model _meta API)."""
-    field = Item._meta.get_field(name)
+def _max_length(name: str, model: type[models.Model] = Item) -> int:
+    """The length limit of one of a model's text columns (Django's Model _meta API)."""
+    field = model._meta.get_field(name)
     if not isinstance(field, models.CharField) or field.max_length is None:
-        raise TypeError(f"Item.{name} is not a CharField with a max_length")
+        raise TypeError(f"{model.__name__}.{name} is not a CharField with a max_length")
     return field.max_length
 
 
 ID_MAX = _max_length("external_id")
 GROUP_MAX = _max_length("group_key")
+ANNOTATOR_MAX = _max_length("external_id", Annotator)
 
 
 @dataclass
@@ -33,6 +36,9 @@ class Tally:
     total: int = 0
     created: int = 0
     conflicts: int = 0
+    #: annotations the file carries for the items created (written after them), and those skipped
+    carried: list[Carried] = field(default_factory=list)
+    skipped_annotations: int = 0
 
 
 def differing_fields(new: Any, old: Any) -> list[str]:
@@ -107,7 +113,21 @@ def new_items(
             continue
         seen[item.external_id] = item
         tally.created += 1
+        if item.annotations:  # an item already imported keeps what it has: a re-import adds none
+            _check_annotators(item)
+            tally.carried.append(Carried(item.external_id, item.annotations))
+        tally.skipped_annotations += item.skipped_annotations
         yield item
+
+
+def _check_annotators(item: ParsedItem) -> None:
+    for annotation in item.annotations:
+        if len(annotation.annotator) > ANNOTATOR_MAX:
+            raise ImportProblem(
+                f"{annotation.where[:200]}: the annotator's id is longer than {ANNOTATOR_MAX} characters",
+                line=annotation.line,
+                field="completed_by",
+            )
 
 
 def _compare(item: ParsedItem, other: Any, where: str, tally: Tally, skip_conflicts: bool) -> None:

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from annotation.kinds import kind_of
+from annotation.kinds.label_studio_results import RESULT_TYPES
 from annotation.kinds.typed import TypedAnswer
 from annotation.models import Item, Project, Response
 from annotation.selectors import annotation_rows
@@ -27,14 +28,6 @@ from .base import CHUNK_SIZE, EXACT, Dataset, Options
 
 #: a task's keys, in the order of Label Studio's documented example
 TASK_KEYS = ["id", "created_at", "updated_at", "project", "data", "annotations", "predictions"]
-#: an answer's form -> Label Studio's result type and the key of its value
-RESULT_TYPES = {
-    "choices": ("choices", "choices"),
-    "rating": ("rating", "rating"),
-    "number": ("number", "number"),
-    "text": ("textarea", "text"),
-    "spans": ("labels", "labels"),
-}
 
 
 def result_entries(answer: TypedAnswer, *, to_name: str, prefix: str) -> list[dict[str, Any]]:

@@ -128,18 +128,30 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
     first = run("load_demo")
     second = run("load_demo", "--password", "s3cret-demo-pw")
     project = Project.objects.get(kind="recam")
-    assert project.items.count() == 25
+    assert project.items.data().count() == 25  # and the study batch's four check items, marked
+    checks = dict(project.items.filter(check_answer__isnull=False).values_list("external_id", "check_answer"))
+    assert checks == {
+        "check-practice": {"post_choice": 0},
+        "check-blue": {"post_choice": 1},
+        "check-seven": {"post_choice": 3},
+        "check-river": {"post_choice": 4},
+    }
     assert set(Project.objects.values_list("team__name", flat=True)) == {"Demo team"}
     assert list(project.team.members.values_list("username", flat=True)) == ["researcher"]
     assert "Team:        Demo team" in second
     cosimlex = Project.objects.get(kind="cosimlex")
     assert (cosimlex.language, cosimlex.items.count()) == ("hr", 60)
-    assert Batch.objects.count() == 6 and InviteLink.objects.count() == 6  # GCRC: two annotators, an adjudicator
+    assert Batch.objects.count() == 7 and InviteLink.objects.count() == 7  # GCRC: two annotators, an adjudicator
+    study = Batch.objects.get(project=project, name="Study demo batch")
+    assert (study.units.count(), study.assignments_per_unit, study.channel) == (2, 2, "invite")
+    assert "consent:" in study.study and "stop_below: 0.5" in study.study
+    assert not study.units.filter(unit_items__item__check_answer__isnull=False).exists()  # mixed in, not units
+    study_invite = InviteLink.objects.get(batch=study)
     scde = Project.objects.get(kind="scde")
     assert (scde.name, scde.items.count()) == ("SCDE demo (made-up passages)", 5)
     assert scde.batches.get().items_per_unit == 1
     scde_invite = InviteLink.objects.get(batch__project=scde)
-    batch = Batch.objects.get(project=project, channel="invite")
+    batch = Batch.objects.get(project=project, channel="invite", name="Demo batch")
     mturk = Batch.objects.get(project=project, channel="mturk")
     assert (mturk.units.count(), mturk.assignments_per_unit) == (2, 2)
     assert all(
@@ -173,6 +185,9 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
         )
         assert "MTurk workers: http://127.0.0.1:8765/worker/ (the local MTurk endpoint)" in out
         assert "GCRC demo (Chinese) (40 items)" in out
+        assert "Demo project" in out and "ReCAM demo (25 items, " in out
+        assert "Study batch: “Study demo batch” (ReCAM demo; consent, a comprehension check" in out
+        assert f"http://demo.test:8000/i/{study_invite.token}/ (study)" in out
         assert (
             "Prolific batch: “Prolific demo batch” (2 units × 2 participants, one study): tick it at "
             f"http://demo.test:8000/admin/annotation/batch/ and run “{publish_label}”"

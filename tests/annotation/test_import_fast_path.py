@@ -13,7 +13,7 @@ from django.utils import timezone
 from annotation.kinds import ImportProblem, get_kind
 from annotation.kinds.formats import canonical_json, content_id, jsonl_records, payload_json, value_problem
 from annotation.models import Item
-from annotation.services import imports
+from annotation.services import imports, item_inserts
 from annotation.services.imports import items_import
 from tests.factories import RECAM_PAYLOAD, ProjectFactory
 
@@ -193,7 +193,7 @@ def test_sqlite_stores_payloads_as_text():
 
 @pytest.mark.django_db
 def test_every_column_is_written_as_django_would():
-    written = {Item._meta.get_field(name).column for name in imports.ITEM_FIELDS}
+    written = {Item._meta.get_field(name).column for name in item_inserts.ITEM_FIELDS}
     # a column the importer leaves out is one the database fills as Django would: NULL, or its
     # db_default (an imported item is never a check item: those are marked after the import)
     left = [f for f in Item._meta.concrete_fields if not f.primary_key and f.column not in written]
@@ -229,15 +229,15 @@ def test_released_ids_with_tabs_and_backslashes_are_kept_exactly():
 
 @pytest.mark.django_db
 def test_a_bad_line_after_rows_were_sent_imports_nothing(monkeypatch, recam_dev_bytes):
-    monkeypatch.setattr(imports, "COPY_CHUNK_BYTES", 1)  # COPY sends each row on its own
+    monkeypatch.setattr(item_inserts, "COPY_CHUNK_BYTES", 1)  # COPY sends each row on its own
     sent = []
-    read = imports._CopyStream.read
+    read = item_inserts._CopyStream.read
 
     def counting_read(self, size=-1):
         sent.append(read(self, size))
         return sent[-1]
 
-    monkeypatch.setattr(imports._CopyStream, "read", counting_read)
+    monkeypatch.setattr(item_inserts._CopyStream, "read", counting_read)
     project = ProjectFactory()
     bad = recam_dev_bytes + b'{"article": "x", "question": "no blank"}\r\n' + recam_dev_bytes
     with pytest.raises(ImportProblem) as caught:
@@ -254,7 +254,7 @@ def test_a_bad_line_after_rows_were_sent_imports_nothing(monkeypatch, recam_dev_
 def test_other_databases_fall_back_to_bulk_create(monkeypatch, recam_dev_bytes):
     fast, fallback = ProjectFactory(), ProjectFactory()
     items_import(project=fast, data=recam_dev_bytes, filename="dev.jsonl")
-    monkeypatch.setattr(imports, "_inserter", lambda connection: (imports._insert_orm, False))
+    monkeypatch.setattr(imports, "inserter", lambda connection: (item_inserts._insert_orm, False))
     report = items_import(project=fallback, data=recam_dev_bytes, filename="dev.jsonl")
     assert (report.created, report.duplicates) == (20, 0)
     assert items_import(project=fallback, data=recam_dev_bytes).duplicates == 20

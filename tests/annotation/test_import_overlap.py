@@ -15,7 +15,7 @@ from django.db import connection
 
 from annotation.kinds import ImportProblem, get_kind
 from annotation.models import Item
-from annotation.services import imports
+from annotation.services import imports, item_inserts
 from annotation.services.imports import items_import
 from tests.factories import RECAM_PAYLOAD, ProjectFactory
 
@@ -37,14 +37,14 @@ class SentRows:
 
     def __init__(self, monkeypatch):
         self.statements = 0
-        read = imports._CopyStream.read
+        read = item_inserts._CopyStream.read
 
         def counting_read(stream, size=-1):
             chunk = read(stream, size)
             self.statements += bool(chunk)
             return chunk
 
-        monkeypatch.setattr(imports._CopyStream, "read", counting_read)
+        monkeypatch.setattr(item_inserts._CopyStream, "read", counting_read)
 
     def __call__(self, execute, sql, params, many, context):
         if sql.startswith("INSERT INTO"):
@@ -55,9 +55,9 @@ class SentRows:
 @pytest.fixture
 def small_batches(monkeypatch):
     """Batches of 5 rows and little read-ahead, so a 60-line file is written in many statements."""
-    monkeypatch.setattr(imports, "SQLITE_BATCH_ROWS", 5)
-    monkeypatch.setattr(imports, "SQLITE_READ_AHEAD", 1)
-    monkeypatch.setattr(imports, "COPY_CHUNK_BYTES", 1)
+    monkeypatch.setattr(item_inserts, "SQLITE_BATCH_ROWS", 5)
+    monkeypatch.setattr(item_inserts, "SQLITE_READ_AHEAD", 1)
+    monkeypatch.setattr(item_inserts, "COPY_CHUNK_BYTES", 1)
 
 
 def import_deep_bad_line(monkeypatch) -> tuple[ImportProblem, int]:
@@ -146,7 +146,7 @@ def test_a_failed_write_stops_the_parser_thread(small_batches, monkeypatch):
 
 @pytest.mark.django_db
 def test_batches_of_any_size_store_every_row_once(monkeypatch):
-    monkeypatch.setattr(imports, "SQLITE_BATCH_ROWS", 3)
+    monkeypatch.setattr(item_inserts, "SQLITE_BATCH_ROWS", 3)
     lines = recam_lines(7) + recam_lines(2) + recam_lines(3, start=7)  # duplicates across batches
     project = ProjectFactory()
     report = items_import(project=project, data=as_file(lines), filename="b.jsonl")
@@ -179,7 +179,7 @@ def test_sqlite_batches_fit_the_librarys_limit_on_values():
 
 # --- the read-ahead helper ------------------------------------------------------------------
 def test_read_ahead_yields_every_value_in_order():
-    with imports._read_ahead(iter(range(1000)), 3) as values:
+    with item_inserts._read_ahead(iter(range(1000)), 3) as values:
         assert list(values) == list(range(1000))
     assert not read_ahead_threads()
 
@@ -192,7 +192,7 @@ def test_read_ahead_raises_the_producers_exception_after_its_values():
 
     got = []
     with pytest.raises(ImportProblem, match="line 3, field 'label'"):
-        with imports._read_ahead(source(), 1) as values:
+        with item_inserts._read_ahead(source(), 1) as values:
             got.extend(values)
     assert got == [1, 2]
     assert not read_ahead_threads()
@@ -206,7 +206,7 @@ def test_leaving_early_stops_an_endless_producer():
             yield n
 
     with pytest.raises(ValueError):
-        with imports._read_ahead(endless(), 2) as values:
+        with item_inserts._read_ahead(endless(), 2) as values:
             for value in values:
                 if value == 10:
                     raise ValueError("the consumer failed")
@@ -216,11 +216,13 @@ def test_leaving_early_stops_an_endless_producer():
 # --- binary COPY ----------------------------------------------------------------------------
 def test_copy_timestamps_are_exact_microseconds():
     utc = UTC
-    assert imports._copy_timestamp(datetime(2000, 1, 1, tzinfo=utc)) == struct.pack("!iq", 8, 0)
-    assert imports._copy_timestamp(datetime(1999, 12, 31, 23, 59, 59, 999999, tzinfo=utc)) == struct.pack("!iq", 8, -1)
+    assert item_inserts._copy_timestamp(datetime(2000, 1, 1, tzinfo=utc)) == struct.pack("!iq", 8, 0)
+    assert item_inserts._copy_timestamp(datetime(1999, 12, 31, 23, 59, 59, 999999, tzinfo=utc)) == struct.pack(
+        "!iq", 8, -1
+    )
     moment = datetime(2026, 11, 21, 7, 35, 13, 123457, tzinfo=timezone(timedelta(hours=2)))
     micros = (moment - datetime(2000, 1, 1, tzinfo=utc)) // timedelta(microseconds=1)
-    assert imports._copy_timestamp(moment) == struct.pack("!iq", 8, micros)
+    assert item_inserts._copy_timestamp(moment) == struct.pack("!iq", 8, micros)
 
 
 @pytest.mark.django_db
@@ -236,11 +238,14 @@ def test_postgresql_stores_the_import_time_exactly(monkeypatch):
 
 def test_copy_rows_start_with_the_project_id_as_its_column_stores_it():
     project = ProjectFactory.build(pk=2**40 + 7)
-    assert imports._copy_row_head(connection, project) == struct.pack("!hiq", 6, 8, 2**40 + 7)
+    assert item_inserts._copy_row_head(connection, project) == struct.pack("!hiq", 6, 8, 2**40 + 7)
 
 
 def test_read_ahead_runs_in_the_callers_language():
     from django.utils import translation
 
-    with translation.override("hr"), imports._read_ahead((translation.get_language() for _ in range(2)), 1) as values:
+    with (
+        translation.override("hr"),
+        item_inserts._read_ahead((translation.get_language() for _ in range(2)), 1) as values,
+    ):
         assert list(values) == ["hr", "hr"]

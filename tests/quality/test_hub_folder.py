@@ -126,7 +126,8 @@ def test_a_built_in_kind_folder_loads_with_its_types_rows_and_card(annotated, tm
     assert set(header) >= HEADER_KEYS
     assert header["license"] == "other" and header["language"] == ["en"]
     assert header["annotations_creators"] == ["crowdsourced"]
-    assert header["size_categories"] == ["n<1K"] and header["task_categories"] == ["text-classification"]
+    assert header["size_categories"] == ["n<1K"]
+    assert header["task_categories"] == ["multiple-choice", "question-answering"]  # the kind's own
     assert header["configs"] == [
         {"config_name": "items", "default": True, "data_files": [{"split": "train", "path": "items/train.parquet"}]},
         {"config_name": "annotations", "data_files": [{"split": "train", "path": "annotations/train.parquet"}]},

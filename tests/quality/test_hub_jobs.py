@@ -70,3 +70,93 @@ def test_the_command_starts_a_hub_job(annotated):
     assert (job.dataset, job.format, job.options["split"]["default"]) == ("hub", "zip", "train")
     with pytest.raises(CommandError, match="-o DIR"):
         call_command("export", str(project.pk), "--dataset", "hub")
+
+
+def _messages(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]] if response.context else []
+
+
+def test_the_report_page_prepares_a_hub_folder(annotated, staff_client, tmp_path, django_capture_on_commit_callbacks):
+    project = annotated.project
+    url = reverse("quality:hub-export-start", args=[project.pk])
+    report = staff_client.get(reverse("quality:report", args=[project.pk])).content.decode()
+    assert f'action="{url}"' in report and 'value="multiple-choice, question-answering"' in report  # the kind's own
+
+    refused = staff_client.post(url, {"split_default": "train", "license": "other"}, follow=True)
+    assert _messages(refused) == [
+        "Hub folder not started: A Hub folder needs a finished quality run (its card reports it); run quality first."
+    ]
+    quality_run_create(project=project)
+    bad = staff_client.post(
+        url, {"split_by": "batch", "splits": "test=999", "split_default": "train", "license": "CC BY"}, follow=True
+    )
+    assert _messages(bad) == [
+        "Hub folder not started: licence 'CC BY' is not a Hub id (lower-case letters, digits, - and .)"
+    ]
+    unknown = staff_client.post(
+        url, {"split_by": "batch", "splits": "test=999", "split_default": "train", "license": "mit"}, follow=True
+    )
+    assert _messages(unknown)[0].startswith("Hub folder not started: no batch 999 in this project")
+    assert not ExportJob.objects.exists()
+
+    batch = project.batches.get()
+    form = {
+        "split_by": "batch",
+        "splits": f"test={batch.pk}",
+        "split_default": "train",
+        "license": "cc-by-4.0",
+        "task_categories": "question-answering",
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        started = staff_client.post(url, form, follow=True)
+    job = ExportJob.objects.get()
+    assert _messages(started)[0].startswith(f"Hub folder #{job.pk} ")
+    job.refresh_from_db()
+    assert (job.dataset, job.format, job.status, job.created_by.username) == ("hub", "zip", "done", "researcher")
+    page = staff_client.get(reverse("quality:report", args=[project.pk])).content.decode()  # once written
+    assert reverse("quality:export-download", args=[project.pk, job.pk]) in page
+    download = staff_client.get(reverse("quality:export-download", args=[project.pk, job.pk]))
+    with zipfile.ZipFile(io.BytesIO(b"".join(download.streaming_content))) as archive:
+        archive.extractall(tmp_path / "folder")
+    assert load(tmp_path / "folder", "items")["test"].num_rows == 20  # the batch holds every item
+    card = (tmp_path / "folder" / "README.md").read_text(encoding="utf-8")
+    assert "license: cc-by-4.0" in card and "- question-answering" in card and "multiple-choice" not in card
+
+
+def test_the_api_starts_a_hub_folder_job(annotated, staff, tmp_path, django_capture_on_commit_callbacks):
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(staff)
+    project = annotated.project
+    url = reverse("api-project-hub-folder", args=[project.pk])
+    no_run = api.post(url, {}, format="json")
+    assert no_run.status_code == 409 and "finished quality run" in no_run.json()["detail"]
+    quality_run_create(project=project)
+    assert api.post(url, {"license": "CC BY"}, format="json").status_code == 400
+    assert api.post(url, {"split_default": "a b"}, format="json").status_code == 400
+    unknown = api.post(url, {"split_by": "batch", "split_map": {"999": "test"}}, format="json")
+    assert unknown.status_code == 409 and "no batch 999" in unknown.json()["detail"]
+    no_key = api.post(url, {"split_by": "key"}, format="json")
+    assert no_key.status_code == 409 and "the key's name" in no_key.json()["detail"]
+    assert api.post(reverse("api-project-hub-folder", args=[999999]), {}, format="json").status_code == 404
+    assert not ExportJob.objects.exists()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        created = api.post(
+            url,
+            {
+                "split_by": "key",
+                "split_key": "split",
+                "split_default": "validation",
+                "task_categories": ["multiple-choice"],
+            },
+            format="json",
+        )
+    assert created.status_code == 202, created.content
+    job = api.get(reverse("api-export-job-detail", args=[created.json()["id"]])).json()
+    assert (job["status"], job["dataset"], job["format"]) == ("done", "hub", "zip")
+    body = b"".join(api.get(job["download_url"]).streaming_content)
+    with zipfile.ZipFile(io.BytesIO(body)) as archive:
+        archive.extractall(tmp_path / "folder")
+    assert list(load(tmp_path / "folder", "items")) == ["validation"]  # no item has a `split` key

@@ -23,7 +23,7 @@ READS_BY_POST = {"projects_scores_create"}  # a scorer the kind lacks answers 40
 #: the annotator's own endpoints (key authentication only; tests/annotation/test_api_me.py)
 ANNOTATOR_ONLY = ("/api/me/",)
 QUERY = {"dataset": "raw", "format": "csv"}
-QUALITY_WRITES = {"run", "export-start", "item-decide"}
+QUALITY_WRITES = {"run", "export-start", "hub-export-start", "item-decide"}
 QUALITY_READS = {"report", "plot", "run_status", "report_download", "export", "export-download", "item"}
 
 

@@ -90,6 +90,7 @@ def _reference_sim(payload: Mapping[str, Any]) -> float | None:
 class CoSimLex(TaskKind):
     slug = "cosimlex"
     title = "CoSimLex: graded word similarity in context"
+    task_categories = ("sentence-similarity",)
     file_format = (
         "CoSimLex release file cosimlex_{lang}.csv (tab-separated, header, targets in <strong>, scores kept as "
         "reference) or SemEval-2020 Task 3 kit input data_{lang}.tsv; each row becomes two items, one per context"

@@ -73,6 +73,7 @@ def paragraphs(payload: Mapping[str, Any]) -> list[list[int]]:
 class GCRC(TaskKind):
     slug = "gcrc"
     title = "GCRC: supporting facts, error reasons and reasoning skills (Chinese reading comprehension)"
+    task_categories = ("multiple-choice", "question-answering")
     file_format = (
         'GCRC released JSON: {"data": [...]} with id, title, passage, question and four options; labeled files '
         "add answer, evidences, error_type and reasoning_ability (kept as the item's reference labels); the "

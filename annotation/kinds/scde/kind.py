@@ -40,6 +40,7 @@ DEFAULT_INSTRUCTIONS = _(
 class SCDE(TaskKind):
     slug = "scde"
     title = "SCDE: sentence cloze with distractors (human performance)"
+    task_categories = ("multiple-choice", "fill-mask")
     file_format = (
         "SCDE's released train.json / dev.json / test.json: a JSON list of passages, each with passage (sentences; "
         "a blank is an element exactly <1>, <2>, ...), candidates, answer_sequence ([blank, candidate id] pairs, "

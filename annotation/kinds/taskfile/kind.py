@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -15,6 +16,7 @@ from django.utils.functional import lazy
 from quality.stats import gold_accuracy
 
 from ..base import Column, FigureStyle, Page, ParsedItem, QualityOutcome, TaskKind
+from ..imported import checked_annotation
 from ..results import KindPlot, LabelField
 from ..typed import TypedAnswer
 from .display import markdown_html, sentences_of, text_of
@@ -22,7 +24,7 @@ from .forms import TaskFilePageForm, answer_of, asked, question_context
 from .questions import is_correct, label_of, options_for
 from .records import parse_items
 from .spec import CHOICES, PageSpec, Question, TaskSpec, build
-from .typed import typed_answer
+from .typed import form_data, typed_answer
 from .words import words_for
 
 TASK_FILE_KIND = "task_file"
@@ -68,7 +70,16 @@ class TaskFileKind(TaskKind):
         return list(self.iter_parse(text))
 
     def iter_parse(self, text: str) -> Iterator[ParsedItem]:
-        return parse_items(self.task, text)
+        """The file's items, each annotation it carries checked by the pages' forms (a Label
+        Studio task's results mapped back to the questions by `taskfile.typed.form_data`)."""
+        for item in parse_items(self.task, text):
+            if item.annotations:
+                checked = tuple(checked_annotation(self, item.payload, a, self._form_data) for a in item.annotations)
+                item = replace(item, annotations=checked)
+            yield item
+
+    def _form_data(self, payload: Mapping[str, Any], typed: Sequence[TypedAnswer]) -> dict[str, Any]:
+        return form_data(self.task, payload, typed)
 
     # --- flow ----------------------------------------------------------------------
     def pages(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> Sequence[Page]:
@@ -155,6 +166,10 @@ class TaskFileKind(TaskKind):
     def suggested_annotators_per_item(self, language: str) -> int:
         return int(self.task.settings.get("annotators_per_item", 3))
 
+    def hub_task_categories(self) -> list[str]:
+        """The file's `task_categories`, else what its label fields suggest."""
+        return list(self.task.task_categories) or super().hub_task_categories()
+
     def label_fields(self) -> Sequence[LabelField]:
         return tuple(_label_field(q) for q in self.task.questions if q.label)
 
@@ -232,7 +247,8 @@ def make_kind(task: TaskSpec) -> TaskKind:
     declarations = {
         "title": task.title,
         "default_instructions": lazy(lambda: words(task.instructions), str)(),
-        "file_format": f"JSON Lines, a JSON array, CSV or TSV (or Label Studio's task JSON); each record has {required}"
+        "file_format": "JSON Lines, a JSON array, CSV or TSV (or Label Studio's task JSON, its annotations "
+        f"imported as completed annotations); each record has {required}"
         + (f" and its id in '{task.id_key}'" if task.id_key else ""),
         "default_settings": {
             **QUALITY_DEFAULTS,

@@ -12,30 +12,19 @@ from typing import Any
 
 from ..base import ImportProblem, ParsedItem
 from ..formats import content_id, jsonl_records, value_problem
-from ..label_studio import is_label_studio, task_records
+from ..label_studio import Task, is_label_studio, task_records
 from .spec import TaskSpec
 
 
 def parse_items(task: TaskSpec, text: str) -> Iterator[ParsedItem]:
-    text = text.lstrip("\ufeff")
-    start = text.lstrip()[:1]
-    tasks: Iterator[tuple[int, dict[str, Any], str | None]]
-    label_studio = False
-    if start == "[":
-        records, starts = _json_array(text)
-        label_studio = bool(records) and is_label_studio(records[0], _item_keys(task))
-        if label_studio:
-            tasks = task_records(records, starts)
-        else:
-            tasks = ((line, record, None) for line, record in _array_records(records, starts))
-    elif start == "{":
-        tasks = ((line, record, None) for line, record in jsonl_records(text))
-    else:
-        tasks = ((line, record, None) for line, record in _table(text, list_keys=_list_keys(task)))
+    """The file's items; a Label Studio task's annotations ride along, typed (the kind checks
+    them against its questions)."""
+    tasks, label_studio = _records(task, text.lstrip("\ufeff"))
     seen: set[str] = set()
-    for number, (line, record, task_id) in enumerate(tasks, start=1):
+    for number, entry in enumerate(tasks, start=1):
+        line, record = entry.line, entry.data
         try:
-            external_id = _external_id(task, record, line, task_id)
+            external_id = _external_id(task, record, line, entry.task_id)
             if external_id in seen:
                 raise ImportProblem(
                     f"the id {external_id!r} is used twice in this file", line=line, field=task.id_key or None
@@ -50,7 +39,26 @@ def parse_items(task: TaskSpec, text: str) -> Iterator[ParsedItem]:
                 line=problem.line,
                 field=f"data.{problem.field}" if problem.field else None,
             ) from None
-        yield ParsedItem(external_id=external_id, payload=record, line=line)
+        yield ParsedItem(
+            external_id=external_id,
+            payload=record,
+            line=line,
+            annotations=entry.annotations,
+            skipped_annotations=entry.cancelled,
+        )
+
+
+def _records(task: TaskSpec, text: str) -> tuple[Iterator[Task], bool]:
+    """The file's records, told apart by content, and whether they are Label Studio's tasks."""
+    start = text.lstrip()[:1]
+    if start == "[":
+        records, starts = _json_array(text)
+        if records and is_label_studio(records[0], _item_keys(task)):
+            return task_records(records, starts), True
+        return (Task(line, record, None) for line, record in _array_records(records, starts)), False
+    if start == "{":
+        return (Task(line, record, None) for line, record in jsonl_records(text)), False
+    return (Task(line, record, None) for line, record in _table(text, list_keys=_list_keys(task))), False
 
 
 def _item_keys(task: TaskSpec) -> set[str]:

@@ -103,6 +103,8 @@ class TaskSpec:
     language: str = "en"
     settings: Mapping[str, Any] = field(default_factory=dict)
     translations: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: the Hub's task categories of the dataset (a Hub folder's card); empty: from the label fields
+    task_categories: tuple[str, ...] = ()
 
     @property
     def questions(self) -> tuple[Question, ...]:
@@ -132,6 +134,7 @@ def build(text: str) -> TaskSpec:
         language=data.get("language", "en"),
         settings=data.get("settings", {}),
         translations=data.get("translations", {}),
+        task_categories=tuple(data.get("task_categories", ())),
     )
     problems.extend(_check(spec, located))
     if problems:

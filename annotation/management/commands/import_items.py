@@ -48,6 +48,6 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"{project.name}: {report.created} new items imported, {report.duplicates} already "
-                f"present (skipped), {report.total} records in {file.name}."
+                f"present (skipped), {report.total} records in {file.name}.{report.annotations_note()}"
             )
         )

@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from annotation.models import Batch
 from annotation.selectors import invite_url
-from annotation.services.demo import demo_load
+from annotation.services.demo import StudyFiles, demo_load
 from annotation.services.examples import examples_load
 
 from ._common import add_base_url_argument, base_url
@@ -24,6 +24,8 @@ COSIMLEX_DEMO_FILE = "cosimlex_hr.sample.csv"
 GCRC_DEMO_FILES = ("dev_GCRCadvrobust.sample.json", "test_public.sample.json")
 #: made up for the tests in SCDE's format: SCDE's own data is not shipped
 SCDE_DEMO_FILES = ("made_up.dev.json", "made_up.test.json")
+#: the study batch's study file, check items and their expected answers (tests/fixtures/studies)
+STUDY_FILE, STUDY_CHECKS, STUDY_EXPECTED = "demo_study.yaml", "demo_checks.jsonl", "demo_checks.expect.jsonl"
 
 
 class Command(BaseCommand):
@@ -32,7 +34,8 @@ class Command(BaseCommand):
         "(3 items per unit, 3 annotators per item) and an invite link; and a Croatian CoSimLex project "
         "likewise (5 items per unit); a Chinese GCRC project (2 annotators per item, a link for each, and an adjudicator's link); an SCDE "
         "project on made-up passages (one passage per unit); and two ReCAM batches of 2 units, one recruited on MTurk "
-        "and one on Prolific, to publish from the admin. With --examples, also a project for each "
+        "and one on Prolific, to publish from the admin; a ReCAM study batch whose study file asks for consent, a "
+        "comprehension check, a practice item, attention checks and an exit survey, with an invite link. With --examples, also a project for each "
         "example task file under examples/tasks/ (its dataset imported, 2 annotators per item, an invite link). "
         "Safe to run again."
     )
@@ -64,17 +67,20 @@ class Command(BaseCommand):
         cosimlex = Path(settings.BASE_DIR) / "tests" / "fixtures" / "cosimlex" / COSIMLEX_DEMO_FILE
         gcrc = [Path(settings.BASE_DIR) / "tests" / "fixtures" / "gcrc" / name for name in GCRC_DEMO_FILES]
         scde = [Path(settings.BASE_DIR) / "tests" / "fixtures" / "scde" / name for name in SCDE_DEMO_FILES]
+        studies = Path(settings.BASE_DIR) / "tests" / "fixtures" / "studies"
+        study = StudyFiles(studies / STUDY_FILE, studies / STUDY_CHECKS, studies / STUDY_EXPECTED)
         demo = demo_load(
             files=files,
             password=options["password"],
             cosimlex_file=cosimlex if cosimlex.is_file() else None,
             gcrc_files=[path for path in gcrc if path.is_file()],
             scde_files=[path for path in scde if path.is_file()],
+            study_files=study if all(p.is_file() for p in (study.study, study.check_items, study.expected)) else None,
         )
         base = base_url(options["base_url"])
         lines = [
             f"Demo project {demo.project.pk}: {demo.project.name} "
-            f"({demo.project.items.count()} items, {demo.items_created} new)",
+            f"({demo.project.items.data().count()} items, {demo.items_created} new)",
             f"Admin:       {base}{reverse('admin:index')}",
             f"Username:    {demo.username}",
             f"Password:    {demo.password}",
@@ -98,6 +104,12 @@ class Command(BaseCommand):
                     f"({example.project.items.count()} items, from {example.example.task_file.parent.name}/)",
                     f"Invite link: {invite_url(example.invite.token, base_url=base)}",
                 ]
+        if demo.study is not None:
+            lines += [
+                f"Study batch: “{demo.study.batch.name}” (ReCAM demo; consent, a comprehension check, a practice "
+                "item with feedback, attention checks that stop a careless annotator, an exit survey)",
+                f"Invite link: {invite_url(demo.study.invite.token, base_url=base)} (study)",
+            ]
         if demo.mturk_batch is not None:
             lines += mturk_lines(demo.mturk_batch, base)
         if demo.prolific_batch is not None:

@@ -11,6 +11,7 @@ writes (one export path):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,11 +23,15 @@ from quality.selectors import latest_run
 
 from ..base import EXACT, ExportUnavailable
 from ..datasets import project_datasets
-from .card import CardFacts, dataset_card, default_task_categories
+from .card import CardFacts, dataset_card
 from .splits import SplitError, SplitPlan, item_splits
 from .tables import WrittenConfig, write_config
 
-__all__ = ["HubFolder", "HubOptions", "SplitError", "SplitPlan", "hub_folder_write"]
+__all__ = ["HUB_ID", "HubFolder", "HubOptions", "SplitError", "SplitPlan", "hub_folder_write"]
+
+#: a Hub licence id or task category as the Hub's card metadata spells them (`cc-by-4.0`,
+#: `text-classification`)
+HUB_ID = r"^[a-z0-9]+([.-][a-z0-9]+)*$"
 
 #: config name -> (the export dataset it is made of, columns left out); every config's rows
 #: start with `item_id` (the platform's item number), so the configs join on it
@@ -58,6 +63,15 @@ class HubOptions:
             license=values.get("license") or "other",
             task_categories=tuple(values.get("task_categories") or ()),
         )
+
+    def problems(self) -> list[str]:
+        """What the Hub would not read in the licence and task categories (the split rule checks itself)."""
+        ids = [("licence", self.license)] + [("task category", c) for c in self.task_categories]
+        return [
+            f"{what} {value!r} is not a Hub id (lower-case letters, digits, - and .)"
+            for what, value in ids
+            if not re.match(HUB_ID, value)
+        ]
 
 
 @dataclass(frozen=True)
@@ -112,7 +126,7 @@ def hub_folder_write(*, project: Project, directory: Path, options: HubOptions |
         )
         if config.splits:
             written.append(config)
-    categories = list(options.task_categories) or default_task_categories(kind_of(project).label_fields())
+    categories = list(options.task_categories) or kind_of(project).hub_task_categories()
     facts = CardFacts(configs=written, plan=options.plan, license=options.license, task_categories=categories)
     (directory / "README.md").write_text(dataset_card(project, run, facts), encoding="utf-8")
     return HubFolder(directory=directory, configs=written)

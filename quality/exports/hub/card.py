@@ -12,7 +12,7 @@ from django.utils.text import slugify
 from ruamel.yaml import YAML
 
 from annotation.channels.registry import UnknownChannel, get_channel
-from annotation.kinds import LabelField, kind_of
+from annotation.kinds import kind_of
 from annotation.models import Project
 from quality.agreement import AGGREGATE_SUFFIXES, AGGREGATED_LEVELS
 from quality.headline import WITH_ANNOTATOR
@@ -48,12 +48,6 @@ class CardFacts:
 
 def size_category(rows: int) -> str:
     return next((name for bound, name in SIZE_BUCKETS if rows < bound), "n>1B")
-
-
-def default_task_categories(fields: Sequence[LabelField]) -> list[str]:
-    """The Hub task a kind's label fields suggest: labels to predict make a classification
-    task (a rating is regression, which the Hub files under it too); no label field: other."""
-    return ["text-classification"] if fields else ["other"]
 
 
 def hub_language(code: str) -> str:

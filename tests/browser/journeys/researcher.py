@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import re
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 import requests
 
 from annotation.models import Batch, Project
+from quality.models import ExportJob
 from tests.factories import TeamFactory
 from tests.security.conftest import staff_with
 
@@ -231,6 +233,27 @@ class Researcher:
             assert download.suggested_filename.endswith(key.rsplit(".", 1)[-1]), download.suggested_filename
             found[key] = parse_export(key, Path(download.path()).read_bytes())
         return found
+
+    def prepare_hub_folder(self, project: Project, target: Path, *, license: str, splits: str = "") -> str:
+        """The report's "Prepare Hub folder" form (a licence; by batch with `splits` such as
+        "test=3"), then the job's Download button; the zip unpacked into `target`. The message."""
+
+        self.open_report(project)
+        form = self.page.locator("form.hub-form")
+        form.get_by_label("Licence").fill(license)
+        if splits:
+            form.get_by_label("Splits").select_option("batch")
+            form.get_by_label("Mapping").fill(splits)
+        with self.page.expect_navigation():
+            form.locator("input[type=submit]").click()
+        message = self.messages()
+        job = ExportJob.objects.filter(project=project, dataset="hub").latest("pk")
+        self.open_report(project)  # the page lists the job once written
+        with self.page.expect_download() as info:
+            self.page.locator(f"table.export-jobs a[href$='/exports/{job.pk}/download']").click()
+        with zipfile.ZipFile(info.value.path()) as archive:
+            archive.extractall(target)
+        return message
 
     def download_bytes(self, project: Project, dataset: str, fmt: str) -> bytes:
         """One export's bytes, through its button on the report (to hand to a scorer as a file)."""

@@ -17,7 +17,7 @@ from .checks import NO_ADJUDICATION, NO_CHECKS, NO_STUDY, every_export_parses, f
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_recam_through_an_invite_link(researcher, person, no_failed_requests):
+def test_recam_through_an_invite_link(researcher, person, no_failed_requests, tmp_path, monkeypatch):
     project = researcher.create_project(name="ReCAM pilot", kind="recam", language="en")
     assert "Imported 20 new items" in researcher.import_file(project, data_file("recam", "Task_1_dev.sample.jsonl"))
     assert "Imported 5 new items" in researcher.import_file(project, data_file("recam", "Task_1_test.sample.jsonl"))
@@ -52,4 +52,19 @@ def test_recam_through_an_invite_link(researcher, person, no_failed_requests):
     assert len(clean) == 4 and len({row["annotator"] for row in clean}) == 1
 
     assert researcher.scorers(project) == []  # ReCAM's official measure is accuracy, in the report
+
+    # the Hub folder from the report page: the pilot batch is the test split, the other items train
+    message = researcher.prepare_hub_folder(project, tmp_path / "hub", license="cc-by-4.0", splits=f"test={batch.pk}")
+    assert "Hub folder #" in message, message
+    for name in ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE"):
+        monkeypatch.setenv(name, "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    import datasets  # test-only; read as the published dataset's user would
+
+    items = datasets.load_dataset(str(tmp_path / "hub"), "items", cache_dir=str(tmp_path / "hf-cache"))
+    assert {split: d.num_rows for split, d in items.items()} == {"train": 21, "test": 4}
+    annotations = datasets.load_dataset(str(tmp_path / "hub"), "annotations", cache_dir=str(tmp_path / "hf-cache"))
+    assert annotations["test"].num_rows == 4 and "annotator" not in annotations["test"].features
+    card = (tmp_path / "hub" / "README.md").read_text(encoding="utf-8")
+    assert "license: cc-by-4.0" in card and "- multiple-choice" in card
     no_failed_requests()
