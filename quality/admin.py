@@ -14,7 +14,7 @@ from django.utils.html import format_html, format_html_join
 
 from annotation.admin.common import OwnTeamsFilter, TeamScoped
 from annotation.kinds import kind_of
-from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision
+from quality.models import AnnotatorDecision, ExportJob, ItemResult, Prediction, QualityRun, ResponseDecision
 from quality.report.context import run_report_context
 from quality.report.format import figure
 from quality.selectors import export_jobs, run_summary, runs_with_counts
@@ -186,3 +186,16 @@ class ExportJobAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
         return format_html(
             '<a href="{}">Download</a>', reverse("quality:export-download", args=[job.project_id, job.pk])
         )
+
+
+@admin.register(Prediction)
+class PredictionAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
+    """A model's imported predictions, read-only (`manage.py import_predictions` writes them). No
+    filter by model name: its choices would list other teams' models."""
+
+    list_display = ("model", "item", "project", "imported_at")
+    list_filter = (("project", OwnTeamsFilter),)
+    search_fields = ("model", "item__external_id")
+    fields = ("project", "item", "model", "labels", "imported_at")
+    readonly_fields = fields
+    list_select_related = ("item", "project")

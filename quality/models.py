@@ -155,3 +155,24 @@ class RunPlot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.title} (run {self.run_id})"
+
+
+class Prediction(models.Model):
+    """A model's labels of one item, imported beside the items (`import_predictions`): the label
+    fields' values as a kind stores an annotation's. A quality run scores them against the humans'
+    aggregated labels as one more annotator; they never enter agreement, aggregation, drops or the
+    exports of human labels. One per (item, model); importing a model again replaces its rows."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="predictions")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="predictions")
+    model = models.CharField(max_length=100, help_text='The researcher\'s name for the model, e.g. "gpt-x-zero-shot".')
+    labels = models.JSONField(default=dict, help_text="Label field -> the model's value, as the kind stores it.")
+    imported_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["project", "model", "item"]
+        constraints = [models.UniqueConstraint(fields=["item", "model"], name="prediction_unique_item_model")]
+        indexes = [models.Index(fields=["project", "model"], name="prediction_project_model")]
+
+    def __str__(self) -> str:
+        return f"{self.model} on item {self.item_id}"

@@ -7,20 +7,21 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from annotation.kinds import NothingToScore, ProjectResults, ResultItem, Scorer, TaskKind
+from annotation.kinds import NothingToScore, ProjectResults, ResultItem, ScoreProblem, Scorer, TaskKind, kind_of
 from annotation.kinds.scoring import options_filled, scorer_named
 from annotation.models import Item, Project
 from quality.models import ItemResult, QualityRun
+from quality.prediction_selectors import predictions_by_external_id
 from quality.selectors import latest_run
 
 
 class StoredProjectResults(ProjectResults):
-    """A project's latest finished quality run, read on first use."""
+    """A project's latest finished quality run (or the `run` given), read on first use."""
 
-    def __init__(self, project: Project):
+    def __init__(self, project: Project, run: QualityRun | None = None):
         self.project = project
         self.label = f"project {project.pk}: {project.name}"
-        self._run: QualityRun | None = None
+        self._run: QualityRun | None = run
 
     def run(self) -> QualityRun:
         if self._run is None:
@@ -52,3 +53,17 @@ def score_run(*, kind: TaskKind, scorer: str, project: Project | None, options: 
     chosen = kind_scorer(kind, scorer)
     results = StoredProjectResults(project) if project is not None else None
     return chosen.score(results, options_filled(chosen, options))
+
+
+def model_scorer_results(run: QualityRun) -> dict[str, dict[str, Any]]:
+    """model -> the kind's own scorers' results on its predictions (`TaskKind.prediction_scorers`)
+    against the finished `run`; a scorer that cannot score gives {"note": why}."""
+    kind = kind_of(run.project)
+    results = StoredProjectResults(run.project, run)
+    found: dict[str, dict[str, Any]] = {}
+    for model, predicted in predictions_by_external_id(run.project).items():
+        try:
+            found[model] = kind.prediction_scorers(results, predicted)
+        except (ScoreProblem, NothingToScore, ValueError) as exc:  # a model's scores never fail the humans' run
+            found[model] = {"note": str(exc)}
+    return found

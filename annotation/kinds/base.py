@@ -6,6 +6,7 @@ engine, channels, quality runs and exporters only ever talk to this interface.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from . import own_values
 from .own_values import ValueFormat
 from .presets import ChannelPreset
 from .results import GENERIC_SETTINGS, KindPlot, LabelField, aggregation_settings_problems
-from .scoring import Scorer
+from .scoring import ProjectResults, Scorer
 from .typed import ImportedAnnotation, TypedAnswer, generic_typed_answers
 
 
@@ -208,6 +209,11 @@ class TaskKind(ABC):
         """The answer key where one exists."""
         return None
 
+    def gold_labels(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """The answer key by label field, each value as an annotation's label of the field has it
+        (a model's predictions are scored against it); default: none."""
+        return {}
+
     def annotation_columns(self) -> list[str]:
         """Kind-specific columns of a raw annotation row, in order (from `columns`)."""
         return [column.name for column in self.columns]
@@ -248,6 +254,12 @@ class TaskKind(ABC):
     def scorers(self) -> dict[str, Scorer]:
         """The kind's reports and scorers by name (a paper's summary table, a shared task's
         scorer), run by `manage.py score` and the scores API; default: none."""
+        return {}
+
+    def prediction_scorers(self, results: ProjectResults, predicted: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        """The kind's own scorers run on one model's predictions (`predicted`: item external id ->
+        label field -> value) against the project's results, by scorer name; each raises
+        ScoreProblem or NothingToScore where it cannot score. Default: none."""
         return {}
 
     def item_diagnostic_columns(self) -> list[str]:
@@ -337,6 +349,12 @@ class TaskKind(ABC):
 
     def _label_field(self, field: str) -> LabelField | None:
         return next((f for f in self.label_fields() if f.name == field), None)
+
+    def prediction_value(self, payload: Mapping[str, Any], field: str, value: Any) -> Any:
+        """A model's value of `field` as a prediction file gives it (a JSON value), checked and
+        stored as the adjudicator's own value would be (`adjudication_value`; a text as it is,
+        anything else as its JSON). Raises ValueError with the reason when the field refuses it."""
+        return self.adjudication_value(payload, field, value if isinstance(value, str) else json.dumps(value))
 
     def final_export_value(self, field: str, value: Any) -> Any:
         """A final label's value as the final-labels export gives it to a person (default: as

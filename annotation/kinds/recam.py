@@ -263,6 +263,11 @@ class ReCAM(TaskKind):
     def gold(self, payload: Mapping[str, Any]) -> int | None:
         return payload.get("label")
 
+    def gold_labels(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """The released answer is the right choice before and after reading."""
+        label = payload.get("label")
+        return {} if label is None else {"post_choice": label, "pre_choice": label}
+
     def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:
         selection = recam_stats.select_annotations(
             frame,

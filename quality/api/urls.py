@@ -1,9 +1,10 @@
 """Quality API routes (included at /api/). Names: api-project-quality-runs, api-quality-run-detail,
-api-project-export, api-project-export-jobs, api-project-hub-folder, api-export-job-detail, api-export-download, api-project-scorers, api-project-score."""
+api-project-export, api-project-export-jobs, api-project-hub-folder, api-export-job-detail, api-export-download,
+api-project-predictions, api-project-scorers, api-project-score."""
 
 from django.urls import path
 
-from . import exports, hub, scores, views
+from . import exports, hub, predictions, scores, views
 
 urlpatterns = [
     path(
@@ -17,6 +18,11 @@ urlpatterns = [
     path("projects/<int:project_id>/exports/hub/", hub.ProjectHubFolderView.as_view(), name="api-project-hub-folder"),
     path("exports/<int:pk>/", exports.ExportJobDetailView.as_view(), name="api-export-job-detail"),
     path("exports/<int:pk>/download/", exports.ExportJobDownloadView.as_view(), name="api-export-download"),
+    path(
+        "projects/<int:project_id>/predictions/",
+        predictions.ProjectPredictionsView.as_view(),
+        name="api-project-predictions",
+    ),
     path("projects/<int:project_id>/scores/", scores.ProjectScorersView.as_view(), name="api-project-scorers"),
     path("projects/<int:project_id>/scores/<str:scorer>/", scores.ProjectScoreView.as_view(), name="api-project-score"),
 ]

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from quality.models import QualityRun
+from quality.report.predictions import predictions_context
 from quality.report.time_on_task import time_on_task_context
 from quality.selectors import (
     run_aggregation,
@@ -131,6 +132,7 @@ def run_report_context(run: QualityRun | None) -> dict[str, Any]:
         "plots": list(run_plots(run).only("name", "title", "position")),
         "time_on_task": time_on_task_context(run_time_on_task(run), run.parameters or {}),
         "checks": run_checks(run),
+        "predictions": predictions_context(run),
     }
 
 

@@ -17,6 +17,8 @@ from quality.checks import apply_check_rule
 from quality.frames import kept_frame
 from quality.headline import headline
 from quality.models import QualityRun, RunPlot
+from quality.prediction_selectors import project_gold, project_predictions
+from quality.predictions import predictions_report
 from quality.report.figures import Figure, run_figures
 from quality.selectors import assignment_events, assignment_slots, check_results, page_seconds, pilot_items
 from quality.speed import apply_speed_rule, pages_needed
@@ -56,6 +58,17 @@ def run_extras(
         report["time_on_task"] = speed.report
     if checks is not None:  # only where check items were answered or live quality stopped somebody
         report["checks"] = checks
+    predicted = project_predictions(project)
+    if predicted:  # models' predictions, scored as one more annotator: read beside the humans', never mixed in
+        report["predictions"] = predictions_report(
+            kept=kept,
+            fields=fields,
+            aggregated=agreement.items,
+            annotators=annotators,
+            predictions=predicted,
+            gold=project_gold(project, kind),
+            settings=settings,
+        )
     pilot = pilot_agreement(kept, fields, pilot_items(project))
     if pilot is not None:  # the pilot's agreement, apart, once two annotators have done a pilot item
         report["pilot_agreement"] = pilot

@@ -13,6 +13,7 @@ from annotation.kinds import QualityOutcome, kind_of
 from annotation.models import Project
 from quality.frames import annotation_frame
 from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision, RunPlot
+from quality.scoring import model_scorer_results
 from quality.services.decisions import decisions_respected
 from quality.services.run_agreement import RunExtras, run_extras, run_plots_store
 
@@ -73,6 +74,7 @@ def quality_run_execute(*, run: QualityRun) -> QualityRun:
             _store(run, extras)
             if extras is not None:
                 run_plots_store(run=run, figures=extras.figures)
+                _store_model_scores(run)
     except Exception as exc:
         QualityRun.objects.filter(pk=run.pk).update(
             status=QualityRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}", finished_at=timezone.now()
@@ -106,6 +108,20 @@ def _store(run: QualityRun, extras: RunExtras | None) -> None:
     QualityRun.objects.filter(pk=run.pk).update(
         status=QualityRun.Status.DONE, report=report, error="", finished_at=timezone.now()
     )
+
+
+def _store_model_scores(run: QualityRun) -> None:
+    """Beside each model's scores, the kind's own scorers' on its predictions (`kind_scores`),
+    once the run is stored: they read it as they read any finished run."""
+    run.refresh_from_db()
+    report = run.report or {}
+    section = report.get("predictions")
+    if not section:
+        return
+    for model, result in model_scorer_results(run).items():
+        if result and model in section["models"]:
+            section["models"][model]["kind_scores"] = result
+    QualityRun.objects.filter(pk=run.pk).update(report=report)
 
 
 def _value_columns(frame) -> list[str]:

@@ -50,13 +50,13 @@ def fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-#: The two uploads (an import, a SemEval submission to score) take a file in a dataset's own
+#: The uploads (an import, a SemEval submission to score, a model's predictions) take a file in a dataset's own
 #: format. The schema can say only that it is a file (`format: binary`), so a schema-valid request
 #: may carry a file that is not a valid dataset, and that is a 400 naming its line and field
-#: (issue 20 item 9). For these two operations alone, positive_data_acceptance also expects 400;
+#: (issue 20 item 9). For these operations alone, positive_data_acceptance also expects 400;
 #: every other status and every other check stays as schemathesis has it.
 FILE_CONTENT = {
-    "include-path-regex": r"^/api/projects/\{[a-z_]+\}/(import|score)/$",
+    "include-path-regex": r"^/api/projects/\{[a-z_]+\}/(import|score|predictions)/$",
     # schemathesis's default expected statuses for the check (4.32), plus 400
     "checks": {
         "positive_data_acceptance": {

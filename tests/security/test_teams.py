@@ -16,6 +16,7 @@ from django.apps import apps
 from django.contrib import admin
 from django.test import Client
 from django.urls import URLPattern, reverse
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotation.models import (
@@ -32,6 +33,7 @@ from annotation.models import (
     Submission,
     Team,
 )
+from quality.models import Prediction
 from tests.factories import BatchFactory, ItemFactory, ProjectFactory, TeamFactory, UserFactory
 from tests.security.conftest import World, staff_with
 from tests.security.test_permissions import QUALITY_WRITES, api_operations, api_url, quality_pages
@@ -82,6 +84,9 @@ def teams(world) -> Teams:
     BulkPayment.objects.create(batch=batch, label="bonus", total="1.00")
     Participation.objects.create(
         annotator=Assignment.objects.filter(unit__batch=batch).first().annotator, batch=batch, consent="agreed"
+    )
+    Prediction.objects.create(
+        project=world.project, item=item, model="model-of-team-a", labels={"choice": 1}, imported_at=timezone.now()
     )
     a_objects = {m: set(m._default_manager.values_list("pk", flat=True)) for m in registered_models()}
     missing = [m._meta.label for m, pks in a_objects.items() if not pks]

@@ -28,7 +28,7 @@ from ..base import (
 )
 from ..registry import register
 from ..results import KindPlot, LabelField, column_label
-from ..scoring import Scorer
+from ..scoring import ProjectResults, Scorer
 from .figures import FIGURES
 from .records import (
     FORM_COLUMNS,
@@ -41,7 +41,7 @@ from .records import (
     parse_records,
     plain_context,
 )
-from .scorers import SCORERS
+from .scorers import SCORERS, model_semeval
 
 
 # --- forms ------------------------------------------------------------------------------------
@@ -200,6 +200,10 @@ class CoSimLex(TaskKind):
 
     def scorers(self) -> dict[str, Scorer]:
         return SCORERS
+
+    def prediction_scorers(self, results: ProjectResults, predicted: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        """The SemEval-2020 Task 3 scorer on the model's ratings, as on a system's submission."""
+        return {"semeval2020": model_semeval(results, predicted)}
 
     def item_exports(self) -> dict[str, ItemExport]:
         return {

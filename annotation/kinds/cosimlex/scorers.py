@@ -143,6 +143,33 @@ def _number(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
+def model_semeval(results: ProjectResults, predicted: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """A model's ratings as a SemEval-2020 Task 3 submission (subtask 2: its ratings of the two
+    contexts; subtask 1: their change) scored by `semeval` against the project's cleaned data."""
+    rated: dict[tuple[Any, Any], float] = {}
+    pairs: list[Any] = []  # in import order, as the gold's rows are
+    for item in results.items():
+        key = (item.payload.get("pair"), item.payload.get("context"))
+        if key[1] == 1:
+            pairs.append(key[0])
+        rating = (predicted.get(item.external_id) or {}).get("rating")
+        if rating is not None:
+            rated[key] = float(rating)
+    missing = [pair for pair in pairs if (pair, 1) not in rated or (pair, 2) not in rated]
+    if not pairs or missing:
+        raise NothingToScore(
+            "the model must rate both contexts of every pair" + (f" (e.g. pair {missing[0]})" if missing else "")
+        )
+    rows = [(rated[(pair, 1)], rated[(pair, 2)]) for pair in pairs]
+    subtask1 = "change\n" + "".join(f"{two - one!r}\n" for one, two in rows)
+    subtask2 = "sim_context1\tsim_context2\n" + "".join(f"{one!r}\t{two!r}\n" for one, two in rows)
+    files = {
+        "subtask1": Upload("model subtask 1", subtask1.encode()),
+        "subtask2": Upload("model subtask 2", subtask2.encode()),
+    }
+    return semeval(results, {**files, "gold": None})
+
+
 SCORERS = {
     "table1": Scorer(
         description="The CoSimLex paper's Table 1 (pairs, mean similarity, mean standard deviation, mean absolute "

@@ -22,7 +22,7 @@ from ..results import LabelField
 from ..scoring import Scorer
 from . import adjudication
 from . import quality as gcrc_quality
-from .adjudication import split_field
+from .adjudication import field_name, split_field
 from .figures import FIGURES
 from .forms import OPTION_FORMS, AnswerForm, item_answer, preset_wrong
 from .labels import OPTION_LETTERS, polarity
@@ -132,6 +132,20 @@ class GCRC(TaskKind):
     def gold(self, payload: Mapping[str, Any]) -> dict[str, Any] | None:
         return payload.get("reference")
 
+    def gold_labels(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """The released labels per option as the label fields have them: skill and error codes
+        (an empty error: none), supporting sentences as the pages number them (from 1)."""
+        reference = payload.get("reference") or {}
+        found: dict[str, Any] = {}
+        for n, letter in enumerate(OPTION_LETTERS):
+            for part, key in (("skill", "reasoning_ability"), ("error", "error_type")):
+                if (reference.get(key) or [None] * 4)[n]:
+                    found[field_name(letter, part)] = reference[key][n]
+            indexes = (reference.get("evidence_sentences") or [None] * 4)[n]
+            if indexes and None not in indexes:
+                found[field_name(letter, "evidence")] = sorted({i + 1 for i in indexes})
+        return found
+
     def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:
         return gcrc_quality.select(frame)
 
@@ -174,6 +188,14 @@ class GCRC(TaskKind):
 
     def adjudication_value(self, payload: Mapping[str, Any], field: str, text: str) -> Any:
         return adjudication.parse(payload, field, text)
+
+    def prediction_value(self, payload: Mapping[str, Any], field: str, value: Any) -> Any:
+        """Supporting sentences as their annotation column has them: the numbers the pages show
+        (from 1); checked by the adjudicator's parse of the same numbers."""
+        if split_field(field)[1] == "evidence" and isinstance(value, list):
+            parsed = super().prediction_value(payload, field, ", ".join(str(n) for n in value))
+            return [index + 1 for index in parsed]
+        return super().prediction_value(payload, field, value)
 
     def final_item(self, payload: Mapping[str, Any], final: Mapping[str, Any]) -> dict[str, Any]:
         return adjudication.released(payload, final)

@@ -72,6 +72,12 @@ class SCDE(TaskKind):
     def gold(self, payload: Mapping[str, Any]) -> dict[str, int] | None:
         return payload.get("gold")
 
+    def gold_labels(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """The passage's answer key for the blanks that are label fields (`blank_<n>`)."""
+        fields = {f.name for f in results.LABEL_FIELDS}
+        gold = payload.get("gold") or {}
+        return {f"blank_{b}": c for b, c in gold.items() if f"blank_{b}" in fields and c is not None}
+
     def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:
         return results.quality_outcome(frame, settings)
 

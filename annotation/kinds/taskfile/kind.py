@@ -135,6 +135,14 @@ class TaskFileKind(TaskKind):
         gold = {q.id: payload[q.gold] for q in self.task.questions if q.gold and payload.get(q.gold) not in (None, "")}
         return gold or None
 
+    def gold_labels(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Each label question's gold, as its label (`label_of`)."""
+        return {
+            q.id: label_of(q, payload[q.gold])
+            for q in self.task.questions
+            if q.label and q.gold and payload.get(q.gold) not in (None, "")
+        }
+
     def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:
         selection = gold_accuracy.select_annotations(
             frame,

@@ -1,0 +1,51 @@
+"""Read queries of models' predictions: what a quality run scores, and what the report shows."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, Max
+
+from annotation.kinds import TaskKind
+from annotation.models import Item, Project
+from quality.models import Prediction, QualityRun
+
+
+def project_predictions(project: Project) -> dict[str, dict[int, dict[str, Any]]]:
+    """model -> item id -> the model's labels, of every model imported into the project."""
+    found: dict[str, dict[int, dict[str, Any]]] = {}
+    rows = Prediction.objects.filter(project=project).order_by("model", "item_id")
+    for model, item_id, labels in rows.values_list("model", "item_id", "labels").iterator():
+        found.setdefault(model, {})[item_id] = labels
+    return found
+
+
+def predictions_by_external_id(project: Project) -> dict[str, dict[str, dict[str, Any]]]:
+    """model -> item external id -> the model's labels (what a kind's scorer reads)."""
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    rows = Prediction.objects.filter(project=project).order_by("model", "item_id")
+    for model, external_id, labels in rows.values_list("model", "item__external_id", "labels").iterator():
+        found.setdefault(model, {})[external_id] = labels
+    return found
+
+
+def project_gold(project: Project, kind: TaskKind) -> dict[int, dict[str, Any]]:
+    """item id -> the kind's answer key by label field (`TaskKind.gold_labels`), of the items that have one."""
+    found: dict[int, dict[str, Any]] = {}
+    for item_id, payload in Item.objects.data().filter(project=project).values_list("id", "payload").iterator():
+        labels = kind.gold_labels(payload)
+        if labels:
+            found[item_id] = labels
+    return found
+
+
+def prediction_imports(project: Project) -> dict[str, tuple[int, datetime]]:
+    """model -> (predictions, when they were imported) of the project's models."""
+    rows = Prediction.objects.filter(project=project).values("model").annotate(n=Count("id"), at=Max("imported_at"))
+    return {row["model"]: (row["n"], row["at"]) for row in rows.order_by("model")}
+
+
+def run_predictions(run: QualityRun) -> dict[str, Any]:
+    """The run's "predictions" section (empty when no model's predictions were imported before it)."""
+    return (run.report or {}).get("predictions") or {}

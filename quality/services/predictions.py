@@ -1,0 +1,160 @@
+"""Importing a model's predictions beside a project's items: all or nothing, every problem naming
+its record (line) and field. A value is checked by the kind's own parse of a field's value
+(`TaskKind.prediction_value`), so a prediction holds what an annotation of the field could.
+Importing a model's name again replaces its predictions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.kinds import ImportProblem, TaskKind, kind_of
+from annotation.models import Item, Project
+from annotation.services.imports import decode_upload
+from quality.models import Prediction
+
+#: the record key that names the item: its id as imported (`Item.external_id`)
+ID_KEY = "id"
+MAX_MODEL_NAME = 100
+CHUNK = 2000
+
+
+@dataclass(frozen=True)
+class PredictionsReport:
+    model: str
+    created: int
+    replaced: int
+
+
+def predictions_import(*, project: Project, data: bytes, model: str) -> PredictionsReport:
+    """Store the file's predictions as `model`'s, replacing the ones the name had. Raises
+    ImportProblem (line and field) on any bad record, and nothing is written."""
+    model = model.strip()
+    if not model or len(model) > MAX_MODEL_NAME:
+        raise ImportProblem(f"the model's name must be 1 to {MAX_MODEL_NAME} characters")
+    kind = kind_of(project)
+    rows = list(_rows(kind, project, decode_upload(data)))
+    if not rows:
+        raise ImportProblem("the file has no predictions")
+    now = timezone.now()
+    with transaction.atomic():
+        replaced, _by_model = Prediction.objects.filter(project=project, model=model).delete()
+        Prediction.objects.bulk_create(
+            Prediction(project=project, item_id=item_id, model=model, labels=labels, imported_at=now)
+            for item_id, labels in rows
+        )
+    return PredictionsReport(model=model, created=len(rows), replaced=replaced)
+
+
+def _rows(kind: TaskKind, project: Project, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(item id, checked labels) of each record, in file order."""
+    fields = [f.name for f in kind.label_fields()]
+    items = dict(Item.objects.filter(project=project).values_list("external_id", "id"))
+    seen: dict[int, int] = {}
+    found = [(line, _item(record, items, line, seen), record) for line, record in records(text)]
+    payloads = _payloads([item_id for _line, item_id, _record in found])
+    for line, item_id, record in found:
+        yield item_id, _labels(kind, payloads[item_id], record, fields, line)
+
+
+def _payloads(item_ids: list[int]) -> dict[int, Any]:
+    payloads: dict[int, Any] = {}
+    for start in range(0, len(item_ids), CHUNK):
+        chunk = item_ids[start : start + CHUNK]
+        payloads.update(Item.objects.filter(pk__in=chunk).values_list("id", "payload"))
+    return payloads
+
+
+def _item(record: Mapping[str, Any], items: Mapping[str, int], line: int, seen: dict[int, int]) -> int:
+    if ID_KEY not in record:
+        raise ImportProblem(f"the record has no {ID_KEY!r}: the item's id as imported", line=line, field=ID_KEY)
+    external = record[ID_KEY]
+    item_id = items.get(str(external)) if isinstance(external, str | int) and not isinstance(external, bool) else None
+    if item_id is None:
+        raise ImportProblem(f"no item of the project has the id {external!r}", line=line, field=ID_KEY)
+    if item_id in seen:
+        raise ImportProblem(f"item {external!r} was predicted already on line {seen[item_id]}", line=line, field=ID_KEY)
+    seen[item_id] = line
+    return item_id
+
+
+def _labels(
+    kind: TaskKind, payload: Mapping[str, Any], record: Mapping[str, Any], fields: list[str], line: int
+) -> dict[str, Any]:
+    labels: dict[str, Any] = {}
+    for name, value in record.items():
+        if name == ID_KEY:
+            continue
+        if name not in fields:
+            raise ImportProblem(
+                f"not a label field of the project; its label fields: {', '.join(fields) or 'none'}",
+                line=line,
+                field=name,
+            )
+        if value is None:  # the model gave no label here
+            continue
+        try:
+            labels[name] = kind.prediction_value(payload, name, value)
+        except ValueError as exc:
+            raise ImportProblem(f"{value!r} is refused: {exc}", line=line, field=name) from None
+    if not labels:
+        raise ImportProblem(f"the record predicts none of the label fields ({', '.join(fields)})", line=line)
+    return labels
+
+
+def records(text: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """(line, record) of a JSON array of objects or of JSON Lines (one object a line, blank lines
+    skipped); a record is numbered by the line it starts on."""
+    start = text.lstrip()
+    if start.startswith("["):
+        yield from _array(text)
+        return
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if raw.strip():
+            yield number, _object(_decode(raw, number), number)
+
+
+def _array(text: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    decoder = json.JSONDecoder()
+    position = text.index("[") + 1
+    while True:
+        position = _skip(text, position)
+        if position >= len(text):
+            raise ImportProblem("the JSON array is not closed", line=text.count("\n") + 1)
+        if text[position] == "]":
+            if text[position + 1 :].strip():
+                raise ImportProblem("text after the JSON array", line=text.count("\n", 0, position) + 1)
+            return
+        line = text.count("\n", 0, position) + 1
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as exc:
+            raise ImportProblem(f"invalid JSON: {exc.msg}", line=exc.lineno) from None
+        yield line, _object(value, line)
+        position = _skip(text, position)
+        if position < len(text) and text[position] == ",":
+            position += 1
+
+
+def _skip(text: str, position: int) -> int:
+    while position < len(text) and text[position].isspace():
+        position += 1
+    return position
+
+
+def _decode(raw: str, line: int) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ImportProblem(f"invalid JSON: {exc.msg} (column {exc.colno})", line=line) from None
+
+
+def _object(value: Any, line: int) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise ImportProblem(f"a record must be a JSON object, got {type(value).__name__}", line=line)
+    return value
