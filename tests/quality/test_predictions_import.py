@@ -159,3 +159,18 @@ def test_gcrcs_answer_key_by_label_field_is_what_annotations_give():
     assert (gold["a_evidence"], gold["b_evidence"]) == ([2], [1, 3]) and "c_evidence" not in gold
     # each value is one a prediction (and so an annotation) of the field may hold
     assert all(kind.prediction_value(item.payload, name, value) == value for name, value in gold.items())
+
+
+def test_a_task_files_choice_must_be_one_of_the_items_options():
+    from annotation.services.imports import items_import
+    from annotation.services.projects import project_create
+    from tests.annotation.test_kind_contract import TASK_FILE
+    from tests.conftest import data_file
+
+    project = project_create(name="choices", team=TeamFactory(), task_file=TASK_FILE)
+    items_import(project=project, data=data_file("task_files", "before_reading.jsonl").read_bytes(), filename="i.jsonl")
+    problem = refused(project, jsonl({"id": "r1", "second_choice": "lamp"}, {"id": "r2", "second_choice": "moon"}))
+    assert (problem.line, problem.field) == (2, "second_choice")
+    assert "“moon” is not one of:" in problem.message  # r2's options, from the item
+    predictions_import(project=project, data=jsonl({"id": "r1", "second_choice": "lamp", "sure": 4}), model="m")
+    assert Prediction.objects.get().labels == {"second_choice": "lamp", "sure": 4}

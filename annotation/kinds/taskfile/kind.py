@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from django.utils.functional import lazy
+from django.utils.translation import gettext as _
 
 from quality.stats import gold_accuracy
 
@@ -165,6 +166,23 @@ class TaskFileKind(TaskKind):
 
     def suggested_annotators_per_item(self, language: str) -> int:
         return int(self.task.settings.get("annotators_per_item", 3))
+
+    def adjudication_value(self, payload: Mapping[str, Any], field: str, text: str) -> Any:
+        """The label field's check, then a choice question's options (the file's or the item's):
+        an adjudicator's or a model's value must be one of them, typed as the option is."""
+        value = super().adjudication_value(payload, field, text)
+        question = next((q for q in self.task.questions if q.id == field), None)
+        if question is None or question.type not in CHOICES:
+            return value
+        options = {str(o.value): o.value for o in options_for(question, payload, str)}
+        given = value if isinstance(value, list) else [value]
+        wrong = [str(v) for v in given if str(v) not in options]
+        if wrong:
+            raise ValueError(
+                _("“%(text)s” is not one of: %(values)s.") % {"text": wrong[0], "values": ", ".join(options)}
+            )
+        typed = [options[str(v)] for v in given]
+        return typed if isinstance(value, list) else typed[0]
 
     def hub_task_categories(self) -> list[str]:
         """The file's `task_categories`, else what its label fields suggest."""
