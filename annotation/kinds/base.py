@@ -21,7 +21,7 @@ from .own_values import ValueFormat
 from .presets import ChannelPreset
 from .results import GENERIC_SETTINGS, KindPlot, LabelField, aggregation_settings_problems
 from .scoring import ProjectResults, Scorer
-from .typed import ImportedAnnotation, TypedAnswer, generic_typed_answers
+from .typed import ImportedAnnotation, ImportedPrediction, TypedAnswer, generic_typed_answers
 
 
 class ImportProblem(ValueError):
@@ -355,6 +355,12 @@ class TaskKind(ABC):
         stored as the adjudicator's own value would be (`adjudication_value`; a text as it is,
         anything else as its JSON). Raises ValueError with the reason when the field refuses it."""
         return self.adjudication_value(payload, field, value if isinstance(value, str) else json.dumps(value))
+
+    def imported_predictions(self, text: str) -> list[ImportedPrediction] | None:
+        """The predictions in another tool's file of tasks (Label Studio's, for a kind whose item
+        import reads them), each with its item's id and its values by field, still to be checked
+        by `prediction_value`; None (default): the text is not such a file."""
+        return None
 
     def final_export_value(self, field: str, value: Any) -> Any:
         """A final label's value as the final-labels export gives it to a person (default: as

@@ -2,7 +2,8 @@
 `{"id": ..., "data": {...}, "annotations": [...], "predictions": [...]}`) as item records: each
 task's `data` is one item, and each annotation not cancelled its label answers typed
 (`ImportedAnnotation`, result types mapped back by RESULT_TYPES), which the kind then checks
-against its questions. Predictions are not read. A file is taken for Label Studio's when its
+against its questions. A task's predictions ride along unread (the item import leaves them);
+a predictions import types them by `task_predictions`, as annotations are. A file is taken for Label Studio's when its
 first object has a `data` object among keys Label Studio gives a task, and `data` is not an
 item key of the task."""
 
@@ -18,7 +19,7 @@ from django.utils.dateparse import parse_datetime
 from .base import ImportProblem
 from .formats import value_problem
 from .label_studio_results import typed_results
-from .typed import ImportedAnnotation
+from .typed import ImportedAnnotation, ImportedPrediction
 
 #: the keys of a task in Label Studio's import and export JSON (its documented task format)
 TASK_KEYS = frozenset(
@@ -62,13 +63,15 @@ def is_label_studio(first: Any, item_keys: set[str]) -> bool:
 @dataclass(frozen=True)
 class Task:
     """One Label Studio task as an item record: its line, its `data`, its id as text (None: none),
-    its annotations not cancelled, and how many were cancelled."""
+    its annotations not cancelled, how many were cancelled, and its `predictions` as the file
+    has them (read by `task_predictions` for a predictions import only)."""
 
     line: int
     data: dict[str, Any]
     task_id: str | None
     annotations: tuple[ImportedAnnotation, ...] = ()
     cancelled: int = 0
+    predictions: Any = None
 
 
 def task_records(tasks: list[Any], lines: list[int]) -> Iterator[Task]:
@@ -91,9 +94,9 @@ def task_records(tasks: list[Any], lines: list[int]) -> Iterator[Task]:
         if task_id is not None and (isinstance(task_id, bool) or not isinstance(task_id, int | str)):
             raise ImportProblem(f"{where}: 'id' must be a number or a text", line=line, field="id")
         annotations, cancelled = task_annotations(task.get("annotations"), where, line)
-        # task.get("predictions") is left unread: a model's results have the same shape and
-        # would be read with `typed_results`, as a reference annotator's (not built here)
-        yield Task(line, dict(data), None if task_id is None else str(task_id), annotations, cancelled)
+        yield Task(
+            line, dict(data), None if task_id is None else str(task_id), annotations, cancelled, task.get("predictions")
+        )
 
 
 def task_annotations(raw: Any, where: str, line: int) -> tuple[tuple[ImportedAnnotation, ...], int]:
@@ -134,6 +137,28 @@ def task_annotations(raw: Any, where: str, line: int) -> tuple[tuple[ImportedAnn
             )
         )
     return tuple(found), cancelled
+
+
+def task_predictions(raw: Any, where: str, line: int) -> tuple[ImportedPrediction, ...]:
+    """A task's predictions, each its model (`model_version`; None: not named) and its results
+    typed by `typed_results`, as an annotation's are; one with no result is left out."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise ImportProblem(f"{where}: 'predictions' must be a list", line=line, field="predictions")
+    found = []
+    for number, prediction in enumerate(raw, start=1):
+        if not isinstance(prediction, Mapping):
+            raise ImportProblem(f"{where}: prediction {number} is not a JSON object", line=line, field="predictions")
+        name = f"{where}, prediction {_ref(prediction.get('id'), number)}"
+        version = prediction.get("model_version")
+        if version is not None and (isinstance(version, bool) or not isinstance(version, int | str)):
+            raise ImportProblem(f"{name}: 'model_version' must be a text", line=line, field="model_version")
+        model = str(version).strip() if version is not None else ""
+        typed = typed_results(prediction.get("result"), name, line)
+        if typed:
+            found.append(ImportedPrediction(model or None, typed, name, line))
+    return tuple(found)
 
 
 def _ref(value: Any, number: int) -> str:

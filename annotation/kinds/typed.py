@@ -52,6 +52,22 @@ class ImportedAnnotation:
     answers: Mapping[str, Any] = dataclass_field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ImportedPrediction:
+    """One model's prediction made elsewhere (a Label Studio task's prediction): `model` (its
+    `model_version`; None: not named), the label answers `typed`; `where` and `line` name it in
+    errors. `item` (the item's id as imported, `item_field` the key it is read from) and `labels`
+    (the values as the kind's page forms read them, by field) are set by the kind that reads it."""
+
+    model: str | None
+    typed: tuple[TypedAnswer, ...]
+    where: str
+    line: int
+    item: str = ""
+    item_field: str = "id"
+    labels: Mapping[str, Any] = dataclass_field(default_factory=dict)
+
+
 def generic_typed_answers(fields: Sequence[LabelField], row: Mapping[str, Any]) -> list[TypedAnswer]:
     """Each field's label in an annotation row by its level: nominal, ordinal and set labels as
     choices (their values as texts), interval labels as numbers; a field without a label, or with

@@ -24,13 +24,21 @@ class PredictionsRequestSerializer(serializers.Serializer):
     file = serializers.FileField(
         allow_empty_file=True,
         help_text='JSON Lines or a JSON array: each record the item\'s "id" as imported and label fields with '
-        "the model's values (docs/predictions.md).",
+        "the model's values; for a task file project also a Label Studio export with predictions "
+        "(docs/predictions.md).",
     )
-    model = serializers.CharField(max_length=MAX_MODEL_NAME, help_text='The model\'s name, e.g. "gpt-x-zero-shot".')
+    model = serializers.CharField(
+        max_length=MAX_MODEL_NAME,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text='The model\'s name, e.g. "gpt-x-zero-shot"; for a Label Studio export, instead of each '
+        "prediction's model_version.",
+    )
 
 
 class PredictionsReportSerializer(serializers.Serializer):
-    model = serializers.CharField()
+    model = serializers.CharField(help_text='The model\'s name (several models of one file: joined by ", ").')
     created = serializers.IntegerField(help_text="Predictions imported.")
     replaced = serializers.IntegerField(help_text="The model's earlier predictions, replaced.")
 

@@ -1,7 +1,13 @@
 """Importing a model's predictions beside a project's items: all or nothing, every problem naming
 its record (line) and field. A value is checked by the kind's own parse of a field's value
 (`TaskKind.prediction_value`), so a prediction holds what an annotation of the field could.
-Importing a model's name again replaces its predictions."""
+Importing a model's name again replaces its predictions.
+
+Two files are read: the platform's own records (`{"id": ..., field: value}`, one model, named
+by the caller), and another tool's tasks a kind reads (`TaskKind.imported_predictions`: Label
+Studio's export for a task file), whose predictions each name their model (`model_version`);
+there a name the caller gives wins, naming every prediction of the file. Each model of the file
+replaces its own predictions."""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.kinds import ImportProblem, TaskKind, kind_of
+from annotation.kinds.typed import ImportedPrediction
 from annotation.models import Item, Project
 from annotation.services.imports import decode_upload
 from quality.models import Prediction
@@ -23,32 +30,92 @@ ID_KEY = "id"
 MAX_MODEL_NAME = 100
 CHUNK = 2000
 
+Rows = list[tuple[int, dict[str, Any]]]
+
 
 @dataclass(frozen=True)
 class PredictionsReport:
+    #: the model's name; several models of one file: their names, joined by ", "
     model: str
     created: int
     replaced: int
 
 
-def predictions_import(*, project: Project, data: bytes, model: str) -> PredictionsReport:
-    """Store the file's predictions as `model`'s, replacing the ones the name had. Raises
-    ImportProblem (line and field) on any bad record, and nothing is written."""
+def predictions_import(*, project: Project, data: bytes, model: str = "") -> PredictionsReport:
+    """Store the file's predictions as `model`'s (or, in another tool's tasks, each as its own
+    model's unless `model` is given), replacing the ones each name had. Raises ImportProblem
+    (line and field) on any bad record, and nothing is written."""
     model = model.strip()
-    if not model or len(model) > MAX_MODEL_NAME:
+    if len(model) > MAX_MODEL_NAME:
         raise ImportProblem(f"the model's name must be 1 to {MAX_MODEL_NAME} characters")
     kind = kind_of(project)
-    rows = list(_rows(kind, project, decode_upload(data)))
-    if not rows:
+    text = decode_upload(data)
+    imported = kind.imported_predictions(text)
+    if imported is not None:
+        by_model = _imported_rows(kind, project, imported, model)
+    elif not model:
+        raise ImportProblem(f"the model's name must be 1 to {MAX_MODEL_NAME} characters")
+    else:
+        by_model = {model: list(_rows(kind, project, text))}
+    if not any(by_model.values()):
         raise ImportProblem("the file has no predictions")
     now = timezone.now()
+    replaced = 0
     with transaction.atomic():
-        replaced, _by_model = Prediction.objects.filter(project=project, model=model).delete()
-        Prediction.objects.bulk_create(
-            Prediction(project=project, item_id=item_id, model=model, labels=labels, imported_at=now)
-            for item_id, labels in rows
-        )
-    return PredictionsReport(model=model, created=len(rows), replaced=replaced)
+        for name, rows in by_model.items():
+            replaced += Prediction.objects.filter(project=project, model=name).delete()[0]
+            Prediction.objects.bulk_create(
+                Prediction(project=project, item_id=item_id, model=name, labels=labels, imported_at=now)
+                for item_id, labels in rows
+            )
+    created = sum(len(rows) for rows in by_model.values())
+    return PredictionsReport(model=", ".join(by_model), created=created, replaced=replaced)
+
+
+def _imported_rows(kind: TaskKind, project: Project, imported: list[ImportedPrediction], model: str) -> dict[str, Rows]:
+    """{model: (item id, checked labels)} of another tool's predictions, in file order."""
+    items = dict(Item.objects.filter(project=project).values_list("external_id", "id"))
+    payloads = _payloads(sorted({items[p.item] for p in imported if p.item in items}))
+    by_model: dict[str, Rows] = {}
+    seen: dict[tuple[str, int], str] = {}
+    for prediction in imported:
+        name, where, line = model or prediction.model, prediction.where, prediction.line
+        if not name:
+            raise ImportProblem(f"{where} names no model: give the model's name", line=line, field="model_version")
+        if len(name) > MAX_MODEL_NAME:
+            raise ImportProblem(
+                f"{where}: a model's name has at most {MAX_MODEL_NAME} characters", line=line, field="model_version"
+            )
+        item_id = items.get(prediction.item)
+        if item_id is None:
+            raise ImportProblem(
+                f"{where}: no item of the project has the id {prediction.item!r}",
+                line=line,
+                field=prediction.item_field,
+            )
+        if (name, item_id) in seen:
+            raise ImportProblem(
+                f"{where}: {seen[name, item_id]} predicted the item for model {name!r} already",
+                line=line,
+                field="model_version",
+            )
+        seen[name, item_id] = where
+        labels = {
+            field: _value(kind, payloads[item_id], field, value, line, where)
+            for field, value in prediction.labels.items()
+        }
+        by_model.setdefault(name, []).append((item_id, labels))
+    return by_model
+
+
+def _value(kind: TaskKind, payload: Mapping[str, Any], field: str, value: Any, line: int, where: str = "") -> Any:
+    """A field's value as the kind stores a prediction of it (`prediction_value`)."""
+    try:
+        return kind.prediction_value(payload, field, value)
+    except ValueError as exc:
+        raise ImportProblem(
+            f"{where}{': ' if where else ''}{value!r} is refused: {exc}", line=line, field=field
+        ) from None
 
 
 def _rows(kind: TaskKind, project: Project, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -98,10 +165,7 @@ def _labels(
             )
         if value is None:  # the model gave no label here
             continue
-        try:
-            labels[name] = kind.prediction_value(payload, name, value)
-        except ValueError as exc:
-            raise ImportProblem(f"{value!r} is refused: {exc}", line=line, field=name) from None
+        labels[name] = _value(kind, payload, name, value, line)
     if not labels:
         raise ImportProblem(f"the record predicts none of the label fields ({', '.join(fields)})", line=line)
     return labels

@@ -19,11 +19,11 @@ from quality.stats import gold_accuracy
 from ..base import Column, FigureStyle, Page, ParsedItem, QualityOutcome, TaskKind
 from ..imported import checked_annotation
 from ..results import KindPlot, LabelField
-from ..typed import TypedAnswer
+from ..typed import ImportedPrediction, TypedAnswer
 from .display import markdown_html, sentences_of, text_of
 from .forms import TaskFilePageForm, answer_of, asked, question_context
 from .questions import is_correct, label_of, options_for
-from .records import parse_items
+from .records import label_studio_predictions, parse_items
 from .spec import CHOICES, PageSpec, Question, TaskSpec, build
 from .typed import form_data, typed_answer
 from .words import words_for
@@ -78,6 +78,10 @@ class TaskFileKind(TaskKind):
                 checked = tuple(checked_annotation(self, item.payload, a, self._form_data) for a in item.annotations)
                 item = replace(item, annotations=checked)
             yield item
+
+    def imported_predictions(self, text: str) -> list[ImportedPrediction] | None:
+        """A Label Studio export's predictions (`records.label_studio_predictions`)."""
+        return label_studio_predictions(self.task, text)
 
     def _form_data(self, payload: Mapping[str, Any], typed: Sequence[TypedAnswer]) -> dict[str, Any]:
         return form_data(self.task, payload, typed)

@@ -8,18 +8,61 @@ import csv
 import io
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from ..base import ImportProblem, ParsedItem
 from ..formats import content_id, jsonl_records, value_problem
-from ..label_studio import Task, is_label_studio, task_records
+from ..label_studio import Task, is_label_studio, task_predictions, task_records
+from ..typed import ImportedPrediction
 from .spec import TaskSpec
+from .typed import form_data
 
 
 def parse_items(task: TaskSpec, text: str) -> Iterator[ParsedItem]:
     """The file's items; a Label Studio task's annotations ride along, typed (the kind checks
     them against its questions)."""
     tasks, label_studio = _records(task, text.lstrip("\ufeff"))
+    for _number, external_id, entry in _identified(task, tasks, label_studio):
+        yield ParsedItem(
+            external_id=external_id,
+            payload=entry.data,
+            line=entry.line,
+            annotations=entry.annotations,
+            skipped_annotations=entry.cancelled,
+        )
+
+
+def label_studio_predictions(task: TaskSpec, text: str) -> list[ImportedPrediction] | None:
+    """The predictions of a file of Label Studio's tasks, each with its task's item id (read as
+    `parse_items` reads it) and its results as the questions' form data (`form_data`, as an
+    imported annotation's); None: the text is not Label Studio's tasks (nor JSON at all)."""
+    text = text.lstrip("\ufeff")
+    if text.lstrip()[:1] != "[":
+        return None
+    try:
+        tasks, label_studio = _records(task, text)
+    except ImportProblem:  # not JSON: the platform's own reader of predictions names the fault
+        return None
+    if not label_studio:
+        return None
+    item_field = f"data.{task.id_key}" if task.id_key else "id"
+    found = []
+    for number, external_id, entry in _identified(task, tasks, label_studio):
+        for prediction in task_predictions(entry.predictions, f"task {number} (Label Studio)", entry.line):
+            try:
+                labels = form_data(task, entry.data, prediction.typed)
+            except ImportProblem as problem:
+                raise ImportProblem(
+                    f"{prediction.where}: {problem.message}", line=prediction.line, field=problem.field
+                ) from None
+            found.append(replace(prediction, item=external_id, item_field=item_field, labels=labels))
+    return found
+
+
+def _identified(task: TaskSpec, tasks: Iterator[Task], label_studio: bool) -> Iterator[tuple[int, str, Task]]:
+    """Each record with its number (from 1) and its item id, checked; a Label Studio task's
+    problem names the task."""
     seen: set[str] = set()
     for number, entry in enumerate(tasks, start=1):
         line, record = entry.line, entry.data
@@ -39,13 +82,7 @@ def parse_items(task: TaskSpec, text: str) -> Iterator[ParsedItem]:
                 line=problem.line,
                 field=f"data.{problem.field}" if problem.field else None,
             ) from None
-        yield ParsedItem(
-            external_id=external_id,
-            payload=record,
-            line=line,
-            annotations=entry.annotations,
-            skipped_annotations=entry.cancelled,
-        )
+        yield number, external_id, entry
 
 
 def _records(task: TaskSpec, text: str) -> tuple[Iterator[Task], bool]:

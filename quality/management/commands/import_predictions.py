@@ -1,4 +1,4 @@
-"""manage.py import_predictions <project_id> <file> --model NAME"""
+"""manage.py import_predictions <project_id> <file> [--model NAME]"""
 
 from __future__ import annotations
 
@@ -18,13 +18,18 @@ class Command(BaseCommand):
         "scores against the humans' labels (never mixed into them). JSON Lines or a JSON array: each record "
         "the item's \"id\" as imported and label fields with the model's values. All or nothing: a bad record "
         "imports nothing and the error names its line and field. Importing a model's name again replaces its "
-        "predictions."
+        "predictions. A task file project also takes a Label Studio export: each task's predictions as their "
+        "model_version's (--model, when given, names them all)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("project_id", type=int, help="Id of the project whose items were predicted.")
         parser.add_argument("file", type=Path, help="Path of the predictions (.jsonl or .json).")
-        parser.add_argument("--model", required=True, help='The model\'s name, e.g. "gpt-x-zero-shot".')
+        parser.add_argument(
+            "--model",
+            default="",
+            help="The model's name, e.g. \"gpt-x-zero-shot\" (needed but for a Label Studio export's model_version).",
+        )
 
     def handle(self, *args: Any, project_id: int, file: Path, model: str, **options: Any) -> None:
         project = Project.objects.filter(pk=project_id).first()
