@@ -21,7 +21,7 @@ from .own_values import ValueFormat
 from .presets import ChannelPreset
 from .results import GENERIC_SETTINGS, KindPlot, LabelField, aggregation_settings_problems
 from .scoring import ProjectResults, Scorer
-from .typed import ImportedAnnotation, ImportedPrediction, TypedAnswer, generic_typed_answers
+from .typed import ImportedAnnotation, ImportedPrediction, TypedAnswer, generic_typed_answers, typed_labels
 
 
 class ImportProblem(ValueError):
@@ -309,6 +309,11 @@ class TaskKind(ABC):
         """The label fields' answers in one annotation row, typed for formats that type them (a
         Label Studio export); default: by each field's level (`generic_typed_answers`)."""
         return generic_typed_answers(self.label_fields(), row)
+
+    def prediction_typed_answers(self, labels: Mapping[str, Any]) -> list[TypedAnswer]:
+        """A model's stored prediction (field -> value) typed as `typed_answers` types an
+        annotation's labels, for Label Studio's export; default: by each field's level."""
+        return typed_labels(self.label_fields(), labels)
 
     # --- adjudication (annotation.services.adjudication) ----------------------------------
     def adjudication_fields(self, payload: Mapping[str, Any], answers: Mapping[str, Any]) -> dict[str, Any]:

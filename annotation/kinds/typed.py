@@ -72,9 +72,15 @@ def generic_typed_answers(fields: Sequence[LabelField], row: Mapping[str, Any]) 
     """Each field's label in an annotation row by its level: nominal, ordinal and set labels as
     choices (their values as texts), interval labels as numbers; a field without a label, or with
     a value the level does not describe (a structure), is left out."""
+    return typed_labels(fields, {field.name: field.value(row) for field in fields})
+
+
+def typed_labels(fields: Sequence[LabelField], labels: Mapping[str, Any]) -> list[TypedAnswer]:
+    """Label values by field name (an annotation's, a model's prediction) typed by each field's
+    level, as `generic_typed_answers` says."""
     typed = []
     for field in fields:
-        value = field.value(row)
+        value = labels.get(field.name)
         if value is None or value == "" or value == []:
             continue
         if field.level == "interval":

@@ -8,6 +8,9 @@
   a text -> `textarea`, each marked span -> `labels` with start, end and text. `from_name` is
   the label field, `to_name` the item key the answer is about (the text spans are marked in;
   else the kind's first text column).
+- `predictions`: each model's imported prediction of the item (`quality.Prediction`),
+  `model_version` the model's name, `result` its values typed as an annotation's
+  (`TaskKind.prediction_typed_answers`; a task file's marked spans are left out), `score` null.
 
 Items are read a chunk at a time, each chunk's annotations with one query: memory stays flat.
 """
@@ -23,6 +26,7 @@ from annotation.kinds.label_studio_results import RESULT_TYPES
 from annotation.kinds.typed import TypedAnswer
 from annotation.models import Item, Project, Response
 from annotation.selectors import annotation_rows
+from quality.models import Prediction
 
 from .base import CHUNK_SIZE, EXACT, Dataset, Options
 
@@ -68,8 +72,13 @@ def _annotation(row: dict[str, Any], answers: list[TypedAnswer], to_name: str) -
     }
 
 
+def _prediction(pk: int, item_id: int, model: str, result: list[dict[str, Any]], at: Any) -> dict[str, Any]:
+    return {"id": pk, "model_version": model, "score": None, "result": result, "created_at": at, "task": item_id}
+
+
 def label_studio(project: Project, options: Options = EXACT) -> Dataset:
-    """Every item as a Label Studio task with its completed, confirmed annotations."""
+    """Every item as a Label Studio task with its completed, confirmed annotations and the
+    models' predictions."""
     kind = kind_of(project)
     texts = [column.name for column in kind.item_text_columns]
     items = Item.objects.filter(project=project).order_by("id")
@@ -79,6 +88,15 @@ def label_studio(project: Project, options: Options = EXACT) -> Dataset:
         found: dict[int, list[dict[str, Any]]] = defaultdict(list)
         for row in annotation_rows(project, response_ids=done, chunk_size=CHUNK_SIZE):
             found[row["item_id"]].append(_annotation(row, kind.typed_answers(row), to_name))
+        return found
+
+    def predictions_of(item_ids: list[int], to_name: str) -> dict[int, list[dict[str, Any]]]:
+        rows = Prediction.objects.filter(project=project, item_id__in=item_ids).order_by("model", "id")
+        found: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        for pk, item_id, model, labels, at in rows.values_list("id", "item_id", "model", "labels", "imported_at"):
+            answers = kind.prediction_typed_answers(labels)
+            result = [entry for a in answers for entry in result_entries(a, to_name=to_name, prefix=f"p{pk}")]
+            found[item_id].append(_prediction(pk, item_id, model, result, at.isoformat()))
         return found
 
     def rows() -> Iterator[dict[str, Any]]:
@@ -97,6 +115,7 @@ def label_studio(project: Project, options: Options = EXACT) -> Dataset:
         first = chunk[0][1]
         to_name = texts[0] if texts else next(iter(first), "text")
         found = annotations_of([pk for pk, _, _ in chunk], to_name)
+        predicted = predictions_of([pk for pk, _, _ in chunk], to_name)
         for pk, payload, created in chunk:
             yield {
                 "id": pk,
@@ -105,7 +124,7 @@ def label_studio(project: Project, options: Options = EXACT) -> Dataset:
                 "project": project.pk,
                 "data": payload,
                 "annotations": found.get(pk, []),
-                "predictions": [],
+                "predictions": predicted.get(pk, []),
             }
 
     return Dataset("label_studio", lambda: list(TASK_KEYS), rows, items.count)

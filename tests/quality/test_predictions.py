@@ -141,6 +141,11 @@ def test_every_kind_scores_a_models_predictions_as_one_more_annotator(slug, staf
     guessed = model_labels(project, humans)
     report = predictions_import(project=project, data=prediction_file(project, guessed), model="gpt-x-zero-shot")
     assert report.created == len(humans)
+    # Label Studio's export writes them, each model's values typed as an annotation's results
+    tasks = json.loads(b"".join(export_open(project=project, dataset="label_studio", fmt="json").chunks))
+    predicted = [p for t in tasks for p in t["predictions"]]
+    assert len(predicted) == len(humans) and {p["model_version"] for p in predicted} == {"gpt-x-zero-shot"}
+    assert all(r["from_name"] in levels for p in predicted for r in p["result"]) and any(p["result"] for p in predicted)
 
     run = quality_run_create(project=project, overrides=SETTINGS.get(slug))
     assert run.status == "done", run.error
@@ -174,10 +179,13 @@ def test_every_kind_scores_a_models_predictions_as_one_more_annotator(slug, staf
 def human_side(project: Project, run) -> dict[str, Any]:
     """Everything of a run and the exports that comes from the humans' labels."""
     report = {key: value for key, value in run.report.items() if key != "predictions"}
-    exports = {}
+    exports: dict[tuple[str, str], Any] = {}
     for dataset in project_datasets(project):
         for fmt in dataset_formats(dataset):
             exports[(dataset, fmt)] = b"".join(export_open(project=project, dataset=dataset, fmt=fmt).chunks)
+    # Label Studio's tasks carry the models' predictions in their own key, beside the annotations
+    tasks = json.loads(exports.pop(("label_studio", "json")))
+    exports["label_studio", "annotations"] = [{k: v for k, v in t.items() if k != "predictions"} for t in tasks]
     return {
         "report": report,
         "responses": sorted(ResponseDecision.objects.filter(run=run).values_list("response_id", "keep", "reasons")),

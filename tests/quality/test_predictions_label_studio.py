@@ -24,6 +24,7 @@ from annotation.kinds import ImportProblem
 from annotation.models import Project
 from annotation.services.imports import items_import
 from annotation.services.projects import project_create
+from quality.exports import export_open
 from quality.models import Prediction, QualityRun
 from quality.services.predictions import predictions_import
 from quality.services.runs import quality_run_create
@@ -220,3 +221,25 @@ def test_the_item_import_still_leaves_predictions_unread():
     data = with_change(1, _unread_type)
     assert items_import(project=project, data=data, filename="export.json").created == 4
     assert stored(project) == {}
+
+
+def test_the_export_writes_the_predictions_and_they_round_trip(project):
+    """Label Studio -> here -> Label Studio's JSON (predictions beside the annotations) -> a fresh
+    project with its items: the same predictions per model and item."""
+    predictions_import(project=project, data=PREDICTED)
+    exported = b"".join(export_open(project=project, dataset="label_studio", fmt="json").chunks)
+    by_ref = {task["data"]["ref"]: task for task in json.loads(exported)}
+    first = by_ref["c-2"]["predictions"]
+    assert [p["model_version"] for p in first] == [V2, V3]
+    assert [(r["from_name"], r["type"], r["value"]) for r in first[0]["result"]] == [
+        ("sentiment", "choices", {"choices": ["Negative"]}),
+        ("topics", "choices", {"choices": ["Delivery", "Price"]}),
+    ]
+    assert all(r["to_name"] == "text" for p in first for r in p["result"])
+    assert len(by_ref["c-1"]["annotations"]) == 2  # the annotations stay beside them
+
+    fresh = project_create(name="Back from Label Studio", team=TeamFactory(), task_file=TASK_FILE)
+    assert items_import(project=fresh, data=exported, filename="tasks.json").created == 4
+    report = predictions_import(project=fresh, data=exported)
+    assert (report.model, report.created) == (f"{V2}, {V3}", 7)
+    assert stored(fresh) == stored(project) == STORED

@@ -200,6 +200,14 @@ class TaskFileKind(TaskKind):
         typed = (typed_answer(q, row.get(q.id), self.task) for q in self.task.questions if q.label)
         return [answer for answer in typed if answer is not None]
 
+    def prediction_typed_answers(self, labels: Mapping[str, Any]) -> list[TypedAnswer]:
+        """As `typed_answers`: a prediction holds a question's value as its answer does, but for
+        marked spans (stored as `start-end label` texts, not written back)."""
+        return self.typed_answers({k: v for k, v in labels.items() if self._type_of(k) != "spans"})
+
+    def _type_of(self, field: str) -> str | None:
+        return next((q.type for q in self.task.questions if q.id == field), None)
+
     def adjudication_display(self, payload: Mapping[str, Any], field: str, value: Any) -> str:
         """A choice as the annotator saw it (its option's words and value), not its bare value."""
         question = next((q for q in self.task.questions if q.id == field), None)
