@@ -169,7 +169,7 @@ class BatchCreateSerializer(JsonTypes):
         help_text="Adaptive: labels an item gets at most; below min_annotators is a 400.",
     )
     target_confidence = serializers.FloatField(
-        min_value=0.5, max_value=0.9999, default=0.97, help_text="Adaptive: the posterior at which an item settles."
+        min_value=0.5, max_value=0.9999, default=0.98, help_text="Adaptive: the posterior at which an item settles."
     )
     min_competence = serializers.FloatField(
         min_value=0.0,

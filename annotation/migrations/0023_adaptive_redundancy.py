@@ -35,7 +35,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='batch',
             name='target_confidence',
-            field=models.FloatField(default=0.97, help_text="Adaptive: an item settles once its label's posterior reaches this (after the minimum).", validators=[django.core.validators.MinValueValidator(0.5), django.core.validators.MaxValueValidator(0.9999)]),
+            field=models.FloatField(default=0.98, help_text="Adaptive: an item settles once its label's posterior reaches this (after the minimum).", validators=[django.core.validators.MinValueValidator(0.5), django.core.validators.MaxValueValidator(0.9999)]),
         ),
         migrations.CreateModel(
             name='AnnotatorEstimate',

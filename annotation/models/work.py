@@ -69,7 +69,7 @@ class Batch(models.Model):
         default=5, validators=[MinValueValidator(1)], help_text="Adaptive: labels an item gets at most."
     )
     target_confidence = models.FloatField(
-        default=0.97,
+        default=0.98,
         validators=[MinValueValidator(0.5), MaxValueValidator(0.9999)],
         help_text="Adaptive: an item settles once its label's posterior reaches this (after the minimum).",
     )

@@ -30,7 +30,7 @@ def adaptive_problem(values: dict[str, Any]) -> str:
         return "min_annotators and max_annotators must be at least 1"
     if low > high:
         return f"min_annotators ({low}) cannot be above max_annotators ({high})"
-    target = values.get("target_confidence", 0.97)
+    target = values.get("target_confidence", 0.98)
     if not 0.5 <= target <= 0.9999:
         return f"target_confidence must be between 0.5 and 0.9999, not {target}"
     competence = values.get("min_competence")

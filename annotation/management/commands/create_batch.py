@@ -92,7 +92,7 @@ class Command(BaseCommand):
         adaptive.add_argument("--adaptive", action="store_true", help="Turn adaptive redundancy on.")
         adaptive.add_argument("--min-annotators", type=int, help="Labels an item gets before it may settle (2).")
         adaptive.add_argument("--max-annotators", type=int, help="Labels an item gets at most (5).")
-        adaptive.add_argument("--target-confidence", type=float, help="The posterior that settles an item (0.97).")
+        adaptive.add_argument("--target-confidence", type=float, help="The posterior that settles an item (0.98).")
         adaptive.add_argument("--min-competence", type=float, help="Stop annotators estimated below this competence.")
         add_base_url_argument(parser)
 
