@@ -12,21 +12,14 @@ from annotation.models import Item, Project
 from quality.models import Prediction, QualityRun
 
 
-def project_predictions(project: Project) -> dict[str, dict[int, dict[str, Any]]]:
-    """model -> item id -> the model's labels, of every model imported into the project."""
-    found: dict[str, dict[int, dict[str, Any]]] = {}
+def project_predictions(project: Project, *, by: str = "item_id") -> dict[str, dict[Any, dict[str, Any]]]:
+    """model -> item -> the model's labels, of every model imported into the project; the item named
+    by `by`: its number (`item_id`), or its id as imported (`item__external_id`, what a kind's
+    scorer reads)."""
+    found: dict[str, dict[Any, dict[str, Any]]] = {}
     rows = Prediction.objects.filter(project=project).order_by("model", "item_id")
-    for model, item_id, labels in rows.values_list("model", "item_id", "labels").iterator():
-        found.setdefault(model, {})[item_id] = labels
-    return found
-
-
-def predictions_by_external_id(project: Project) -> dict[str, dict[str, dict[str, Any]]]:
-    """model -> item external id -> the model's labels (what a kind's scorer reads)."""
-    found: dict[str, dict[str, dict[str, Any]]] = {}
-    rows = Prediction.objects.filter(project=project).order_by("model", "item_id")
-    for model, external_id, labels in rows.values_list("model", "item__external_id", "labels").iterator():
-        found.setdefault(model, {})[external_id] = labels
+    for model, item, labels in rows.values_list("model", by, "labels").iterator():
+        found.setdefault(model, {})[item] = labels
     return found
 
 

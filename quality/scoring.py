@@ -11,7 +11,7 @@ from annotation.kinds import NothingToScore, ProjectResults, ResultItem, ScorePr
 from annotation.kinds.scoring import options_filled, scorer_named
 from annotation.models import Item, Project
 from quality.models import ItemResult, QualityRun
-from quality.prediction_selectors import predictions_by_external_id
+from quality.prediction_selectors import project_predictions
 from quality.selectors import latest_run
 
 
@@ -61,7 +61,7 @@ def model_scorer_results(run: QualityRun) -> dict[str, dict[str, Any]]:
     kind = kind_of(run.project)
     results = StoredProjectResults(run.project, run)
     found: dict[str, dict[str, Any]] = {}
-    for model, predicted in predictions_by_external_id(run.project).items():
+    for model, predicted in project_predictions(run.project, by="item__external_id").items():
         try:
             found[model] = kind.prediction_scorers(results, predicted)
         except (ScoreProblem, NothingToScore, ValueError) as exc:  # a model's scores never fail the humans' run

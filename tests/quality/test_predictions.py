@@ -31,6 +31,7 @@ from quality.services.runs import quality_run_create
 from tests.annotation.test_kind_contract import KIND_SAMPLES, TASK_FILE
 from tests.conftest import data_file
 from tests.factories import TeamFactory, save_answer
+from tests.quality.test_hub_folder import answer_assignment
 
 pytestmark = pytest.mark.django_db
 SLUGS = [k.slug for k in all_kinds()] + ["task_file"]
@@ -60,17 +61,8 @@ def annotated_project(slug: str) -> Project:
     items = list(by_group.values())[:ITEMS]
     batch = batch_create(project=project, name="b", items=items, items_per_unit=len(items), assignments_per_unit=3)
     invite = invite_link_create(batch=batch)
-    kind = kind_of(project)
     for _ in range(3):
-        assignment = assignment_next(annotator=annotator_join_via_invite(invite=invite), batch=batch)
-        for response in assignment.responses.select_related("item").order_by("position"):
-            payload = response.item.payload
-            while (page_slug := next_page_slug(kind, payload, response.answers)) is not None:
-                page = kind.page(payload, page_slug, response.answers)
-                form = page.form_class(answer_page(payload, page_slug), payload=payload, answers=response.answers)
-                assert form.is_valid(), (page_slug, form.errors)
-                save_answer(response.pk, page_slug, form.answer())
-                response.refresh_from_db()
+        answer_assignment(assignment_next(annotator=annotator_join_via_invite(invite=invite), batch=batch), answer_page)
     return project
 
 
