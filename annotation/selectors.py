@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Q, QuerySet, Sum
 from django.urls import reverse
 
 from annotation.kinds import kind_of
-from annotation.models import Assignment, Batch, Item, Project, Response, Unit
+from annotation.models import Assignment, Batch, Item, ItemEstimate, Project, Response, Unit
 
 BASE_ANNOTATION_COLUMNS = [
     "response_id",
@@ -217,3 +217,24 @@ def publishable_units(batch: Batch) -> QuerySet[Unit]:
     unit, whose items lead each participant's first posting of the batch instead
     (`services.assignments.assignment_open_for_channel`)."""
     return batch.units.filter(every_annotator=False)
+
+
+def labels_saved(batch: Batch) -> dict[str, int]:
+    """Labels given so far against what fixed redundancy (`assignments_per_unit` labels an item)
+    would have cost. `saved_on_settled`: on the items settled so far, fixed redundancy's labels
+    less those they took (negative when hard items took more than the fixed number)."""
+    given = Response.objects.filter(
+        assignment__unit__batch=batch,
+        assignment__status__in=Assignment.COUNTED,
+        completed_at__isnull=False,
+        training=False,
+    ).count()
+    done = ItemEstimate.objects.filter(batch=batch, settled=True).aggregate(n=Count("pk"), labels=Sum("labels"))
+    items = Unit.objects.filter(batch=batch, every_annotator=False).aggregate(n=Count("unit_items"))["n"]
+    fixed = batch.assignments_per_unit
+    return {
+        "labels_given": given,
+        "fixed_labels": items * fixed,
+        "items_settled": done["n"],
+        "saved_on_settled": done["n"] * fixed - (done["labels"] or 0),
+    }

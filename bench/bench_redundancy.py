@@ -85,8 +85,9 @@ def run_policy(crowd: Any, seed: int, args: argparse.Namespace, target: float | 
     from django.utils import timezone
 
     from annotation.models import Annotator, Assignment, Item, Project, Response
+    from annotation.selectors import labels_saved
     from annotation.services import adaptive
-    from annotation.services.adaptive import completion_queue, labels_saved
+    from annotation.services.adaptive import completion_queue
     from annotation.services.assignments import NoWorkLeft, assignment_next
     from annotation.services.batches import batch_create
     from annotation.services.responses import assignment_submit_if_complete

@@ -14,8 +14,7 @@ from rest_framework.response import Response
 from annotation.channels import channel_choices
 from annotation.kinds import kind_of
 from annotation.models import Batch, InviteLink, Item, Project
-from annotation.selectors import batches_with_progress, invite_url, progress_of
-from annotation.services.adaptive import labels_saved
+from annotation.selectors import batches_with_progress, invite_url, labels_saved, progress_of
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import (
     ADAPTIVE_FIELDS,

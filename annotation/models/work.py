@@ -199,6 +199,8 @@ class Assignment(models.Model):
 
     #: statuses that hold one of a unit's slots
     HOLDING = (Status.ACTIVE, Status.SUBMITTED, Status.APPROVED, Status.REJECTED)
+    #: work whose answers count: in progress, submitted or approved (not rejected, released or returned)
+    COUNTED = (Status.ACTIVE, Status.SUBMITTED, Status.APPROVED)
 
     unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="assignments")
     annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="assignments")

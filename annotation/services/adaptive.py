@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pandas as pd
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, Sum
+from django.db.models import Exists, OuterRef
 
 from annotation.kinds import AGGREGATED_LEVELS, LabelField, kind_of
-from annotation.models import AdjudicationSetup, AnnotatorEstimate, Assignment, Batch, ItemEstimate, Response, Unit
+from annotation.models import AdjudicationSetup, AnnotatorEstimate, Assignment, Batch, ItemEstimate, Response
 from annotation.selectors import annotation_rows
 from annotation.study_selectors import study_of
 from quality.stats.adaptive import estimate, settled, spammers
@@ -27,7 +27,6 @@ METHOD = "mace"
 #: below a uniform spammer's or a biased annotator's competence, above a mediocre one's (~0.47 on
 #: 4 classes; docs/adaptive-redundancy.md)
 LIVE_QUALITY_COMPETENCE = 0.3
-COUNTED = (Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED, Assignment.Status.APPROVED)
 
 
 def adaptive_queue(*, batch_id: int) -> None:
@@ -67,7 +66,7 @@ def batch_labels(batch: Batch, field: LabelField) -> pd.DataFrame:
     """The long label frame (item, annotator, value) of the batch's completed, counted work."""
     responses = Response.objects.filter(
         assignment__unit__batch=batch,
-        assignment__status__in=COUNTED,
+        assignment__status__in=Assignment.COUNTED,
         completed_at__isnull=False,
         training=False,
     ).values("pk")
@@ -169,21 +168,3 @@ def _write_annotators(batch: Batch, scores: pd.Series, counts: pd.Series, thresh
         unique_fields=["batch", "annotator"],
         update_fields=["competence", "labels", "excluded", "updated_at"],
     )
-
-
-def labels_saved(batch: Batch) -> dict[str, int]:
-    """Labels given so far against what fixed redundancy (`assignments_per_unit` labels an item)
-    would have cost. `saved_on_settled`: on the items settled so far, fixed redundancy's labels
-    less those they took (negative when hard items took more than the fixed number)."""
-    given = Response.objects.filter(
-        assignment__unit__batch=batch, assignment__status__in=COUNTED, completed_at__isnull=False, training=False
-    ).count()
-    done = ItemEstimate.objects.filter(batch=batch, settled=True).aggregate(n=Count("pk"), labels=Sum("labels"))
-    items = Unit.objects.filter(batch=batch, every_annotator=False).aggregate(n=Count("unit_items"))["n"]
-    fixed = batch.assignments_per_unit
-    return {
-        "labels_given": given,
-        "fixed_labels": items * fixed,
-        "items_settled": done["n"],
-        "saved_on_settled": done["n"] * fixed - (done["labels"] or 0),
-    }

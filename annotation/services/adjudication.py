@@ -38,8 +38,6 @@ from annotation.models import (
     Role,
 )
 
-#: annotations that count as an item's first two (not taken back, not rejected in review)
-COUNTED = (Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED, Assignment.Status.APPROVED)
 MAX_CLAIMS = 5
 #: the reason of an adjudicated final label that is the adjudicator's own value
 OWN_VALUE = "the adjudicator's own value, given by neither annotator"
@@ -101,7 +99,7 @@ def first_two(item: Item, batch: Batch) -> list[Response]:
             item=item,
             assignment__unit__batch=batch,
             completed_at__isnull=False,
-            assignment__status__in=COUNTED,
+            assignment__status__in=Assignment.COUNTED,
             assignment__confirmed=True,
         )
         .select_related("assignment")

@@ -12,13 +12,13 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotation.models import AnnotatorEstimate, Batch, ItemEstimate, Response
+from annotation.selectors import labels_saved
 from annotation.services.adaptive import (
     LIVE_QUALITY_COMPETENCE,
     adaptive_field,
     batch_labels,
     completion_queue,
     estimates_update,
-    labels_saved,
     spammer_threshold,
 )
 from annotation.services.assignments import assignment_next
