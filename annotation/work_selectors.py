@@ -6,7 +6,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Exists, F, FloatField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    FloatField,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
 from django.db.models.functions import Coalesce
 
 from annotation.models import (
@@ -207,11 +220,17 @@ def adaptive_rule(units: QuerySet[Unit], batch: Batch, annotator: Annotator, *fi
     """Adaptive redundancy's hand-out (docs/adaptive-redundancy.md), as conditions of the same one
     query: no unit whose items are all settled (`ItemEstimate.settled`), nothing for an annotator
     the spammer rule stopped, and each unit annotated with `certainty`, the lowest posterior of
-    its open items (0 for an item without an estimate yet), to order the least certain first, and
-    `pending`, its assignments whose labels that estimate has not seen yet (work in progress, or
-    done since the last aggregation), which go first to the units with fewest: a unit just
-    handed out is not handed out again and again while its estimate lags. Ordered by `first`,
-    then fewest pending, least certain, and the batch's `handout_order`."""
+    its open items (0 for an item without an estimate yet), and `labelled`, that item's labels.
+    Ordered by `first`, then:
+
+    - `pending` (fewest first): its assignments whose labels the estimate has not seen yet (work
+      in progress, or done since the last aggregation), so a unit just handed out is not handed
+      out again and again while its estimate lags;
+    - `closes` (first): one agreeing label of this annotator would settle it, its certainty at
+      least their `AnnotatorEstimate.settles_from` and its labels one short of the minimum or
+      more: a good annotator closes items on the second label, a weaker one is left the items
+      that need a third anyway;
+    - least certain first, then the batch's `handout_order`."""
     settled = ItemEstimate.objects.filter(batch=batch, settled=True).values("item_id")
     open_items = UnitItem.objects.filter(unit=OuterRef("pk")).exclude(item_id__in=settled)
     estimate = ItemEstimate.objects.filter(batch=batch, item_id=OuterRef("item_id"))
@@ -224,15 +243,22 @@ def adaptive_rule(units: QuerySet[Unit], batch: Batch, annotator: Annotator, *fi
         )
         .order_by("p")
     )
-    stopped = AnnotatorEstimate.objects.filter(batch=batch, annotator=annotator, excluded=True)
+    mine = AnnotatorEstimate.objects.filter(batch=batch, annotator=annotator)
+    closing = Coalesce(Subquery(mine.values("settles_from")[:1]), Value(2.0), output_field=FloatField())
     return (
         units.filter(Q(every_annotator=True) | Exists(open_items))
-        .exclude(Exists(stopped))
+        .exclude(Exists(mine.filter(excluded=True)))
         .annotate(
             certainty=Coalesce(Subquery(least.values("p")[:1]), Value(1.0), output_field=FloatField()),
-            pending=F("holding") - Coalesce(Subquery(least.values("n")[:1]), Value(0)),
+            labelled=Coalesce(Subquery(least.values("n")[:1]), Value(0)),
+            pending=F("holding") - F("labelled"),
+            closes=Case(
+                When(certainty__gte=closing, labelled__gte=batch.min_annotators - 1, then=Value(1)),
+                default=Value(0),
+                output_field=IntegerField(),
+            ),
         )
-        .order_by(*first, F("pending").asc(), F("certainty").asc(), *handout_order(batch))
+        .order_by(*first, F("pending").asc(), F("closes").desc(), F("certainty").asc(), *handout_order(batch))
     )
 
 

@@ -34,6 +34,11 @@ class AnnotatorEstimate(models.Model):
     annotator = models.ForeignKey(Annotator, on_delete=models.CASCADE, related_name="estimates")
     competence = models.FloatField(help_text="MACE's probability that they label knowingly.")
     labels = models.PositiveIntegerField()
+    settles_from = models.FloatField(
+        default=1.0,
+        help_text="The lowest posterior of an item's label that one agreeing label of theirs lifts to the "
+        "batch's target: the hand-out gives them such items first.",
+    )
     excluded = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
 

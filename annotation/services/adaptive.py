@@ -15,7 +15,7 @@ from annotation.kinds import AGGREGATED_LEVELS, LabelField, kind_of
 from annotation.models import AdjudicationSetup, AnnotatorEstimate, Assignment, Batch, ItemEstimate, Response
 from annotation.selectors import annotation_rows
 from annotation.study_selectors import study_of
-from quality.stats.adaptive import estimate, settled, spammers
+from quality.stats.adaptive import Estimates, estimate, settled, settles_from, spammers
 from quality.stats.labels import clean_labels
 
 from .adjudication import adjudication_check_on_commit
@@ -97,9 +97,8 @@ def estimates_update(*, batch: Batch, method: str | None = None) -> int:
     )
     with transaction.atomic():
         _write_items(batch, table)
-        threshold = spammer_threshold(batch)
-        if threshold is not None and not fitted.competence.empty:
-            _write_annotators(batch, fitted.competence, labels.groupby("annotator").size(), threshold)
+        if not fitted.competence.empty:
+            _write_annotators(batch, fitted, labels.groupby("annotator").size())
     return len(table)
 
 
@@ -150,14 +149,24 @@ def spammer_threshold(batch: Batch) -> float | None:
     return LIVE_QUALITY_COMPETENCE if attention is not None and attention.stop_below is not None else None
 
 
-def _write_annotators(batch: Batch, scores: pd.Series, counts: pd.Series, threshold: float) -> None:
-    stopped = spammers(scores, counts, min_competence=threshold)
+def _write_annotators(batch: Batch, fitted: Estimates, counts: pd.Series) -> None:
+    """Each annotator's competence, the posterior from which their label settles an item (the
+    hand-out's routing) and, with a spammer threshold, whether the spammer rule stops them."""
+    scores = fitted.competence
+    threshold = spammer_threshold(batch)
+    stopped = (
+        spammers(scores, counts, min_competence=threshold)
+        if threshold is not None
+        else pd.Series(False, index=scores.index)
+    )
+    closing = settles_from(scores, classes=fitted.classes, target=batch.target_confidence)
     rows = [
         AnnotatorEstimate(
             batch=batch,
             annotator_id=int(who),
             competence=float(scores[who]),
             labels=int(counts[who]),
+            settles_from=float(closing[who]),
             excluded=bool(stopped[who]),
         )
         for who in scores.index
@@ -166,5 +175,5 @@ def _write_annotators(batch: Batch, scores: pd.Series, counts: pd.Series, thresh
         rows,
         update_conflicts=True,
         unique_fields=["batch", "annotator"],
-        update_fields=["competence", "labels", "excluded", "updated_at"],
+        update_fields=["competence", "labels", "settles_from", "excluded", "updated_at"],
     )

@@ -7,6 +7,10 @@ posterior (nobody may give it more). Spammer rule: an annotator with at least `m
 labels whose competence (MACE's probability of labelling knowingly, Hovy et al. 2013) is below
 `min_competence` gets no more work: a uniform spammer's is near 0, a biased annotator's the
 share of labels that are not their favourite, a good annotator's near their accuracy.
+
+Routing rule: an annotator is handed first the items that one agreeing label of theirs would
+settle, those whose posterior is at least their `settles_from`, so that good annotators close
+items on their second label while weaker ones take the items that need a third anyway.
 """
 
 from __future__ import annotations
@@ -42,10 +46,26 @@ def spammers(
     return (counts >= min_judged) & (competence < min_competence)
 
 
+def settles_from(competence: pd.Series, *, classes: int, target: float) -> pd.Series:
+    """Per annotator, the lowest posterior of an item's label from which one more label of theirs,
+    agreeing with it, lifts it to `target`. Under MACE with a uniform spamming strategy over
+    `classes` labels, agreeing multiplies the label's odds against all others by
+    r = 1 + classes * theta / (1 - theta), whatever the other labels' shares; so the odds needed
+    are target's odds over r: p >= O / (O + r), O = target / (1 - target). A spammer (theta 0,
+    r 1) settles nothing below the target itself; a perfect annotator (theta 1) anything."""
+    theta = competence.astype(float).clip(0.0, 1.0 - 1e-9)
+    if target >= 1:  # no label reaches certainty
+        return pd.Series(1.0, index=theta.index)
+    ratio = 1.0 + max(classes, 2) * theta / (1.0 - theta)
+    odds = target / (1.0 - target)
+    return odds / (odds + ratio)
+
+
 @dataclass(frozen=True)
 class Estimates:
     items: pd.DataFrame  # index item: label, posterior (of that label), labels (how many)
     competence: pd.Series  # index annotator: MACE's competence (empty with one annotator)
+    classes: int  # labels seen in the batch (MACE's strategies spread over them)
 
 
 def estimate(labels: pd.DataFrame, *, method: str = "mace") -> Estimates:
@@ -65,7 +85,7 @@ def estimate(labels: pd.DataFrame, *, method: str = "mace") -> Estimates:
             {"label": [codes.domain[i] for i in shares.argmax(axis=1)], "posterior": shares.max(axis=1)},
             index=pd.Index(codes.items, name="item"),
         )
-        return Estimates(table.join(counts), pd.Series(dtype=float))
+        return Estimates(table.join(counts), pd.Series(dtype=float), len(codes.domain))
     fitted = mace(labels)
     table = fitted.labels if method == "mace" else dawid_skene(labels).labels
-    return Estimates(table[["label", "posterior"]].join(counts), fitted.competence)
+    return Estimates(table[["label", "posterior"]].join(counts), fitted.competence, fitted.strategy.shape[1])

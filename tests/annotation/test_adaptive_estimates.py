@@ -23,7 +23,7 @@ from annotation.services.adaptive import (
 )
 from annotation.services.assignments import assignment_next
 from annotation.services.responses import assignment_submit_if_complete
-from quality.stats.adaptive import estimate, settled, spammers
+from quality.stats.adaptive import estimate, settled, settles_from, spammers
 from quality.stats.mace import mace
 from tests.annotation.adaptive_helpers import adaptive_batch, label, person
 from tests.worker import broker_reachable, celery_worker
@@ -58,6 +58,30 @@ def test_the_estimates_are_maces_posteriors_and_competence():
     assert got.competence.idxmin() == 3 and got.competence[3] < 0.3 < got.competence[0]
 
 
+@pytest.mark.parametrize("theta", [0.0, 0.2, 0.47, 0.8, 0.97])
+@pytest.mark.parametrize("others", [(1.0, 0.0, 0.0), (0.5, 0.3, 0.2)])
+@pytest.mark.parametrize("target", [0.9, 0.98])
+def test_one_agreeing_label_lifts_settles_from_to_the_target_by_bayes_rule(theta, others, target):
+    """The reference is Bayes' rule on MACE's likelihood written out (P(label a | true t) =
+    theta [a = t] + (1 - theta) / K), whatever the other labels' shares of the rest."""
+    classes = 4
+    start = settles_from(pd.Series({"a": theta}), classes=classes, target=target)["a"]
+    prior = np.array([start, *(np.array(others) * (1 - start))])
+    likelihood = np.array([theta + (1 - theta) / classes] + [(1 - theta) / classes] * (classes - 1))
+    after = prior * likelihood / (prior * likelihood).sum()
+    assert after[0] == pytest.approx(target)
+    assert start <= target
+
+
+def test_a_better_annotator_settles_from_lower_and_nobody_reaches_certainty():
+    competence = pd.Series({"spammer": 0.0, "mediocre": 0.47, "good": 0.8, "perfect": 1.0})
+    got = settles_from(competence, classes=4, target=0.98)
+    assert got["spammer"] == pytest.approx(0.98)
+    assert got["spammer"] > got["mediocre"] > got["good"] > got["perfect"] >= 0
+    assert got["good"] == pytest.approx(49 / 66)  # likelihood ratio 1 + 4 * 0.8 / 0.2 = 17: 49 / (49 + 17)
+    assert (settles_from(competence, classes=4, target=1.0) == 1.0).all()
+
+
 @pytest.mark.django_db
 def test_the_service_stores_estimates_and_settles_agreed_items():
     batch = adaptive_batch(2, target_confidence=0.6, min_competence=0.3)
@@ -73,6 +97,11 @@ def test_the_service_stores_estimates_and_settles_agreed_items():
         assert stored[item].posterior == pytest.approx(row.posterior) and stored[item].labels == 3
         assert stored[item].settled and stored[item].label == "1"
     assert AnnotatorEstimate.objects.filter(batch=batch, excluded=False).count() == 3  # too few labels to judge
+    fitted = estimate(frame)
+    closing = settles_from(fitted.competence, classes=fitted.classes, target=batch.target_confidence)
+    for row in AnnotatorEstimate.objects.filter(batch=batch):
+        assert row.settles_from == pytest.approx(closing[row.annotator_id])
+        assert row.competence == pytest.approx(fitted.competence[row.annotator_id])
     assert labels_saved(batch) == {"labels_given": 6, "fixed_labels": 10, "items_settled": 2, "saved_on_settled": 4}
     assert estimates_update(batch=batch) == 2 and ItemEstimate.objects.filter(batch=batch).count() == 2
 
@@ -135,6 +164,20 @@ def test_a_spammer_is_stopped_after_enough_labels_and_the_others_are_not():
     estimates_update(batch=batch)
     stopped = set(AnnotatorEstimate.objects.filter(batch=batch, excluded=True).values_list("annotator_id", flat=True))
     assert stopped == {spammer.pk}
+
+
+@pytest.mark.django_db
+def test_without_a_spammer_rule_annotators_are_estimated_for_routing_and_nobody_is_stopped():
+    batch = adaptive_batch(20, max_annotators=4)
+    assert spammer_threshold(batch) is None
+    people = [person(batch) for _ in range(3)]
+    for annotator in people:
+        for _ in range(16):  # past MIN_JUDGED; the third always answers 0
+            label(annotator, batch, 0 if annotator == people[2] else 1)
+    estimates_update(batch=batch)
+    rows = {row.annotator_id: row for row in AnnotatorEstimate.objects.filter(batch=batch)}
+    assert set(rows) == {p.pk for p in people} and not any(row.excluded for row in rows.values())
+    assert rows[people[2].pk].settles_from > rows[people[0].pk].settles_from
 
 
 @pytest.mark.django_db

@@ -26,6 +26,14 @@ def estimate(batch, item_id, posterior, *, labels=0, settled=False):
     )
 
 
+def labelled(batch, item_id, posterior, *, labels=1):
+    """An estimate made of `labels` submitted labels, as the aggregation would store it."""
+    unit = UnitItem.objects.get(unit__batch=batch, item_id=item_id).unit
+    for _ in range(labels):
+        Assignment.objects.create(unit=unit, annotator=person(batch), status=Assignment.Status.SUBMITTED)
+    estimate(batch, item_id, posterior, labels=labels)
+
+
 def test_settled_items_are_not_handed_out():
     batch = adaptive_batch(3)
     first, second, third = items_of(batch)
@@ -66,6 +74,34 @@ def test_a_unit_handed_out_since_the_last_estimate_waits_behind_the_others():
     assert first_item(assignment_next(annotator=person(batch), batch=batch)) == a
     # a's estimate has not seen that label yet: b goes next, though it is surer
     assert first_item(assignment_next(annotator=person(batch), batch=batch)) == b
+
+
+def test_an_annotator_first_gets_the_item_their_agreeing_label_would_settle():
+    """Routing: the good annotator (settles from 0.74) closes the item at 0.85 before the less
+    certain ones; the weak one (settles from 0.92) cannot close it and gets the least certain."""
+    batch = adaptive_batch(3, target_confidence=0.98)
+    fresh, started, doubtful = items_of(batch)
+    labelled(batch, started, 0.85)
+    labelled(batch, doubtful, 0.6)
+    good, weak = person(batch), person(batch)
+    AnnotatorEstimate.objects.create(batch=batch, annotator=good, competence=0.8, labels=20, settles_from=49 / 66)
+    AnnotatorEstimate.objects.create(batch=batch, annotator=weak, competence=0.47, labels=20, settles_from=0.915)
+    assert next_unit(batch, good, exclusive_groups=False).unit_items.get().item_id == started
+    assert next_unit(batch, weak, exclusive_groups=False).unit_items.get().item_id == fresh
+    assert next_unit(batch, person(batch), exclusive_groups=False).unit_items.get().item_id == fresh  # not estimated
+
+
+def test_closing_needs_the_minimum_less_one_label():
+    batch = adaptive_batch(2, target_confidence=0.98, min_annotators=3, max_annotators=5)
+    one_label, two_labels = items_of(batch)
+    labelled(batch, one_label, 0.85)
+    labelled(batch, two_labels, 0.95, labels=2)
+    good = person(batch)
+    AnnotatorEstimate.objects.create(batch=batch, annotator=good, competence=0.8, labels=20, settles_from=49 / 66)
+    assert next_unit(batch, good, exclusive_groups=False).unit_items.get().item_id == two_labels
+    Assignment.objects.create(unit=next_unit(batch, good, exclusive_groups=False), annotator=person(batch))
+    # that unit now has work its estimate has not seen: the other goes first, closable or not
+    assert next_unit(batch, good, exclusive_groups=False).unit_items.get().item_id == one_label
 
 
 def test_a_stopped_spammer_gets_no_more_work_and_others_still_do():
