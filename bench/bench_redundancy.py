@@ -11,8 +11,11 @@ stops when the hand-out has nothing more for them. At the end every policy's lab
 aggregated by the same model, Dawid-Skene, and compared with the truth.
 
     python bench/bench_redundancy.py                                 # the issue's mixed crowd, seeds 1-5
-    python bench/bench_redundancy.py --mix good=1 --seeds 1 2 3 4 5  # an all-good crowd
-    python bench/bench_redundancy.py --targets 0.95 0.99 --max-annotators 7 --min-competence 0.3
+    python bench/bench_redundancy.py --mix good=1                    # an all-good crowd
+    python bench/bench_redundancy.py --targets 0.97 0.99 --max-annotators 7 --min-competence 0.3
+
+The defaults are the setting bench/README.md reports ("Adaptive redundancy"): at most 5 labels an
+item, target 0.98, competence floor 0.5, an aggregation every 20 completed units.
 """
 
 from __future__ import annotations
@@ -50,13 +53,13 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--mediocre-p", type=float, default=0.60)
     parser.add_argument("--bias", type=float, default=0.80, help="a biased annotator's chance of their favourite")
     parser.add_argument("--k", type=int, default=5, help="fixed redundancy: labels an item")
-    parser.add_argument("--targets", type=float, nargs="+", default=[0.95, 0.97, 0.99])
+    parser.add_argument("--targets", type=float, nargs="+", default=[0.98])
     parser.add_argument("--min-annotators", type=int, default=2)
-    parser.add_argument("--max-annotators", type=int, default=7)
-    parser.add_argument("--min-competence", type=float, default=0.3, help="spammer rule; negative: off")
+    parser.add_argument("--max-annotators", type=int, default=5)
+    parser.add_argument("--min-competence", type=float, default=0.5, help="spammer rule; negative: off")
     parser.add_argument("--method", default="mace", choices=["mace", "dawid_skene"])
     parser.add_argument(
-        "--update-every", type=int, default=10, help="units completed between aggregations (a worker's lag)"
+        "--update-every", type=int, default=20, help="units completed between aggregations (a worker's lag)"
     )
     parser.add_argument(
         "--update-labels",
