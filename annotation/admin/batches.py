@@ -179,9 +179,10 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
         if not batch.adaptive:
             return "Adaptive redundancy is off: every item gets the annotators per item."
         n = labels_saved(batch)
+        settled = n["items_settled"]
         return (
             f"{n['labels_given']} labels so far; fixed redundancy would cost {n['fixed_labels']}. "
-            f"{n['items_settled']} items settled, {n['saved_on_settled']} labels saved on them."
+            f"{settled} item{'' if settled == 1 else 's'} settled, {n['saved_on_settled']} labels saved on them."
         )
 
     @admin.action(description="Create invite link", permissions=["change"])

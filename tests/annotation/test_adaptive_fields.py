@@ -51,7 +51,7 @@ def test_the_batch_page_shows_labels_saved_and_refuses_a_minimum_above_the_maxim
     url = reverse("admin:annotation_batch_change", args=[batch.pk])
     page = admin_client.get(url).content.decode()
     assert "3 labels so far; fixed redundancy would cost 10." in page
-    assert "1 items settled, 3 labels saved on them." in page
+    assert "1 item settled, 3 labels saved on them." in page
     form = {
         "name": batch.name,
         "status": batch.status,
