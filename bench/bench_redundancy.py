@@ -26,6 +26,7 @@ import os
 import random
 import statistics
 import time
+from collections import Counter
 from typing import Any
 
 import common
@@ -138,6 +139,7 @@ def run_policy(crowd: Any, seed: int, args: argparse.Namespace, target: float | 
 
 
 def summary(crowd, batch, items, people, args, target, seconds, saved) -> dict:
+    from annotation.models import AnnotatorEstimate
     from annotation.services.adaptive import adaptive_field, batch_labels
     from quality.stats.dawid_skene import dawid_skene
 
@@ -148,6 +150,7 @@ def summary(crowd, batch, items, people, args, target, seconds, saved) -> dict:
     per_item = labels.groupby("item").size()
     kinds = crowd.annotators["kind"]
     by_kind = labels.assign(kind=[kinds[people[a]] for a in labels["annotator"]]).groupby("kind").size()
+    stopped = AnnotatorEstimate.objects.filter(batch=batch, excluded=True).values_list("annotator_id", flat=True)
     return {
         "policy": "fixed" if target is None else "adaptive",
         "target": target,
@@ -157,6 +160,7 @@ def summary(crowd, batch, items, people, args, target, seconds, saved) -> dict:
         "accuracy": round(100 * right / len(truth), 2),
         "money": round(len(labels) * args.price, 2),
         "labels_by_kind": {k: int(v) for k, v in by_kind.items()},
+        "stopped_by_kind": dict(Counter(kinds[people[a]] for a in stopped)),
         "saved": saved,
         "seconds": round(seconds, 1),
     }

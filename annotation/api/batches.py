@@ -176,7 +176,8 @@ class BatchCreateSerializer(JsonTypes):
         required=False,
         allow_null=True,
         default=None,
-        help_text="Adaptive: annotators estimated below this competence get no more work. Null: nobody is stopped.",
+        help_text="Adaptive: annotators whose competence is below this with 90 % posterior probability get no more "
+        "work. Null: nobody is stopped (0.3 when the study has live quality on).",
     )
 
     def validate_study(self, text: str) -> str:

@@ -155,7 +155,7 @@ def _write_annotators(batch: Batch, fitted: Estimates, counts: pd.Series) -> Non
     scores = fitted.competence
     threshold = spammer_threshold(batch)
     stopped = (
-        spammers(scores, counts, min_competence=threshold)
+        spammers(fitted.competence_beta, counts, min_competence=threshold)
         if threshold is not None
         else pd.Series(False, index=scores.index)
     )

@@ -5,8 +5,11 @@ Stop rule: an item is settled once it has at least `min_labels` labels and the p
 most probable label reaches `target`; an item with `max_labels` labels is settled whatever its
 posterior (nobody may give it more). Spammer rule: an annotator with at least `min_judged`
 labels whose competence (MACE's probability of labelling knowingly, Hovy et al. 2013) is below
-`min_competence` gets no more work: a uniform spammer's is near 0, a biased annotator's the
-share of labels that are not their favourite, a good annotator's near their accuracy.
+`min_competence` with posterior probability `STOP_CREDIBILITY` gets no more work: a uniform
+spammer's is near 0, a biased annotator's the share of labels that are not their favourite, a
+good annotator's near their accuracy. The point estimate alone is not enough: from 15 labels it
+strays far (two good annotators of thirty, right 85 % of the time, were estimated at 0.49 and
+stopped by a floor of 0.5 on one simulated crowd; bench/README.md).
 
 Routing rule: an annotator is handed first the items that one agreeing label of theirs would
 settle, those whose posterior is at least their `settles_from`, so that good annotators close
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.stats import beta as scipy_beta
 
 from .dawid_skene import dawid_skene
 from .label_codes import encode_labels, vote_shares
@@ -27,6 +31,9 @@ from .mace import mace
 #: labels an annotator gives before the spammer rule judges them: MACE's competence from fewer
 #: is mostly its prior
 MIN_JUDGED = 15
+#: the posterior probability that an annotator's competence is below the floor before they are
+#: stopped (under MACE's variational Beta posterior of their competence)
+STOP_CREDIBILITY = 0.9
 METHODS = ("mace", "dawid_skene")
 
 
@@ -39,11 +46,18 @@ def settled(
 
 
 def spammers(
-    competence: pd.Series, labels: pd.Series, *, min_competence: float, min_judged: int = MIN_JUDGED
+    beta: pd.DataFrame,
+    labels: pd.Series,
+    *,
+    min_competence: float,
+    min_judged: int = MIN_JUDGED,
+    credibility: float = STOP_CREDIBILITY,
 ) -> pd.Series:
-    """Per annotator, whether the spammer rule stops them (index: annotator)."""
-    counts = labels.reindex(competence.index).fillna(0)
-    return (counts >= min_judged) & (competence < min_competence)
+    """Per annotator (index of `beta`, MACE's `competence_beta`), whether the spammer rule stops
+    them: at least `min_judged` labels and P(competence < min_competence) >= `credibility`."""
+    counts = labels.reindex(beta.index).fillna(0)
+    below = scipy_beta.cdf(min_competence, beta["knowing"], beta["spamming"])
+    return (counts >= min_judged) & (pd.Series(below, index=beta.index) >= credibility)
 
 
 def settles_from(competence: pd.Series, *, classes: int, target: float) -> pd.Series:
@@ -65,6 +79,7 @@ def settles_from(competence: pd.Series, *, classes: int, target: float) -> pd.Se
 class Estimates:
     items: pd.DataFrame  # index item: label, posterior (of that label), labels (how many)
     competence: pd.Series  # index annotator: MACE's competence (empty with one annotator)
+    competence_beta: pd.DataFrame  # index annotator: knowing, spamming (its Beta posterior)
     classes: int  # labels seen in the batch (MACE's strategies spread over them)
 
 
@@ -85,7 +100,11 @@ def estimate(labels: pd.DataFrame, *, method: str = "mace") -> Estimates:
             {"label": [codes.domain[i] for i in shares.argmax(axis=1)], "posterior": shares.max(axis=1)},
             index=pd.Index(codes.items, name="item"),
         )
-        return Estimates(table.join(counts), pd.Series(dtype=float), len(codes.domain))
+        return Estimates(
+            table.join(counts), pd.Series(dtype=float), pd.DataFrame(columns=["knowing", "spamming"]), len(codes.domain)
+        )
     fitted = mace(labels)
     table = fitted.labels if method == "mace" else dawid_skene(labels).labels
-    return Estimates(table[["label", "posterior"]].join(counts), fitted.competence, fitted.strategy.shape[1])
+    return Estimates(
+        table[["label", "posterior"]].join(counts), fitted.competence, fitted.competence_beta, fitted.strategy.shape[1]
+    )

@@ -35,6 +35,9 @@ class Mace:
     labels: pd.DataFrame  # index item: label (most probable), posterior (its probability), tie
     posteriors: pd.DataFrame  # items x labels: P(true label | all labels), rows sum to 1
     competence: pd.Series  # annotator -> theta, the probability they label knowingly (not spamming)
+    # annotator -> (knowing, spamming): theta's variational posterior is Beta(knowing, spamming),
+    # expected labels of each sort plus the prior; `competence` is its mean
+    competence_beta: pd.DataFrame
     strategy: pd.DataFrame  # annotator x label: what they give when spamming, rows sum to 1
     iterations: int
     converged: bool
@@ -85,10 +88,15 @@ def mace(
     spam_prior, know_prior = beta_prior
     total = counts.knowing + counts.spamming.sum(axis=1) + spam_prior + know_prior
     strategy = counts.spamming + strategy_prior
+    beta = pd.DataFrame(
+        {"knowing": counts.knowing + know_prior, "spamming": counts.spamming.sum(axis=1) + spam_prior},
+        index=codes.annotators,
+    )
     return Mace(
         chosen,
         table,
         pd.Series((counts.knowing + know_prior) / total, index=codes.annotators, name="competence"),
+        beta,
         pd.DataFrame(
             strategy / strategy.sum(axis=1, keepdims=True), index=codes.annotators, columns=label_columns(codes)
         ),

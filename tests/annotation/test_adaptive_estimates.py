@@ -23,7 +23,7 @@ from annotation.services.adaptive import (
 )
 from annotation.services.assignments import assignment_next
 from annotation.services.responses import assignment_submit_if_complete
-from quality.stats.adaptive import estimate, settled, settles_from, spammers
+from quality.stats.adaptive import STOP_CREDIBILITY, estimate, settled, settles_from, spammers
 from quality.stats.mace import mace
 from tests.annotation.adaptive_helpers import adaptive_batch, label, person
 from tests.worker import broker_reachable, celery_worker
@@ -41,10 +41,38 @@ def test_the_stop_rule_needs_the_minimum_and_the_target_or_the_maximum():
     ]
 
 
-def test_the_spammer_rule_judges_only_after_enough_labels():
-    competence = pd.Series({"a": 0.05, "b": 0.05, "c": 0.8})
-    counts = pd.Series({"a": 20, "b": 5, "c": 30})
-    assert spammers(competence, counts, min_competence=0.3, min_judged=15).tolist() == [True, False, False]
+def test_the_spammer_rule_judges_only_after_enough_labels_and_only_on_clear_evidence():
+    # MACE's Beta posteriors of competence: (knowing, spamming) labels, each with the 0.5 prior
+    beta = pd.DataFrame(
+        {"knowing": [1.0, 1.0, 24.5, 8.0, 1.0], "spamming": [15.0, 4.5, 6.5, 8.0, 5.0]},
+        index=["spammer", "new", "good", "unsure", "short"],
+    )
+    counts = pd.Series({"spammer": 15, "new": 5, "good": 30, "unsure": 15, "short": 5})
+    got = spammers(beta, counts, min_competence=0.3, min_judged=15)
+    assert got.tolist() == [True, False, False, False, False]
+    # "unsure" has a point estimate of 0.5 (8 of 16): a floor of 0.5 or even 0.55 does not stop them,
+    # for MACE is not 90 % sure they are below it; the reference is Beta(1, b)'s closed-form CDF
+    assert not spammers(beta, counts, min_competence=0.55, min_judged=15)["unsure"]
+    assert spammers(beta, counts, min_competence=0.7, min_judged=15)["unsure"]
+    # the spammer's Beta(1, 15) has the closed-form CDF 1 - (1 - x) ** 15, which reaches 0.9 at
+    # x = 1 - 0.1 ** (1 / 15) = 0.1423: a floor just above stops them, one just below does not
+    edge = 1 - (1 - STOP_CREDIBILITY) ** (1 / 15)
+    assert spammers(beta, counts, min_competence=edge + 0.002, min_judged=15)["spammer"]
+    assert not spammers(beta, counts, min_competence=edge - 0.002, min_judged=15)["spammer"]
+
+
+def test_maces_competence_is_the_mean_of_its_beta_posterior():
+    rng = np.random.default_rng(4)
+    truth = rng.integers(4, size=80)
+    rows = [(i, w, int(t) if w < 3 else int(rng.integers(4))) for i, t in enumerate(truth) for w in range(4)]
+    fitted = mace(pd.DataFrame(rows, columns=["item", "annotator", "value"]))
+    beta = fitted.competence_beta
+    assert (beta["knowing"] / (beta["knowing"] + beta["spamming"])).to_numpy() == pytest.approx(
+        fitted.competence.to_numpy()
+    )
+    assert beta.sum(axis=1).to_numpy() == pytest.approx(
+        np.full(4, 81.0)
+    )  # each label knowing or spamming, plus the prior
 
 
 def test_the_estimates_are_maces_posteriors_and_competence():
