@@ -15,7 +15,7 @@ aggregated by the same model, Dawid-Skene, and compared with the truth.
     python bench/bench_redundancy.py --targets 0.97 0.99 --max-annotators 7 --min-competence 0.3
 
 The defaults are the setting bench/README.md reports ("Adaptive redundancy"): at most 5 labels an
-item, target 0.98, competence floor 0.5, an aggregation every 20 completed units.
+item, target 0.98, competence floor 0.6, an aggregation every 20 completed units.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--targets", type=float, nargs="+", default=[0.98])
     parser.add_argument("--min-annotators", type=int, default=2)
     parser.add_argument("--max-annotators", type=int, default=5)
-    parser.add_argument("--min-competence", type=float, default=0.5, help="spammer rule; negative: off")
+    parser.add_argument("--min-competence", type=float, default=0.6, help="spammer rule; negative: off")
     parser.add_argument("--method", default="mace", choices=["mace", "dawid_skene"])
     parser.add_argument(
         "--update-every", type=int, default=20, help="units completed between aggregations (a worker's lag)"
@@ -88,7 +88,7 @@ def run_policy(crowd: Any, seed: int, args: argparse.Namespace, target: float | 
     """One batch worked through to the end: fixed k (target None) or adaptive at `target`."""
     from django.utils import timezone
 
-    from annotation.models import Annotator, Assignment, Item, Project, Response
+    from annotation.models import Annotator, AnnotatorEstimate, Assignment, Item, Project, Response
     from annotation.selectors import labels_saved
     from annotation.services import adaptive
     from annotation.services.adaptive import completion_queue
@@ -115,6 +115,7 @@ def run_policy(crowd: Any, seed: int, args: argparse.Namespace, target: float | 
     }
     drawn = crowd.labels.set_index(["item", "annotator"])["value"]
     rng, active, started, units = random.Random(seed), list(people), time.perf_counter(), 0
+    stopped: list[int] = []
     annotators = {pk: Annotator.objects.get(pk=pk) for pk in people}
     while active:
         who = rng.choice(active)
@@ -122,6 +123,8 @@ def run_policy(crowd: Any, seed: int, args: argparse.Namespace, target: float | 
             assignment = assignment_next(annotator=annotators[who], batch=batch)
         except NoWorkLeft:
             active.remove(who)
+            if AnnotatorEstimate.objects.filter(batch=batch, annotator=who, excluded=True).exists():
+                stopped.append(who)  # sent away by the spammer rule, not for want of work
             continue
         responses = list(Response.objects.filter(assignment=assignment).select_related("item"))
         for response in responses:
@@ -135,11 +138,10 @@ def run_policy(crowd: Any, seed: int, args: argparse.Namespace, target: float | 
         units += 1
         completion_queue(response=responses[-1], unit_done=units % args.update_every == 0)
     seconds = time.perf_counter() - started
-    return summary(crowd, batch, items, people, args, target, seconds, labels_saved(batch))
+    return summary(crowd, batch, items, people, args, target, seconds, labels_saved(batch), stopped)
 
 
-def summary(crowd, batch, items, people, args, target, seconds, saved) -> dict:
-    from annotation.models import AnnotatorEstimate
+def summary(crowd, batch, items, people, args, target, seconds, saved, stopped) -> dict:
     from annotation.services.adaptive import adaptive_field, batch_labels
     from quality.stats.dawid_skene import dawid_skene
 
@@ -150,7 +152,6 @@ def summary(crowd, batch, items, people, args, target, seconds, saved) -> dict:
     per_item = labels.groupby("item").size()
     kinds = crowd.annotators["kind"]
     by_kind = labels.assign(kind=[kinds[people[a]] for a in labels["annotator"]]).groupby("kind").size()
-    stopped = AnnotatorEstimate.objects.filter(batch=batch, excluded=True).values_list("annotator_id", flat=True)
     return {
         "policy": "fixed" if target is None else "adaptive",
         "target": target,
