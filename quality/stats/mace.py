@@ -86,7 +86,6 @@ def mace(
         weights = _variational_m_step(counts, beta_prior, strategy_prior)
     chosen, table = item_answers(codes, posteriors)
     spam_prior, know_prior = beta_prior
-    total = counts.knowing + counts.spamming.sum(axis=1) + spam_prior + know_prior
     strategy = counts.spamming + strategy_prior
     beta = pd.DataFrame(
         {"knowing": counts.knowing + know_prior, "spamming": counts.spamming.sum(axis=1) + spam_prior},
@@ -95,7 +94,7 @@ def mace(
     return Mace(
         chosen,
         table,
-        pd.Series((counts.knowing + know_prior) / total, index=codes.annotators, name="competence"),
+        (beta["knowing"] / beta.sum(axis=1)).rename("competence"),
         beta,
         pd.DataFrame(
             strategy / strategy.sum(axis=1, keepdims=True), index=codes.annotators, columns=label_columns(codes)
