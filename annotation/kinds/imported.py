@@ -47,7 +47,9 @@ def answers_by_pages(kind: TaskKind, payload: Mapping[str, Any], data: Mapping[s
             name, errors = next(iter(form.errors.items()))
             raise ImportProblem(" ".join(str(e) for e in errors), field=None if name == "__all__" else name)
         answer = form.answer()
-        asked.update(set(form.fields) & set(answer))  # a question its own page hid is not asked
+        # a question its own page hid is not asked; `<question>-<part>` fields (a slider's
+        # keep box) belong to their question
+        asked.update(name for name in form.fields if name.split("-", 1)[0] in answer)
         answers[page.slug] = answer
     left = sorted(set(data) - asked)
     if left:

@@ -1,7 +1,8 @@
 // Pages of tasks described by a task file. The server decides everything (which questions are
 // asked, every answer's bounds); this script only helps: number-key shortcuts for choices,
 // questions shown or hidden as earlier answers on the page change, a slider's value, and span
-// marking (select text with the mouse; the spans go to a hidden field as JSON offsets).
+// marking (select text with the mouse or by touch; the spans go to a hidden field as JSON, in
+// code points of the item's stored text).
 // Listeners sit on the document, so they survive annotate.js swapping in the next page.
 (function () {
   "use strict";
@@ -39,11 +40,60 @@
     });
     f.querySelectorAll("output[data-slider-value]").forEach(function (out) {
       var input = document.getElementById(out.getAttribute("data-slider-value"));
-      if (input) { out.textContent = input.value; }
+      if (!input) { return; }
+      var keep = f.querySelector("[data-slider-keep='" + input.getAttribute("data-question") + "']");
+      out.textContent = input.value;
+      out.hidden = Boolean(keep && !keep.checked);  // no value shown until one is chosen
     });
   }
 
   // --- spans -------------------------------------------------------------------------
+  // Offsets are code points of the item's stored text, the text Python slices on the server.
+  // The page gets that text unchanged as JSON (data-source: CR, CRLF and astral characters
+  // intact) and shows it as HTML does (CRLF and a lone CR read as one LF). A selection gives
+  // offsets in UTF-16 units of what is shown; `source(box).starts` maps them back.
+  var sources = {};  // question -> {box, points: code points, starts: shown offset of each}
+
+  function shownAs(points, i) {
+    if (points[i] === "\r") { return points[i + 1] === "\n" ? "" : "\n"; }
+    return points[i];
+  }
+
+  function source(box) {
+    var question = box.getAttribute("data-span-text");
+    var known = sources[question];
+    if (known && known.box === box) { return known; }
+    var points = Array.from(JSON.parse(box.getAttribute("data-source") || '""'));
+    var starts = [];
+    var at = 0;
+    for (var i = 0; i < points.length; i += 1) { starts.push(at); at += shownAs(points, i).length; }
+    starts.push(at);
+    sources[question] = {box: box, points: points, starts: starts};
+    return sources[question];
+  }
+
+  function shown(src, from, to) {
+    var out = "";
+    for (var i = from; i < to; i += 1) { out += shownAs(src.points, i); }
+    return out;
+  }
+
+  function exact(src, from, to) { return src.points.slice(from, to).join(""); }
+
+  // the code point a shown offset falls in (a start rounds down, an end rounds up, so a
+  // selection never splits a character)
+  function pointAt(src, offset, roundUp) {
+    var low = 0;
+    var high = src.points.length;
+    while (low < high) {
+      var mid = (low + high + (roundUp ? 0 : 1)) >> 1;
+      if (roundUp ? src.starts[mid] >= offset : src.starts[mid] <= offset) {
+        if (roundUp) { high = mid; } else { low = mid; }
+      } else if (roundUp) { low = mid + 1; } else { high = mid - 1; }
+    }
+    return low;
+  }
+
   function spansOf(question) {
     var field = form() && form().querySelector("input[name='" + question + "']");
     try { return field && field.value ? JSON.parse(field.value) : []; } catch (e) { return []; }
@@ -64,26 +114,25 @@
     var box = document.querySelector("[data-span-text='" + question + "']");
     var list = document.querySelector("[data-span-list='" + question + "']");
     if (!box || !list) { return; }
-    var text = box.getAttribute("data-text");
-    if (text === null) { text = box.textContent; box.setAttribute("data-text", text); }
+    var src = source(box);
     var spans = spansOf(question);
     box.textContent = "";
     var at = 0;
     spans.slice().forEach(function (s) {
       if (s.start < at) { return; }  // overlapping spans are listed, highlighted once
-      box.appendChild(document.createTextNode(text.slice(at, s.start)));
+      box.appendChild(document.createTextNode(shown(src, at, s.start)));
       var mark = document.createElement("mark");
-      mark.textContent = text.slice(s.start, s.end);
+      mark.textContent = shown(src, s.start, s.end);
       if (s.label !== null && s.label !== undefined) { mark.setAttribute("data-label", s.label); }
       box.appendChild(mark);
       at = s.end;
     });
-    box.appendChild(document.createTextNode(text.slice(at)));
+    box.appendChild(document.createTextNode(shown(src, at, src.points.length)));
     list.textContent = "";
     spans.forEach(function (s, index) {
       var item = document.createElement("li");
       var words = document.createElement("span");
-      words.textContent = "“" + text.slice(s.start, s.end) + "”" +
+      words.textContent = "“" + shown(src, s.start, s.end) + "”" +
         (s.label !== null && s.label !== undefined ? " — " + labelText(question, s.label) : "");
       var remove = document.createElement("button");
       remove.type = "button";
@@ -99,45 +148,81 @@
     });
   }
 
-  function offsetIn(box, node, offset) {
+  function shownOffset(box, node, offset) {
     var range = document.createRange();
     range.selectNodeContents(box);
     range.setEnd(node, offset);
     return range.toString().length;
   }
 
-  function labelButtons(question, on) {
-    form().querySelectorAll("[data-for='" + question + "']").forEach(function (b) { b.disabled = !on; });
+  // the selection as {question, start, end} in code points, white space trimmed (null: none
+  // in a span text); a selection reaching past the text is cut at its edge
+  function marked() {
+    var selection = window.getSelection();
+    if (!selection || selection.isCollapsed || !selection.rangeCount) { return null; }
+    var range = selection.getRangeAt(0);
+    var inBox = function (node) {
+      var el = node.nodeType === 1 ? node : node.parentNode;
+      return el && el.closest ? el.closest("[data-span-text]") : null;
+    };
+    var box = inBox(range.startContainer) || inBox(range.endContainer);
+    if (!box) { return null; }
+    var whole = document.createRange();
+    whole.selectNodeContents(box);
+    var src = source(box);
+    var from = range.compareBoundaryPoints(Range.START_TO_START, whole) < 0
+      ? 0 : shownOffset(box, range.startContainer, range.startOffset);
+    var to = range.compareBoundaryPoints(Range.END_TO_END, whole) > 0
+      ? src.starts[src.points.length] : shownOffset(box, range.endContainer, range.endOffset);
+    var start = pointAt(src, from, false);
+    var end = pointAt(src, to, true);
+    while (start < end && /\s/.test(src.points[start])) { start += 1; }
+    while (end > start && /\s/.test(src.points[end - 1])) { end -= 1; }
+    if (start >= end) { return null; }
+    return {question: box.getAttribute("data-span-text"), start: start, end: end, text: exact(src, start, end)};
   }
 
-  function select() {
-    var selection = window.getSelection();
-    if (!selection || selection.isCollapsed || !selection.rangeCount) { return; }
-    var range = selection.getRangeAt(0);
-    var box = range.commonAncestorContainer.nodeType === 1 ? range.commonAncestorContainer : range.commonAncestorContainer.parentNode;
-    box = box.closest("[data-span-text]");
-    if (!box) { return; }
-    var question = box.getAttribute("data-span-text");
-    var start = offsetIn(box, range.startContainer, range.startOffset);
-    var end = offsetIn(box, range.endContainer, range.endOffset);
-    var text = box.getAttribute("data-text") || box.textContent;
-    while (start < end && /\s/.test(text[start])) { start += 1; }
-    while (end > start && /\s/.test(text[end - 1])) { end -= 1; }
-    if (start >= end) { return; }
-    if (form().querySelector("[data-for='" + question + "']")) {
-      pending = {question: question, start: start, end: end};
-      labelButtons(question, true);
-    } else {
-      store(question, spansOf(question).concat([{start: start, end: end, label: null}]));
-      selection.removeAllRanges();
+  function labelButtons(question, on) {
+    form().querySelectorAll("[data-for='" + question + "']").forEach(function (b) { b.disabled = !on; });
+    var note = form().querySelector("[data-span-pending='" + question + "']");
+    if (note) {
+      var box = document.querySelector("[data-span-text='" + question + "']");
+      note.textContent = on && pending && box
+        ? note.getAttribute("data-words").replace("%s", shown(source(box), pending.start, pending.end)) : "";
     }
+  }
+
+  function add(question, span) {
+    var spans = spansOf(question);
+    var twice = spans.some(function (s) {
+      return s.start === span.start && s.end === span.end && String(s.label) === String(span.label);
+    });
+    if (!twice) { store(question, spans.concat([span])); }
+  }
+
+  // a selection made (mouse release, or the selection settling after a long press or a drag of
+  // its handles): it waits for its label; without labels a mouse release marks it at once
+  function select(byMouse) {
+    var found = marked();
+    if (!found) { return; }
+    var labelled = form().querySelector("[data-for='" + found.question + "'][data-span-label]:not([data-span-label=''])");
+    if (byMouse && !labelled) {
+      add(found.question, {start: found.start, end: found.end, text: found.text, label: null});
+      pending = null;
+      labelButtons(found.question, false);
+      window.getSelection().removeAllRanges();
+      return;
+    }
+    if (pending && pending.question !== found.question) { labelButtons(pending.question, false); }
+    pending = found;
+    labelButtons(found.question, true);
   }
 
   function label(button) {
     var question = button.getAttribute("data-for");
     if (!pending || pending.question !== question) { return; }
     var value = button.getAttribute("data-span-label");
-    store(question, spansOf(question).concat([{start: pending.start, end: pending.end, label: value}]));
+    add(question, {start: pending.start, end: pending.end, text: pending.text, label: value === "" ? null : value});
     pending = null;
     labelButtons(question, false);
     window.getSelection().removeAllRanges();
@@ -183,7 +268,16 @@
   }
 
   document.addEventListener("keydown", shortcut);
-  document.addEventListener("mouseup", function () { window.setTimeout(select, 0); });
+  document.addEventListener("mouseup", function () { window.setTimeout(function () { select(true); }, 0); });
+  var settling = null;  // touch: the selection is read once it has stopped changing
+  document.addEventListener("selectionchange", function () {
+    window.clearTimeout(settling);
+    settling = window.setTimeout(function () { if (form()) { select(false); } }, 250);
+  });
+  document.addEventListener("mousedown", function (event) {
+    // a label button keeps the selection it is about to label
+    if (event.target.closest && event.target.closest("[data-span-label]")) { event.preventDefault(); }
+  });
   document.addEventListener("click", function (event) {
     var button = event.target.closest && event.target.closest("[data-span-label]");
     if (button) { label(button); }
@@ -191,6 +285,14 @@
   document.addEventListener("focusin", function (event) {
     var box = event.target.closest && event.target.closest("fieldset.question");
     if (box) { active = box; }
+  });
+  // a slider moved (mouse, touch or keys) is answered: its keep box is ticked for the server
+  document.addEventListener("input", function (event) {
+    var input = event.target;
+    if (input && input.type === "range" && form()) {
+      var keep = form().querySelector("[data-slider-keep='" + input.getAttribute("data-question") + "']");
+      if (keep) { keep.checked = true; }
+    }
   });
   document.addEventListener("input", applyConditions);
   document.addEventListener("change", applyConditions);

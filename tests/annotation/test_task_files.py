@@ -1,6 +1,7 @@
 """Task files: the file's mistakes named by key path and line; the kind built from it; import,
 pages, rules, columns, label fields and quality without code."""
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -216,6 +217,7 @@ def form_for(data):
 GOOD = {
     "topics": ["c", "a"],
     "score": "7.5",
+    "score-keep": "on",  # the page ticks it once the slider moves
     "count": "3",
     "names": '[{"start": 8, "end": 11, "label": "PER"}, {"start": 0, "end": 3, "label": "PER"}]',
     "evidence": ["4", "2"],
@@ -258,6 +260,50 @@ def test_each_type_refuses_what_breaks_its_bounds(field, value, message):
     form = form_for({**GOOD, field: value})
     assert not form.is_valid()
     assert message in str(form.errors[field])
+
+
+def test_an_untouched_slider_is_no_answer():
+    """A range input always posts its value: without the keep box it is the untouched midpoint,
+    refused for a required slider, stored as nothing for an optional one."""
+    form = form_for({**GOOD, "score": "5", "score-keep": ""})
+    assert not form.is_valid()
+    assert form.errors["score"] == ["Move the slider to your answer, or tick “Keep this value as my answer”."]
+    kept = form_for({**GOOD, "score": "5"})
+    assert kept.is_valid(), kept.errors
+    assert kept.answer()["score"] == 5
+
+    optional = TYPES.replace("step: 0.5}", "step: 0.5, required: false}")
+    kind = task_file_kind(optional)
+    page = kind.pages(TYPES_ITEM, {})[0]
+    untouched = page.form_class({**GOOD, "score": "5", "score-keep": ""}, payload=TYPES_ITEM, answers={})
+    assert untouched.is_valid(), untouched.errors
+    assert untouched.answer()["score"] is None
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "start"),
+    [
+        ("Great 🙂 product, terrible delivery.", "terrible", 17),
+        ("First line.\r\nSecond line has an eror.", "eror", 32),
+        ("𝔘𝔫𝔦𝔠𝔬𝔡𝔢 نص عربي 👩‍👩‍👧 end", "end", 22),
+    ],
+)
+def test_span_offsets_are_code_points_of_the_stored_text(text, word, start):
+    """Offsets count code points of the text as stored (astral letters one each, CRLF two), and
+    the text a page sends with a span must be what they mark."""
+    assert text.index(word) == start
+    item = {**TYPES_ITEM, "text": text}
+    kind = task_file_kind(TYPES)
+    page = kind.pages(item, {})[0]
+    span = {"start": start, "end": start + len(word), "label": "PER"}
+    form = page.form_class({**GOOD, "names": json.dumps([{**span, "text": word}])}, payload=item, answers={})
+    assert form.is_valid(), form.errors
+    assert form.answer()["names"] == [{**span, "text": word}]
+
+    shifted = {**span, "start": start - 1, "end": start - 1 + len(word), "text": word}
+    form = page.form_class({**GOOD, "names": json.dumps([shifted])}, payload=item, answers={})
+    assert not form.is_valid()
+    assert "does not match the text" in str(form.errors["names"])
 
 
 def test_span_and_set_labels_compare_as_sets():

@@ -30,6 +30,49 @@ _CHAR_BOXES = """([question, start, end]) => {
 }"""
 
 
+#: the text node and offsets of a word's first occurrence in a span question's text as shown
+#: (UTF-16 units, CRLF read as LF), and the screen boxes of its first and last characters
+_WORD = """([question, word]) => {
+  const box = document.querySelector(`[data-span-text='${question}']`);
+  const shownWord = word.replace(/\\r\\n?/g, "\\n");
+  const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+  const nodes = [];
+  let all = "";
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) { nodes.push([n, all.length]); all += n.data; }
+  const start = all.indexOf(shownWord);
+  const end = start + shownWord.length;
+  const place = (offset, atEnd) => {
+    for (const [n, from] of nodes) {
+      if (offset < from + n.data.length || (atEnd && offset === from + n.data.length)) { return [n, offset - from]; }
+    }
+    const [n, from] = nodes[nodes.length - 1]; return [n, offset - from];
+  };
+  const rect = (offset) => {
+    const [n, o] = place(offset, false);
+    const range = document.createRange();
+    range.setStart(n, o); range.setEnd(n, o + 1);
+    const r = range.getClientRects()[0];
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  };
+  // the last character of the word may be two UTF-16 units (an astral letter)
+  const lastStart = end - 1 - (/[\\uDC00-\\uDFFF]/.test(all[end - 1]) ? 1 : 0);
+  return {start, end, first: rect(start), last: rect(lastStart)};
+}"""
+
+#: select the word's first occurrence with the selection API alone, as a long press and the
+#: selection handles do on a phone (no mouse events)
+_SELECT_WORD = """([question, word]) => {
+  const box = document.querySelector(`[data-span-text='${question}']`);
+  const shownWord = word.replace(/\\r\\n?/g, "\\n");
+  const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const at = n.data.indexOf(shownWord);
+    if (at >= 0) { window.getSelection().setBaseAndExtent(n, at, n, at + shownWord.length); return true; }
+  }
+  return false;
+}"""
+
+
 class TaskFilePage:
     def __init__(self, page: Any):
         self.page = page
@@ -76,6 +119,37 @@ class TaskFilePage:
             )
             button.click()
         return boxes["text"]
+
+    def mark_word(self, question: str, word: str, label: str | None = None) -> None:
+        """Drag the mouse over a word of the question's text, from its first character to its
+        last as a reader's eye goes (right to left in right-to-left text); pick the label."""
+        self.page.locator(f"[data-span-text='{question}']").scroll_into_view_if_needed()
+        found = self.page.evaluate(_WORD, [question, word])
+        assert found["start"] >= 0, f"{word!r} is not shown in {question}"
+        first, last = found["first"], found["last"]
+        rtl = last["left"] < first["left"] and abs(last["top"] - first["top"]) < 2
+        x_from = first["right"] - 1 if rtl else first["left"] + 1
+        x_to = last["left"] + 1 if rtl else last["right"] - 1
+        mouse = self.page.mouse
+        mouse.move(x_from, (first["top"] + first["bottom"]) / 2)
+        mouse.down()
+        mouse.move(x_to, (last["top"] + last["bottom"]) / 2, steps=8)
+        mouse.up()
+        self._pick(question, label)
+
+    def touch_select_word(self, question: str, word: str, label: str | None = None) -> None:
+        """Select a word as a phone's long press does (the selection API, no mouse), then tap
+        the label button (or "Mark the selection")."""
+        assert self.page.evaluate(_SELECT_WORD, [question, word]), f"{word!r} is not shown in {question}"
+        self._pick(question, label if label is not None else "", tap=True)
+
+    def _pick(self, question: str, label: str | None, tap: bool = False) -> None:
+        if label is None:
+            return
+        selector = f"[data-for='{question}'][data-span-label='{label}']"
+        self.page.wait_for_function("(sel) => !document.querySelector(sel).disabled", arg=selector)
+        button = self.page.locator(selector)
+        button.tap() if tap else button.click()
 
     def spans(self, question: str) -> list[dict]:
         import json

@@ -240,6 +240,7 @@ def types_answers(payload: dict, page: str) -> dict:
     return {
         "topics": ["c", "a"],
         "score": "7.5",
+        "score-keep": "on",
         "names": json.dumps([{"start": 0, "end": 3, "label": "PER"}]),
         "evidence": ["2", "1"],
         "note": "",

@@ -43,8 +43,8 @@ ANNOTATION_KEYS |= {"created_at", "updated_at"}
 RESULT_KEYS = {"id", "from_name", "to_name", "type", "value"}
 
 ANSWERS = [  # what each of the two annotators answers on every item
-    {"sentiment": "positive", "stars": "4", "price": "12.5", "note": "fine"},
-    {"sentiment": "negative", "stars": "2", "price": "0", "note": ""},
+    {"sentiment": "positive", "stars": "4", "price": "12.5", "price-keep": "on", "note": "fine"},
+    {"sentiment": "negative", "stars": "2", "price": "0", "price-keep": "on", "note": ""},
 ]
 
 

@@ -11,7 +11,7 @@ from django import forms
 from django.utils.translation import gettext as _
 
 from ..base import PageForm
-from .questions import answer_value, form_field, options_for
+from .questions import answer_value, form_field, keep_name, options_for
 from .spec import CHOICES, Option, PageSpec, Question, TaskSpec
 
 
@@ -81,6 +81,12 @@ class TaskFilePageForm(PageForm):
             field.label = words(q.prompt)
             field.help_text = words(q.help) if q.help else ""
             self.fields[q.id] = field
+            if q.type == "slider":
+                self.fields[keep_name(q.id)] = forms.BooleanField(
+                    required=False,
+                    label=_("Keep this value as my answer"),
+                    widget=forms.CheckboxInput(attrs={"data-slider-keep": q.id}),
+                )
         self._answer: dict[str, Any] = {}
 
     def clean(self) -> dict[str, Any]:
@@ -98,13 +104,16 @@ class TaskFilePageForm(PageForm):
             if q.id in self.errors:
                 continue
             raw = data.get(q.id)
+            if q.type == "slider" and not data.get(keep_name(q.id)):
+                raw = None  # a slider's value is an answer once it was moved or kept
             may_be_empty = q.type == "spans" or (
                 q.type in ("multiple_choice", "sentences") and q.get("min_choices", 1) == 0
             )
             if raw in (None, "", []) and q.required and not may_be_empty:
-                self.add_error(
-                    q.id, forms.ValidationError(self.fields[q.id].error_messages["required"], code="required")
-                )
+                message = self.fields[q.id].error_messages["required"]
+                if q.type == "slider":
+                    message = _("Move the slider to your answer, or tick “Keep this value as my answer”.")
+                self.add_error(q.id, forms.ValidationError(message, code="required"))
                 continue
             try:
                 answer[q.id] = answer_value(q, raw, self.payload, self.options[q.id], q.required)

@@ -11,12 +11,19 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext as _
 
-from .display import sentences_of
+from .display import sentences_of, text_of
 from .spec import CHOICES, Option, Question
 
 Words = Callable[[str], str]
 #: the default longest short and long text answers
 TEXT_LIMITS = {"short_text": 200, "long_text": 5000}
+
+
+def keep_name(question_id: str) -> str:
+    """The form field of a slider's "keep this value" box: ticked by the page once the slider
+    moves, or by the annotator to answer with the value it shows. A slider always posts a value,
+    so without it an untouched slider would read as a chosen midpoint."""
+    return f"{question_id}-keep"
 
 
 def options_for(question: Question, payload: Mapping[str, Any], words: Words) -> list[Option]:
@@ -51,6 +58,7 @@ def form_field(
 ) -> forms.Field:
     """The Django form field that reads one question's answer from the page's POST."""
     q, attrs = question, {"data-question": question.id}
+    named = {**attrs, "aria-labelledby": f"prompt-{question.id}"}  # a lone control is named by the prompt
     if q.type == "single_choice":
         return forms.ChoiceField(
             choices=[(str(o.value), o.label) for o in options], widget=forms.RadioSelect(attrs=attrs), required=required
@@ -72,17 +80,17 @@ def form_field(
     if q.type == "slider":
         step = q.get("step", 1)
         widget = forms.NumberInput(
-            attrs={**attrs, "type": "range", "min": q.get("min"), "max": q.get("max"), "step": step}
+            attrs={**named, "type": "range", "min": q.get("min"), "max": q.get("max"), "step": step}
         )
         return forms.FloatField(min_value=q.get("min"), max_value=q.get("max"), widget=widget, required=required)
     if q.type == "number":
         field_class = forms.IntegerField if q.get("integer") else forms.FloatField
         return field_class(
-            min_value=q.get("min"), max_value=q.get("max"), required=required, widget=forms.NumberInput(attrs=attrs)
+            min_value=q.get("min"), max_value=q.get("max"), required=required, widget=forms.NumberInput(attrs=named)
         )
     if q.type in TEXT_LIMITS:
         box: forms.Widget = (
-            forms.Textarea(attrs={**attrs, "rows": 4}) if q.type == "long_text" else forms.TextInput(attrs=attrs)
+            forms.Textarea(attrs={**named, "rows": 4}) if q.type == "long_text" else forms.TextInput(attrs=named)
         )
         return forms.CharField(
             min_length=q.get("min_length"),
@@ -124,7 +132,7 @@ def answer_value(
     if q.type == "number":
         return int(raw) if isinstance(raw, float) and raw.is_integer() and q.get("integer") else raw
     if q.type == "spans":
-        return _spans(q, raw, str(payload.get(q.get("source")) or ""), options, required)
+        return _spans(q, raw, text_of(payload.get(q.get("source"))), options, required)
     return raw
 
 
@@ -147,8 +155,10 @@ def _on_step(q: Question, value: float) -> float | int:
 
 
 def _spans(q: Question, raw: str, text: str, labels: Sequence[Option], required: bool) -> list[dict[str, Any]]:
-    """The marked spans as a sorted list of {start, end, text, label}: offsets inside the text,
-    labels from the question's, no span twice."""
+    """The marked spans as a sorted list of {start, end, text, label}: offsets in code points of
+    the text as stored (what Python slices; the page maps its selection to them), the text a
+    page sends with a span equal to what those offsets mark, labels from the question's, no span
+    twice."""
     try:
         marked = json.loads(raw or "[]")
     except json.JSONDecodeError:
@@ -163,6 +173,11 @@ def _spans(q: Question, raw: str, text: str, labels: Sequence[Option], required:
         start, end, label = span.get("start"), span.get("end"), span.get("label")
         if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
             raise forms.ValidationError(_("A marked span lies outside the text; please mark it again."))
+        sent = span.get("text")
+        if sent is not None and sent != text[start:end]:
+            raise forms.ValidationError(
+                _("A marked span does not match the text it should mark; please mark it again.")
+            )
         if allowed and str(label) not in allowed:
             raise forms.ValidationError(_("Give every marked span one of the labels."))
         entry = {

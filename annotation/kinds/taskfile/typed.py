@@ -11,6 +11,8 @@ from typing import Any
 
 from ..base import ImportProblem
 from ..typed import TypedAnswer
+from .display import text_of
+from .questions import keep_name
 from .spec import CHOICES, Question, TaskSpec
 
 #: a question type -> the form of its typed answer (one table for both directions)
@@ -67,6 +69,8 @@ def form_data(task: TaskSpec, payload: Mapping[str, Any], typed: Sequence[TypedA
                 f"question {q.id!r} ({q.type}) takes a {form} answer, not a {answer.form} one", field=q.id
             )
         data[q.id] = _field_value(q, answer.value, payload)
+        if q.type == "slider":
+            data[keep_name(q.id)] = True  # a value given elsewhere is a chosen value
     return data
 
 
@@ -79,7 +83,7 @@ def _field_value(q: Question, value: Any, payload: Mapping[str, Any]) -> Any:
         return list(value)
     if q.type != "spans":
         return str(value)
-    text = str(payload.get(q.get("source")) or "")
+    text = text_of(payload.get(q.get("source")))
     for span in value:
         marked = text[span["start"] : span["end"]] if 0 <= span["start"] < span["end"] <= len(text) else None
         if span["text"] is not None and marked is not None and span["text"] != marked:
