@@ -132,7 +132,15 @@ def test_shortcuts_spans_sentences_conditions_and_the_next_item(live_server, pag
     driver.press("1")  # the next unanswered question with shortcuts: the Likert scale
     assert page.locator("input[name=sure][value='1']").is_checked()
     driver.tick_sentences("evidence", [1])
+    # the slider left where it starts is no answer: the page says so and keeps what was given
+    assert page.locator("output[data-slider-value]").is_hidden()
+    driver.save()
+    assert "Move the slider to your answer" in page.locator("#q-score .error").inner_text()
+    assert page.locator("input[name=mood][value=calm]").is_checked()
+    page.get_by_label("Keep this value as my answer").check()  # its middle value is the answer
+    assert page.locator("output[data-slider-value]").inner_text() == "50"
     driver.save()
     assert page.locator("#page-form").count() == 0  # the unit is done
     done = Response.objects.filter(assignment=response.assignment).exclude(completed_at=None)
     assert sorted(r.answers["main"]["mood"] for r in done) == ["calm", "sad"]
+    assert sorted(r.answers["main"]["score"] for r in done) == [35, 50]
