@@ -305,6 +305,10 @@ class TaskKind(ABC):
             return list(self.task_categories)
         return ["text-classification"] if self.label_fields() else ["other"]
 
+    def marked_spans(self, payload: Mapping[str, Any]) -> Sequence[tuple[str, str, str]]:
+        """(page, question, the item's text) of each question whose answer marks spans in it."""
+        return ()
+
     def typed_answers(self, row: Mapping[str, Any]) -> list[TypedAnswer]:
         """The label fields' answers in one annotation row, typed for formats that type them (a
         Label Studio export); default: by each field's level (`generic_typed_answers`)."""

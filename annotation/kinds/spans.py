@@ -19,3 +19,33 @@ def find_span(passage: str, span: str) -> tuple[int, int] | None:
     if match is None:
         return None
     return match.start(), match.end()
+
+
+def _shown(text: str) -> list[int]:
+    """The offset, in UTF-16 units of `text` as a browser shows it (CRLF and a lone CR read as
+    one LF), at which each code point starts; one more entry for the end."""
+    starts, at = [], 0
+    for i, char in enumerate(text):
+        starts.append(at)
+        if char == "\r" and text[i + 1 : i + 2] == "\n":
+            continue
+        at += 2 if ord(char) > 0xFFFF else 1
+    starts.append(at)
+    return starts
+
+
+def from_browser_offsets(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """[start, end) counted as pages before code-point offsets did (UTF-16 units over the shown
+    text), as code points of `text`; None when it lies outside the text."""
+    starts = _shown(text)
+    if not 0 <= start < end <= starts[-1]:
+        return None
+    first = max(i for i, at in enumerate(starts) if at <= start)
+    last = min(i for i, at in enumerate(starts) if at >= end)
+    return first, last
+
+
+def trimmed(text: str, start: int, end: int) -> bool:
+    """Whether [start, end) of `text` is a span a page can mark: inside the text, not empty, no
+    white space at either edge (the page trims a selection's)."""
+    return 0 <= start < end <= len(text) and not text[start].isspace() and not text[end - 1].isspace()

@@ -195,6 +195,10 @@ class TaskFileKind(TaskKind):
     def label_fields(self) -> Sequence[LabelField]:
         return tuple(_label_field(q) for q in self.task.questions if q.label)
 
+    def marked_spans(self, payload: Mapping[str, Any]) -> Sequence[tuple[str, str, str]]:
+        spans = (q for q in self.task.questions if q.type == "spans")
+        return tuple((q.page, q.id, text_of(payload.get(q.get("source")))) for q in spans)
+
     def typed_answers(self, row: Mapping[str, Any]) -> list[TypedAnswer]:
         """The label questions' answers typed by question type (`taskfile.typed`)."""
         typed = (typed_answer(q, row.get(q.id), self.task) for q in self.task.questions if q.label)
