@@ -106,10 +106,13 @@ def test_publish_accept_work_in_frame_submit_sync_quality_approve(live_server, b
         assert assignment.channel_assignment_id and assignment.annotator.external_id == WORKER
         assert all(r.completed_at for r in assignment.responses.all())
 
-        # the final page posts the completion token to turkSubmitTo/mturk/externalSubmit
-        with frame.expect_navigation():
+        # the final page posts the completion token to turkSubmitTo/mturk/externalSubmit; as on
+        # MTurk the whole worker page moves on: back to the list, the HIT done and no more offered
+        with site.expect_navigation(url=re.compile(r"/worker/\?submitted=1$")):
             frame.click("#submit-hit")
-        assert "Your work was submitted" in frame.inner_text("main")
+        assert site.locator("text=Return this HIT").count() == 0
+        assert re.search(r"MTurk reading\s+Submitted", site.inner_text("main"))
+        assert site.locator("button:has-text('Accept')").count() == 0
         local = mturk.store.row("SELECT * FROM assignments WHERE id = ?", (assignment.channel_assignment_id,))
         assert (local["worker_id"], local["status"]) == (WORKER, "Submitted")
 

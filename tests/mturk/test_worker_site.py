@@ -55,6 +55,9 @@ def test_full_loop_from_list_to_approval(mturk_client, server, browser):
         [("assignmentId", assignment_id), ("completion", "tok&<123>"), ("n", "5")],
     )
     assert done.status == 200 and "Thank you" in done.text
+    assert "href='/worker/?submitted=1' target='_top'" in done.text  # the top window moves on
+    listing = browser.get("/worker/").text
+    assert "accept" not in listing.split("<h2>Your assignments</h2>")[0].lower()  # done: not offered again
     [assignment] = mturk.list_assignments_for_hit(mturk_client, hit.hit_id)
     assert (assignment.assignment_id, assignment.worker_id, assignment.status) == (
         assignment_id,
@@ -81,8 +84,11 @@ def test_second_submission_and_reject_without_feedback_are_refused(mturk_client,
     assert mturk.get_assignment(mturk_client, params["assignmentId"])[0].answers == {"answer": "C"}
     with pytest.raises(ValueError):
         mturk.reject_assignment(mturk_client, params["assignmentId"], feedback="")
-    mturk.reject_assignment(mturk_client, params["assignmentId"], feedback="Did not read the passage.")
+    mturk.reject_assignment(mturk_client, params["assignmentId"], feedback="Did not read <the> passage.")
     assert mturk.get_assignment(mturk_client, params["assignmentId"])[0].status == "Rejected"
+    # the worker reads the status and the requester's feedback on their list, as on MTurk
+    mine = browser.get("/worker/").text.split("<h2>Your assignments</h2>")[1]
+    assert "Rejected" in mine and "Requester's feedback: Did not read &lt;the&gt; passage." in mine
 
 
 def test_forged_submission_is_refused(mturk_client, server, browser):

@@ -8,12 +8,15 @@ whole ExternalQuestion loop offline. Plain HTML, every value escaped, no externa
     GET  /worker/task?assignmentId=      the task in a frame with assignmentId, hitId, workerId,
                                          turkSubmitTo (MTurk's parameter names)
     POST /worker/return  (assignmentId)  give the assignment back
-    POST /mturk/externalSubmit           what the task page posts: the answer, then Submitted
+    POST /mturk/externalSubmit           what the task page posts: the answer, then Submitted (the
+                                         top window goes back to the HIT list, as on MTurk)
     GET|POST /worker/qualification       a qualification test (tests_site)
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,8 +29,11 @@ from .store import Store
 from .work import NOT_AVAILABLE, WorkerError
 
 COOKIE = "local_mturk_worker"
+#: the one script: the submitted page in the frame sends the top window on, as MTurk does
+LEAVE_FRAME = "window.top.location.href = document.getElementById('back').href;"
 CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; frame-src http: https:; "
+    f"script-src 'sha256-{base64.b64encode(hashlib.sha256(LEAVE_FRAME.encode()).digest()).decode()}'; "
     "form-action 'self'; base-uri 'none'; frame-ancestors 'self'"
 )
 STYLE = """body{font:15px/1.4 system-ui,sans-serif;margin:0;color:#222}
@@ -139,6 +145,11 @@ def hit_list(store: Store, worker_id: str) -> Page:
             if a["status"] == "Accepted"
             else ""
         )
+        + (
+            f"<div class='feedback'>Requester's feedback: {esc(a['requester_feedback'])}</div>"
+            if a["requester_feedback"]
+            else ""
+        )
         + "</td></tr>"
         for a in work.worker_assignments(store, worker_id)
     ]
@@ -210,9 +221,13 @@ def external_submit(store: Store, fields: list[tuple[str, str]], worker_id: str 
     if not assignment_id:
         raise WorkerError("The submission has no assignmentId.", 400)
     work.submit(store, assignment_id, fields, worker_id)
+    # as on MTurk, the whole worker page moves on (the frame's HIT page with its Return button
+    # is gone): the frame sends the top window to the HIT list
     return layout(
         "Submitted",
-        "<h1>Thank you</h1><p>Your work was submitted.</p><p><a href='/worker/' target='_top'>Back to the HITs</a></p>",
+        "<h1>Thank you</h1><p>Your work was submitted.</p><p><a id='back' href='/worker/?submitted=1' "
+        "target='_top'>Back to the HITs</a></p>"
+        f"<script>{LEAVE_FRAME}</script>",
         worker_id,
     )
 

@@ -51,9 +51,19 @@ def open_hits(store: Store, worker_id: str) -> list[dict[str, Any]]:
     ):
         tally = records.counts(store, hit)
         rights = allowed(records.requirements(hit), profile)
-        if tally["available"] > 0 and rights["discover"]:
+        if tally["available"] > 0 and rights["discover"] and not _taken_by(store, hit["id"], worker_id):
             found.append({"hit": hit, "available": tally["available"], **rights})
     return found
+
+
+def _taken_by(store: Store, hit_id: str, worker_id: str) -> bool:
+    """Whether the worker holds or has done an assignment of the HIT (MTurk lists it no more)."""
+    return bool(
+        store.rows(
+            "SELECT 1 FROM assignments WHERE hit_id = ? AND worker_id = ? AND status NOT IN ('Returned', 'Abandoned')",
+            (hit_id, worker_id),
+        )
+    )
 
 
 def worker_assignments(store: Store, worker_id: str) -> list[sqlite3.Row]:

@@ -30,9 +30,10 @@ def mturk_worker(page: Any, endpoint: Any, worker_id: str, hit_id: str, answer: 
 def mturk_submit(annotator: Annotator) -> None:
     """The frame's last page: "Submit the task" posts to the endpoint's externalSubmit."""
     frame = annotator.page
-    with frame.expect_navigation():
+    top = frame.page  # as on MTurk, the whole worker page moves on to the HIT list
+    with top.expect_navigation(url=re.compile(r"/worker/\?submitted=1$")):
         frame.click("#submit-hit")
-    assert "Your work was submitted" in frame.inner_text("main")
+    assert top.locator("text=Return this HIT").count() == 0
 
 
 def prolific_participant(

@@ -41,8 +41,9 @@ def test_recam_on_mturk_with_a_forger(researcher, person, mturk, live_server, no
     hits = list(batch.units.order_by("position").values_list("channel_ref", flat=True))
     assert len(hits) == 2 and all(hits)
 
+    sites = {}
     for worker, who in ((CAREFUL, 0), (CARELESS, 1)):
-        site = person()
+        site = sites[worker] = person()
         for hit in hits:
             annotator = recruits.mturk_worker(site, mturk, worker, hit, annotators.recam, who)
             annotator.work()
@@ -78,4 +79,11 @@ def test_recam_on_mturk_with_a_forger(researcher, person, mturk, live_server, no
         (row["worker_id"], row["status"]) for row in mturk.store.rows("SELECT worker_id, status FROM assignments")
     }
     assert statuses == {(CAREFUL, "Approved"), (CARELESS, "Rejected")}
+    # each worker reads the outcome on the worker site: the rejected one with the feedback
+    careless = sites[CARELESS]
+    careless.goto(mturk.url + "/worker/")
+    assert careless.locator("text=Rejected").count() == 2
+    assert careless.locator(".feedback").all_inner_texts() == [f"Requester's feedback: {FEEDBACK}"] * 2
+    sites[CAREFUL].goto(mturk.url + "/worker/")
+    assert sites[CAREFUL].locator("text=Approved").count() == 2
     no_failed_requests()
