@@ -110,7 +110,8 @@ class ProlificChannel(Channel):
     posting_noun = "studies"
     settings_help = (
         "Study settings as JSON: reward, estimated_minutes, maximum_minutes, first_languages, countries, "
-        "min_approval_rate, min_previous_submissions, allow_list, block_list, devices, rejection_category "
+        "min_approval_rate, min_previous_submissions, allow_list, block_list, devices, rejection_category, "
+        "screen_out_reward, screen_out_slots "
         "(name and description default to the project's and the batch's; consent is the batch's study file)."
     )
     recruits_remotely = True
