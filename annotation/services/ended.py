@@ -70,6 +70,6 @@ def _settled(sub: Submission, review: str, word: str, *, finished: bool) -> None
         Submission.objects.filter(pk=sub.pk).update(
             review=review, feedback=feedback_for(sub), reviewed_at=timezone.now(), channel_status=word
         )
-        if finished and review == Submission.Review.APPROVED:
+        if finished and review == Submission.Review.APPROVED and sub.assignment_id is not None:
             mine = Assignment.objects.filter(pk=sub.assignment_id)
             assignments_set_status(assignments=mine, status=Assignment.Status.APPROVED)
