@@ -21,6 +21,7 @@ from annotation.services.checks import CheckLine, items_mark_checks
 from annotation.services.review import Decisions, decisions_apply, reject_unverified
 from quality.models import AnnotatorDecision, QualityRun
 from quality.report.study_steps import project_study_steps
+from quality.services.runs import quality_run_create
 from tests.factories import ItemFactory
 from tests.prolific.conftest import REJECTION
 from tests.surveys.test_recam_flow import answer_for, form_fields
@@ -127,6 +128,8 @@ def test_a_participant_who_fails_the_check_is_asked_to_return_never_rejected_and
 
     # the report: listed under the study steps, not as an annotator with empty rows
     assert mine.annotator_id not in {r["annotator_id"] for r in annotation_rows(batch.project)}
+    judged = quality_run_create(project=batch.project).annotator_decisions.values_list("annotator_id", flat=True)
+    assert len(judged) == 4 and mine.annotator_id not in judged
     (steps,) = project_study_steps(batch.project)
     assert (steps.failed, steps.ended) == (1, 1)
     assert {p["annotator"]: p["ended"] for p in steps.people}[pid("FAILER")] == "comprehension check failed"
