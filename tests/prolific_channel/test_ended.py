@@ -115,6 +115,8 @@ def test_a_participant_who_fails_the_check_is_asked_to_return_never_rejected_and
     ).content.decode()
     assert 'id="ended-by-study"' in page and "ended by the study: comprehension check failed" in page
     assert pid("FAILER") in page.split('id="ended-by-study"')[1]
+    batch_page = admin_client.get(f"/admin/annotation/batch/{batch.pk}/change/").content.decode()
+    assert "1 ended by the study (never rejected)" in batch_page and "unverified submission(s) still" not in batch_page
 
     # they return it on Prolific, as asked: the place is free there too
     returned = failed["prolific_side"].post("/participant/return", {"submission_id": failed["session"]})
