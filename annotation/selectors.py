@@ -60,6 +60,12 @@ def annotation_columns(
     return base + kind.annotation_columns() + text
 
 
+def ended_by_study_unanswered() -> Q:
+    """Responses (unanswered) of work the study ended: the assignment was held by the study's
+    steps or live quality (`study_hold`) and released, so its place went to somebody else."""
+    return Q(completed_at__isnull=True, assignment__study_hold=True, assignment__status=Assignment.Status.RELEASED)
+
+
 def annotation_rows(
     project: Project,
     *,
@@ -71,6 +77,10 @@ def annotation_rows(
 ) -> Iterator[dict[str, Any]]:
     """Every response of the project (or those of `response_ids`) flattened to
     `annotation_columns(project)`, in id order, streamed `chunk_size` rows at a time.
+
+    Items nobody answered of work the study ended (held by a step before it, or stopped by live
+    quality, then released: `ended_by_study_unanswered`) are no annotations: such a person is
+    listed under the study steps, not as an annotator with empty rows.
 
     Work a recruiting site has not confirmed (`Assignment.confirmed`) never counts for or
     against anybody, so it is left out; `keep_unconfirmed` (the raw export) keeps it, each row
@@ -91,6 +101,7 @@ def annotation_rows(
         queryset = queryset.filter(pk__in=response_ids)
     if not keep_unconfirmed:
         queryset = queryset.filter(assignment__confirmed=True)
+    queryset = queryset.exclude(ended_by_study_unanswered())
     values = queryset.order_by("id").values_list(*_RESPONSE_FIELDS, *payload_fields)
     width = len(_RESPONSE_FIELDS)
     for row in values.iterator(chunk_size=chunk_size):

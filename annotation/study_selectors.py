@@ -9,12 +9,14 @@ from dataclasses import replace
 from django.db.models import Q, QuerySet
 
 from annotation.channels import get_channel
-from annotation.models import Annotator, Batch, Item, Participation, Project, Response, Role
+from annotation.models import Annotator, Batch, Item, Participation, Project, Response, Role, Submission
 from annotation.studies import NO_STUDY, StudySpec, study_of_text
 
 #: the steps a page may be at, in order; DECLINED and FAILED end the person's part
 CONSENT, COMPREHENSION, WORK, EXIT, DONE = "consent", "comprehension", "work", "exit", "done"
 DECLINED, FAILED, STOPPED = "declined", "failed", "stopped"
+#: the ends of a person's part the study decided, in the words the review and the report use
+ENDED_WORDS = {DECLINED: "consent declined", FAILED: "comprehension check failed", STOPPED: "stopped by live quality"}
 #: where check items go and which are drawn: not to be guessed from the outside
 _RANDOM = random.SystemRandom()
 
@@ -51,6 +53,35 @@ def study_step(participation: Participation | None, study: StudySpec, *, work_le
     if study.exit_survey is not None and (p is None or p.exit_at is None):
         return EXIT
     return DONE
+
+
+def ended_by_study(batch: Batch) -> dict[int, str]:
+    """Annotator id -> why the study ended their part in the batch (consent declined, the
+    comprehension check failed, stopped by live quality and not lifted): people who followed the
+    rules, whose work no review may reject."""
+    study = study_of(batch)
+    found = {}
+    for participation in Participation.objects.filter(batch=batch):
+        step = study_step(participation, study, work_left=True)
+        if step in ENDED_WORDS:
+            found[participation.annotator_id] = ENDED_WORDS[step]
+    return found
+
+
+def ended_people(batch: Batch) -> list[dict[str, str]]:
+    """Who the study ended in the batch, for the review page (never rejected: no review offers
+    it): the person's id on the site, why, and what became of their work there at the last sync."""
+    reasons = ended_by_study(batch)
+    people = {a.pk: a.external_id for a in Annotator.objects.filter(pk__in=reasons)}
+    rows: dict[str, dict[str, str]] = {
+        people[pk]: {"participant": people[pk], "why": why, "state": "not submitted on the site (returned)"}
+        for pk, why in reasons.items()
+    }
+    for sub in Submission.objects.filter(batch=batch).exclude(ended="").order_by("id"):
+        state = sub.get_review_display() if sub.review else (sub.channel_status or "unknown to the site")
+        row = rows.setdefault(sub.participant_ref, {"participant": sub.participant_ref, "why": sub.ended})
+        row["state"] = state
+    return sorted(rows.values(), key=lambda row: row["participant"])
 
 
 def study_holds(*, annotator: Annotator, batch: Batch) -> bool:

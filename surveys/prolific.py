@@ -25,7 +25,8 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation import prolific
 from annotation.channels import get_channel
-from annotation.channels.prolific import completion_redirect
+from annotation.channels.base import money
+from annotation.channels.prolific import ProlificChannel, completion_redirect
 from annotation.kinds import kind_of
 from annotation.models import Assignment, Batch, Unit
 from annotation.services.assignments import (
@@ -155,18 +156,30 @@ def _page(request: HttpRequest, assignment_pk: int) -> HttpResponse:
 
 
 def prolific_way(batch: Batch) -> Way:
-    """Back to Prolific with the study's second code, which asks the participant to return the
-    study: their place is freed and nothing counts against them (Prolific's rule for a failed
-    comprehension check: a return, never a rejection)."""
-    return Way(
-        how=_(
+    """Back to Prolific with the study's second code, whose action asks the participant to return
+    the study (or, where the batch's settings ask for a fixed screen-out, screens them out with
+    that payment): their place is freed and nothing counts against them (Prolific's rule for a
+    failed comprehension check: a return, never a rejection)."""
+    channel = get_channel(CHANNEL)
+    paid = channel.settings_for(batch).screen_out_reward if isinstance(channel, ProlificChannel) else None
+    how = (
+        _(
+            "Go back to Prolific with the button below: Prolific screens you out with a payment of %(paid)s, "
+            "which frees your place and does not count against you."
+        )
+        % {"paid": money(paid, channel.currency_code())}
+        if paid is not None
+        else _(
             "Go back to Prolific with the button below: Prolific will ask you to return the study, which frees "
             "your place and does not count against you."
-        ),
+        )
+    )
+    return Way(
+        how=how,
         url=completion_redirect(batch, prolific.FAILED_ATTENTION_CHECK),
         back=_("Back to Prolific"),
-        # stopped by live quality after some work: the completed code, and the researcher's review
-        # decides (Prolific allows a rejection only after two failed attention checks)
+        # stopped by live quality after some work: the completed code; the review approves finished
+        # work and asks for unfinished work back, never a rejection (services.ended)
         after_work=Way(
             how=_("Go back to Prolific with the button below: the researcher reviews the work you did."),
             url=completion_redirect(batch),

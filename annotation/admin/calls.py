@@ -41,15 +41,18 @@ class RecruitingStatus:
             lines.append(format_html("The {} consistency items come first in each worker's first unit.", lead))
         lines += _job_lines(batch)
         counts = batch.submissions.aggregate(
-            ok=Count("id", filter=Q(verified=True)), flagged=Count("id", filter=Q(verified=False))
+            ok=Count("id", filter=Q(verified=True)),
+            flagged=Count("id", filter=Q(verified=False)),
+            ended=Count("id", filter=~Q(ended="")),
         )
         url = reverse("admin:annotation_submission_changelist") + f"?batch__id__exact={batch.pk}"
         lines.append(
             format_html(
-                'Submissions: {} verified, <a href="{}">{} flagged</a>.',
+                'Submissions: {} verified, <a href="{}">{} flagged</a>; {} ended by the study (never rejected).',
                 counts["ok"],
                 url + "&verified__exact=0",
                 counts["flagged"],
+                counts["ended"],
             )
         )
         pending = unverified_pending(batch).count()

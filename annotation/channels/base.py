@@ -67,6 +67,11 @@ class SubmissionInfo:
     channel_status: str  # the channel's own word (Submitted, Approved, Rejected)
     token_ok: bool  # the answer carries the completion token our page issued
     submitted_at: datetime | None = None
+    #: the site's own sign that the study ended the person's part (Prolific: they came back with
+    #: the study's return code, or were screened out), in words; "" when there is none
+    ended: str = ""
+    #: the site already asked the person to return the work (Prolific's ``return_requested``)
+    return_requested: bool = False
 
 
 @dataclass(frozen=True)
@@ -208,6 +213,11 @@ class Channel(ABC):
 
     #: the channel's word (SubmissionInfo.channel_status) for work waiting for our review
     awaiting_review_status: ClassVar[str] = ""
+    #: True: the site can ask a person to give back work the study ended (``send_back``: unpaid,
+    #: never counted against them); False: such work, once submitted, is approved at review
+    #: (MTurk: it cannot pay less than the reward, and would approve it anyway when the HIT's
+    #: auto-approval delay runs out; a rejection would harm somebody who followed the rules)
+    sends_back: ClassVar[bool] = False
     #: a site that pays bonuses as orders (set up, then paid) takes at most this many per order;
     #: 0: bonuses go one by one through ``bonus``, whose request token makes a repeat a no-op
     bulk_bonus_rows: ClassVar[int] = 0
@@ -271,6 +281,12 @@ class Channel(ABC):
     def reject_ref(self, ref: str, *, feedback: str, category: str = "") -> None:
         """Refuse a piece of work by the channel's id (work that has no assignment of ours)."""
         raise ChannelNotSupported(f"the {self.title} channel has no work to reject")
+
+    def send_back(self, ref: str, *, reason: str) -> str:
+        """Ask the person to give back the work ``ref`` whose part the study ended (``reason``),
+        which frees its place and never counts against them; the channel's word for it now.
+        Only where ``sends_back``."""
+        raise ChannelNotSupported(f"the {self.title} channel cannot ask for work back")
 
     def asks_comprehension_itself(self, batch: "Batch") -> bool:
         """Whether the recruiting site asks the batch's comprehension check itself before the

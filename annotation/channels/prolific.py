@@ -11,14 +11,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
-from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 
 from annotation import prolific
@@ -42,19 +40,13 @@ from .base import (
 )
 from .calls import call_record, request_summary
 from .prolific_settings import StudySettings, study_settings_for
+from .prolific_work import to_submission
 from .registry import register
 from .review_rules import ReviewRules
 
 if TYPE_CHECKING:
     from annotation.models import Assignment, Batch
 
-STATUSES = {
-    "AWAITING REVIEW": "submitted",
-    "APPROVED": "approved",
-    "REJECTED": "rejected",
-    "RETURNED": "released",
-    "TIMED-OUT": "released",
-}
 STUDY_URL = "https://app.prolific.com/researcher/workspaces/studies/{}"
 #: a submission holding its place on Prolific: taken (RESERVED) or started (ACTIVE)
 LIVE = ("RESERVED", "ACTIVE")
@@ -118,11 +110,13 @@ class ProlificChannel(Channel):
     posting_noun = "studies"
     settings_help = (
         "Study settings as JSON: reward, estimated_minutes, maximum_minutes, first_languages, countries, "
-        "min_approval_rate, min_previous_submissions, allow_list, block_list, devices, rejection_category "
+        "min_approval_rate, min_previous_submissions, allow_list, block_list, devices, rejection_category, "
+        "screen_out_reward, screen_out_slots "
         "(name and description default to the project's and the batch's; consent is the batch's study file)."
     )
     recruits_remotely = True
     awaiting_review_status = "AWAITING REVIEW"
+    sends_back = True
     #: approve, reject and bulk bonuses (no messages, blocks or qualifications here); a rejection
     #: carries a message of at least 100 characters and one of Prolific's categories; an approval
     #: carries no text
@@ -175,7 +169,12 @@ class ProlificChannel(Channel):
             reward=ss.reward_minor,
             estimated_completion_time=ss.estimated_minutes,
             completion_codes=tuple(
-                prolific.standard_codes(codes[prolific.COMPLETED], codes[prolific.FAILED_ATTENTION_CHECK])
+                prolific.standard_codes(
+                    codes[prolific.COMPLETED],
+                    codes[prolific.FAILED_ATTENTION_CHECK],
+                    screen_out_reward=ss.screen_out_minor,
+                    screen_out_slots=ss.screen_out_slots or places,
+                )
             ),
             internal_name=internal_name(batch),
             filters=ss.filters(),
@@ -291,8 +290,7 @@ class ProlificChannel(Channel):
     def submissions(self, unit_ref: str) -> list[SubmissionInfo]:
         with translated():
             study = prolific.get_study(self.client(), unit_ref)
-            code = study.code_of(prolific.COMPLETED)
-            return [to_submission(s, unit_ref, code) for s in prolific.iter_submissions(self.client(), unit_ref)]
+            return [to_submission(s, study) for s in prolific.iter_submissions(self.client(), unit_ref)]
 
     def submission(self, ref: str) -> SubmissionInfo | None:
         try:
@@ -303,7 +301,7 @@ class ProlificChannel(Channel):
             raise
         except ChannelError:
             return None
-        return to_submission(found, study.id, study.code_of(prolific.COMPLETED))
+        return to_submission(found, study)
 
     def verify_submission(self, assignment: "Assignment") -> tuple[bool, str]:
         """Ask Prolific: it knows the submission (our session id), in our study, by our
@@ -334,6 +332,12 @@ class ProlificChannel(Channel):
         with translated():
             prolific.reject_submission(self.client(), ref, category=category or "FAILED_INSTRUCTIONS", message=feedback)
 
+    def send_back(self, ref: str, *, reason: str) -> str:
+        """Ask the participant to return the submission (``request-return``): unpaid, the place
+        freed once they do, never counted against them."""
+        with translated():
+            return prolific.request_return(self.client(), ref, reasons=[reason]).status
+
     def failed_checks_to_reject(self, batch: "Batch", *, category: str = "") -> int:
         """Prolific's attention-check policy: a rejection for failed checks (FAILED_CHECK) needs
         two failed checks, one in a study under 5 minutes; other categories are not this rule's."""
@@ -361,19 +365,3 @@ def study_of(batch: "Batch") -> str:
     if not ref:
         raise ChannelError(f"“{batch}” has no study on Prolific yet: publish it first")
     return ref
-
-
-def to_submission(found: prolific.Submission, study_id: str, our_code: str | None) -> SubmissionInfo:
-    return SubmissionInfo(
-        ref=found.id,
-        annotator_ref=found.participant_id,
-        unit_ref=found.study_id or study_id,
-        status=STATUSES.get(found.status, ""),
-        channel_status=found.status,
-        token_ok=bool(our_code) and found.code == our_code,
-        submitted_at=_when(found.completed_at),
-    )
-
-
-def _when(value: str | None) -> datetime | None:
-    return parse_datetime(value) if value else None

@@ -9,12 +9,15 @@
      "min_previous_submissions": 100,                # null = off
      "allow_list": [], "block_list": [],             # participant ids
      "devices": ["desktop"],                         # [] = any device
-     "rejection_category": "FAILED_INSTRUCTIONS"}
+     "rejection_category": "FAILED_INSTRUCTIONS",
+     "screen_out_reward": null,                      # e.g. "0.20": screen out with this fixed payment
+     "screen_out_slots": null}                       # at most this many (null: the study's places)
 
 The consent text and the comprehension check are the batch's study file (``Batch.study``), as on
 every channel; a participant who declines or fails the check is sent back to Prolific with the
-study's second completion code (FAILED_ATTENTION_CHECK, whose action asks them to return the
-study, so their place is freed without a rejection).
+study's second completion code: FAILED_ATTENTION_CHECK, whose action asks them to return the
+study, or with ``screen_out_reward`` FIXED_SCREENOUT, which screens them out with that fixed
+payment (a feature Prolific enables per workspace). Either frees the place without a rejection.
 
 Places: one per unit and annotator (``Batch.assignments_per_unit``), one study per batch.
 """
@@ -53,11 +56,18 @@ class StudySettings:
     block_list: tuple[str, ...] = ()
     devices: tuple[str, ...] = ("desktop",)
     rejection_category: str = "FAILED_INSTRUCTIONS"
+    screen_out_reward: Decimal | None = None
+    screen_out_slots: int | None = None
 
     @property
     def reward_minor(self) -> int:
         """The reward in pence/cents, as the API wants it."""
         return int(self.reward * 100)
+
+    @property
+    def screen_out_minor(self) -> int | None:
+        """The fixed screen-out payment in pence/cents (None: ask for a return instead)."""
+        return None if self.screen_out_reward is None else int(self.screen_out_reward * 100)
 
     def filters(self) -> tuple[dict[str, Any], ...]:
         """Prolific eligibility filters of these settings (top-level entries are ANDed)."""
@@ -173,9 +183,29 @@ def study_settings_parse(raw: dict[str, Any], *, defaults: dict[str, str] | None
         problems.append("allow_list and block_list: a participant cannot be on both")
     if values.get("rejection_category", StudySettings.rejection_category) not in prolific.REJECTION_CATEGORIES:
         problems.append(f"rejection_category: one of {', '.join(sorted(prolific.REJECTION_CATEGORIES))}")
+    values["screen_out_reward"] = _screen_out(values.get("screen_out_reward"), values["reward"], problems)
+    values["screen_out_slots"] = _whole(
+        "screen_out_slots", values.get("screen_out_slots"), problems, low=1, high=100000, optional=True
+    )
     if problems:
         raise StudySettingsError(problems)
     return StudySettings(**values)
+
+
+def _screen_out(value: Any, reward: Decimal, problems: list[str]) -> Decimal | None:
+    """The fixed screen-out payment: an amount above 0 and below the reward (None: off)."""
+    if value is None:
+        return None
+    try:
+        amount = Decimal(str(value))
+        if not amount.is_finite() or amount <= 0 or amount >= reward or amount != amount.quantize(Decimal("0.01")):
+            raise InvalidOperation
+    except InvalidOperation:
+        problems.append(
+            f'screen_out_reward: an amount above 0 and below the reward ({reward}) with at most 2 decimals, e.g. "0.20"'
+        )
+        return None
+    return amount
 
 
 def default_texts(batch: "Batch") -> dict[str, str]:

@@ -90,6 +90,7 @@ class Submission(models.Model):
         NONE = "", "Not reviewed"
         APPROVED = "approved", "Approved"
         REJECTED = "rejected", "Rejected"
+        RETURN_ASKED = "return_asked", "Asked to return (never rejected)"
 
     batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="submissions")
     assignment = models.ForeignKey(
@@ -103,8 +104,14 @@ class Submission(models.Model):
     channel_status = models.CharField(max_length=20, blank=True, help_text="Empty: the channel does not know it.")
     verified = models.BooleanField(default=False)
     problem = models.TextField(blank=True)
+    ended = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Why the study ended the person's part (consent declined, comprehension check failed, stopped "
+        "by live quality; or the site's sign: the study's return code, screened out). Such work is never rejected.",
+    )
     submitted_at = models.DateTimeField(null=True, blank=True)
-    review = models.CharField(max_length=10, choices=Review.choices, blank=True, default=Review.NONE)
+    review = models.CharField(max_length=12, choices=Review.choices, blank=True, default=Review.NONE)
     feedback = models.TextField(blank=True, help_text="What the participant was told with the review.")
     reviewed_at = models.DateTimeField(null=True, blank=True)
     synced_at = models.DateTimeField(auto_now=True)

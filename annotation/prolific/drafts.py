@@ -27,6 +27,12 @@ CUSTOM_BLOCKLIST = "custom_blocklist"
 COMPLETED = "COMPLETED"
 FAILED_ATTENTION_CHECK = "FAILED_ATTENTION_CHECK"
 NO_CONSENT = "NO_CONSENT"
+FIXED_SCREENOUT = "FIXED_SCREENOUT"
+#: the actions of a code that ends somebody's part without a rejection: Prolific asks them to
+#: return the submission, or screens them out with a fixed payment (both free the place)
+REQUEST_RETURN = "REQUEST_RETURN"
+FIXED_SCREEN_OUT_PAYMENT = "FIXED_SCREEN_OUT_PAYMENT"
+ENDING_ACTIONS = (REQUEST_RETURN, FIXED_SCREEN_OUT_PAYMENT)
 
 
 def completion_code(
@@ -46,17 +52,33 @@ def completion_code(
 
 
 def standard_codes(
-    completed: str, failed_check: str, *, return_reason: str = "You did not pass the attention or consent step."
+    completed: str,
+    failed_check: str,
+    *,
+    return_reason: str = "You did not pass the attention or consent step.",
+    screen_out_reward: int | None = None,
+    screen_out_slots: int = 0,
 ) -> list[dict[str, Any]]:
     """The platform's two endings: done (manual review: the quality run decides), and a
-    failed attention or consent step (the participant is asked to return the study, which
-    frees the place without a rejection against them)."""
-    return [
-        completion_code(completed, COMPLETED),
-        completion_code(
-            failed_check, FAILED_ATTENTION_CHECK, actions=[{"action": "REQUEST_RETURN", "return_reason": return_reason}]
-        ),
-    ]
+    failed attention or consent step, which never counts against the participant: Prolific asks
+    them to return the submission (REQUEST_RETURN) or, with ``screen_out_reward`` (minor units,
+    below the reward; a feature Prolific must have enabled on the workspace), screens them out
+    with that fixed payment (FIXED_SCREEN_OUT_PAYMENT, at most ``screen_out_slots`` times; the
+    study pauses when they are used). Either frees the place."""
+    if screen_out_reward is None:
+        second = completion_code(
+            failed_check, FAILED_ATTENTION_CHECK, actions=[{"action": REQUEST_RETURN, "return_reason": return_reason}]
+        )
+    else:
+        if screen_out_reward <= 0 or screen_out_slots <= 0:
+            raise ValueError("a fixed screen-out needs a positive reward and at least one slot")
+        action = {
+            "action": FIXED_SCREEN_OUT_PAYMENT,
+            "fixed_screen_out_reward": screen_out_reward,
+            "slots": screen_out_slots,
+        }
+        second = completion_code(failed_check, FIXED_SCREENOUT, actions=[action])
+    return [completion_code(completed, COMPLETED), second]
 
 
 def select_filter(filter_id: str, values: Iterable[str]) -> dict[str, Any]:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from .drafts import ENDING_ACTIONS
+
 
 def _minor(value: Any) -> Decimal:
     return Decimal(str(value or 0))
@@ -103,6 +105,18 @@ class Study:
             if item.get("code_type") == code_type and actor == "participant":
                 return item.get("code")
         return None
+
+    def ending_codes(self) -> frozenset[str]:
+        """The participant codes that end somebody's part without a rejection: their actions ask
+        the participant to return the submission or screen them out (REQUEST_RETURN,
+        FIXED_SCREEN_OUT_PAYMENT)."""
+        return frozenset(
+            item["code"]
+            for item in self.completion_codes
+            if item.get("code")
+            and (item.get("actor") or "participant") == "participant"
+            and any(a.get("action") in ENDING_ACTIONS for a in item.get("actions") or ())
+        )
 
 
 @dataclass(frozen=True)

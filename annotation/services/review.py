@@ -21,6 +21,7 @@ from annotation.channels.calls import records_calls
 from annotation.models import Assignment, Batch, Response, Submission
 
 from .assignments import assignments_set_status
+from .ended import ended_settle
 from .sync import batch_sync
 
 WHO = ("all", "kept", "dropped")
@@ -75,9 +76,16 @@ class ReviewReport:
     paid: int = 0
     skipped: dict[str, str] = field(default_factory=dict)  # the channel's work or participant id -> why
     failed: dict[str, str] = field(default_factory=dict)
+    #: work of people whose part the study ended (never rejected): approved, asked to return
+    ended_approved: int = 0
+    sent_back: int = 0
 
     def summary(self) -> str:
         parts = [f"{self.approved} approved", f"{self.rejected} rejected"]
+        if self.ended_approved or self.sent_back:
+            parts.append(
+                f"ended by the study (never rejected): {self.ended_approved} approved, {self.sent_back} asked to return"
+            )
         if self.paid:
             parts.append(f"{self.paid} bonus(es) paid")
         if self.skipped:
@@ -113,7 +121,8 @@ def decisions_apply(
     channel = _review_start(batch, reject_feedback, sync=sync)
     needed = channel.failed_checks_to_reject(batch, category=reject_category)
     report = ReviewReport()
-    pending = Submission.objects.filter(batch=batch, review=Submission.Review.NONE)
+    _settle_ended(batch, channel, report)
+    pending = Submission.objects.filter(batch=batch, review=Submission.Review.NONE, ended="")
     for sub in pending.select_related("assignment__annotator", "assignment__unit").order_by("id"):
         keep = decisions.keep.get(sub.assignment.annotator_id) if sub.assignment else None
         why = _not_reviewable(sub, keep, channel.awaiting_review_status)
@@ -155,6 +164,7 @@ def reject_unverified(*, batch: Batch, feedback: str, category: str = "", sync: 
     review_check(batch=batch, operation="reject_unverified", reject_feedback=feedback, rejection_category=category)
     channel = _review_start(batch, feedback, sync=sync)
     report = ReviewReport()
+    _settle_ended(batch, channel, report)
     for sub in unverified_pending(batch).order_by("id"):
         try:
             channel.reject_ref(sub.ref, feedback=feedback, category=category)
@@ -175,10 +185,20 @@ def _review_start(batch: Batch, reject_feedback: str, *, sync: bool) -> Channel:
     return get_channel(batch.channel)
 
 
+def _settle_ended(batch: Batch, channel: Channel, report: ReviewReport) -> None:
+    """Work of people whose part the study ended: asked back or approved, never rejected."""
+    settled = ended_settle(batch=batch, channel=channel, approve=True)
+    report.ended_approved, report.sent_back = settled.approved, settled.sent_back
+    report.failed.update(settled.failed)
+
+
 def unverified_pending(batch: Batch):
-    """Unverified submissions the channel still holds as awaiting review."""
+    """Unverified submissions the channel still holds as awaiting review, but for the work of
+    people whose part the study ended (never rejected: ``services.ended``)."""
     waiting = get_channel(batch.channel).awaiting_review_status
-    return Submission.objects.filter(batch=batch, verified=False, channel_status=waiting, review=Submission.Review.NONE)
+    return Submission.objects.filter(
+        batch=batch, verified=False, channel_status=waiting, review=Submission.Review.NONE, ended=""
+    )
 
 
 def _not_reviewable(sub: Submission, keep: bool | None, waiting: str) -> str:

@@ -32,8 +32,10 @@ from annotation.channels.base import (
 from annotation.channels.calls import records_calls
 from annotation.models import Assignment, Batch, Posting, Response, Submission, Unit
 from annotation.services.adjudication import adjudication_queue_confirmed
+from annotation.study_selectors import ended_by_study
 
 from .assignments import assignments_set_status
+from .ended import ended_settle
 
 log = logging.getLogger(__name__)
 SETTLED = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
@@ -47,6 +49,8 @@ class SyncReport:
     verified: int = 0
     flagged: int = 0
     updated: int = 0  # our Assignments whose status changed
+    ended: int = 0  # work of people whose part the study ended (never rejected)
+    sent_back: int = 0  # of it, asked back now (Prolific: request-return)
     errors: dict[str, str] = field(default_factory=dict)  # posting or work id -> reason
 
     def summary(self) -> str:
@@ -54,6 +58,8 @@ class SyncReport:
             f"{self.hits} posting(s), {self.listed} submission(s): {self.verified} verified, "
             f"{self.flagged} flagged, {self.updated} status change(s)"
         )
+        if self.ended:
+            text += f"; {self.ended} ended by the study ({self.sent_back} asked to return now)"
         return text + (f"; {len(self.errors)} error(s)" if self.errors else "")
 
     def as_dict(self) -> dict:
@@ -85,6 +91,7 @@ def batch_sync(*, batch: Batch) -> SyncReport:
     """
     channel = get_channel(batch.channel)
     report = SyncReport(batch=batch.pk)
+    ended = ended_by_study(batch)
     seen: set[str] = set()
     asked: set[str] = set()  # a posting shared by units (a Prolific study) is asked once
     units = batch.units.exclude(channel_ref="").prefetch_related("postings").order_by("position")
@@ -100,7 +107,7 @@ def batch_sync(*, batch: Batch) -> SyncReport:
             for submission in listed:
                 report.listed += 1
                 seen.add(submission.ref)
-                _match(batch, submission, report)
+                _match(batch, submission, report, ended)
     unlisted = (
         Assignment.objects.filter(unit__batch=batch, status__in=SETTLED)
         .exclude(channel_assignment_id="")
@@ -115,25 +122,29 @@ def batch_sync(*, batch: Batch) -> SyncReport:
             continue
         if found is None:
             for assignment in _ours(ref, batch.channel):
-                _record(assignment, None, report)
+                _record(assignment, None, report, ended)
         else:
-            _match(batch, found, report)
+            _match(batch, found, report, ended)
+    if channel.sends_back:  # ask back now what the study ended; reviews settle the rest
+        report.sent_back = ended_settle(batch=batch, channel=channel, approve=False).sent_back
+    report.ended = Submission.objects.filter(batch=batch).exclude(ended="").count()
     return report
 
 
-def _match(batch: Batch, submission: SubmissionInfo, report: SyncReport) -> None:
+def _match(batch: Batch, submission: SubmissionInfo, report: SyncReport, ended: dict[int, str]) -> None:
     ours = _ours(submission.ref, batch.channel)
     if not ours:
-        Submission.objects.update_or_create(
+        orphan, _created = Submission.objects.update_or_create(
             batch=batch,
             ref=submission.ref,
             assignment=None,
-            defaults=dict(_channel_fields(submission), verified=False, problem=NO_ANSWERS),
+            defaults=dict(_channel_fields(submission), verified=False, problem=NO_ANSWERS, ended=submission.ended),
         )
+        _asked_already(orphan, submission)
         report.flagged += 1
         return
     for assignment in ours:
-        _record(assignment, submission, report)
+        _record(assignment, submission, report, ended)
     Submission.objects.filter(ref=submission.ref, assignment=None).delete()
 
 
@@ -148,7 +159,16 @@ def _channel_fields(submission: SubmissionInfo | None) -> dict:
     )
 
 
-def _record(assignment: Assignment, submission: SubmissionInfo | None, report: SyncReport) -> None:
+def _asked_already(sub: Submission, submission: SubmissionInfo) -> None:
+    """Ended work the site already asked back (Prolific: the return code's own action) is
+    recorded as asked, so it is not asked twice."""
+    if sub.ended and submission.return_requested and sub.review == Submission.Review.NONE:
+        Submission.objects.filter(pk=sub.pk).update(review=Submission.Review.RETURN_ASKED)
+
+
+def _record(
+    assignment: Assignment, submission: SubmissionInfo | None, report: SyncReport, ended: dict[int, str]
+) -> None:
     if submission is None:
         problems = [UNKNOWN]
     else:
@@ -165,7 +185,7 @@ def _record(assignment: Assignment, submission: SubmissionInfo | None, report: S
             if not unconfirmed and not assignment.confirmed:  # its items may now have their first two
                 adjudication_queue_confirmed(assignment_id=assignment.pk)
             assignment.confirmed, assignment.unconfirmed_reason = not unconfirmed, unconfirmed[:300]
-        Submission.objects.update_or_create(
+        sub, _created = Submission.objects.update_or_create(
             assignment=assignment,
             defaults=dict(
                 _channel_fields(submission),
@@ -173,8 +193,11 @@ def _record(assignment: Assignment, submission: SubmissionInfo | None, report: S
                 ref=assignment.channel_assignment_id,
                 verified=verified,
                 problem="; ".join(problems),
+                ended=ended.get(assignment.annotator_id) or (submission.ended if submission else ""),
             ),
         )
+        if submission is not None:
+            _asked_already(sub, submission)
         if submission is not None and _update_status(assignment, submission, problems, verified):
             report.updated += 1
     if verified:

@@ -12,7 +12,7 @@ from typing import Any
 
 from annotation.models import Participation, Project
 from annotation.studies import StudySpec
-from annotation.study_selectors import batch_participations, study_batches
+from annotation.study_selectors import ENDED_WORDS, batch_participations, study_batches, study_step
 
 #: the per-annotator table of a batch shows this many people (the count says how many there are)
 PEOPLE_SHOWN = 50
@@ -38,6 +38,10 @@ class BatchSteps:
     attempts_total: int = 0
     checked: int = 0
     exit_answered: int = 0
+    #: whose part the study ended (declined, failed, stopped by live quality): never rejected, and
+    #: listed here, not among the annotators
+    ended: int = 0
+    stopped: int = 0
     people: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -93,8 +97,11 @@ def batch_steps(batch_id: int, name: str, study: StudySpec, people: list[Partici
         check_asked=study.comprehension is not None,
         exit_asked=study.exit_survey is not None,
     )
+    ends = {p.annotator_id: ENDED_WORDS.get(study_step(p, study, work_left=True), "") for p in people}
     for p in people:
         _count(steps, p)
+        steps.ended += bool(ends[p.annotator_id])
+        steps.stopped += ends[p.annotator_id] == ENDED_WORDS["stopped"]
     steps.people = [
         {
             "annotator": p.annotator.external_id,
@@ -103,6 +110,7 @@ def batch_steps(batch_id: int, name: str, study: StudySpec, people: list[Partici
             "attempts": len(p.attempts) if _reached_check(steps, p) else "—",
             "outcome": _outcome(steps, p),
             "exit": "yes" if p.exit_at else "no",
+            "ended": ends[p.annotator_id] or "—",
         }
         for p in people[:PEOPLE_SHOWN]
     ]

@@ -8,7 +8,7 @@ import pytest
 
 from annotation import prolific
 
-from .conftest import REJECTION, TASK_URL, Browser, admin, api_raw, published, take_part
+from .conftest import REJECTION, TASK_URL, Browser, admin, api_raw, draft, published, take_part
 
 
 def test_a_participant_opens_the_study_url_and_comes_back_with_the_code(client, server):
@@ -180,3 +180,57 @@ def test_paying_a_bonus_with_a_short_balance_says_to_top_up(client, server):
     admin(server, "POST", "/_local/balance", {"balance": 10})
     with pytest.raises(prolific.ProlificInsufficientFundsError, match="Top up"):
         prolific.pay_bonuses(client, bonus.id)
+
+
+def screen_out_study(client, *, slots: int = 1, places: int = 3) -> prolific.Study:
+    codes = prolific.standard_codes("C1DONE", "C2OUT", screen_out_reward=20, screen_out_slots=slots)
+    return published(client, completion_codes=tuple(codes), places=places)
+
+
+def test_a_screen_out_code_screens_out_pays_the_fixed_reward_and_frees_the_place(client, server):
+    """Issue 36: FIXED_SCREEN_OUT_PAYMENT ends in SCREENED OUT (the place freed); when its slots are
+    used up the study pauses, and a later one is left for review with a return requested."""
+    study = screen_out_study(client, slots=1, places=1)
+    out = take_part(server, study.id, "P1", code="C2OUT")
+    assert prolific.get_submission(client, out).status == "SCREENED OUT"
+    assert admin(server, "GET", "/_local/state")["screened_out_paid"] == 20
+    study = prolific.get_study(client, study.id)
+    assert (study.places_taken, study.status) == (0, "PAUSED")
+    assert study.ending_codes() == frozenset({"C2OUT"})
+    prolific.start_study(client, study.id)
+    late = take_part(server, study.id, "P2", code="C2OUT")
+    late_sub = prolific.get_submission(client, late)
+    assert (late_sub.status, late_sub.return_requested) == ("AWAITING REVIEW", True)
+
+
+def test_a_screen_out_reward_must_be_below_the_reward_and_have_slots(client, server):
+    bad = [{"action": "FIXED_SCREEN_OUT_PAYMENT", "fixed_screen_out_reward": 500, "slots": 0}]
+    codes = (
+        prolific.completion_code("C1DONE", "COMPLETED"),
+        prolific.completion_code("C2OUT", "FIXED_SCREENOUT", actions=bad),
+    )
+    status, body = api_raw(
+        server, "POST", "/api/v1/studies/", token=server.token, body=draft("batch-9", completion_codes=codes).to_api()
+    )
+    problems = " ".join(body["error"]["detail"]["completion_codes"])
+    assert status == 400 and "below the study's reward" in problems and "slots" in problems
+    with pytest.raises(ValueError, match="positive reward and at least one slot"):
+        prolific.standard_codes("C1DONE", "C2OUT", screen_out_reward=0, screen_out_slots=1)
+
+
+def test_the_participant_returns_a_submission_they_are_asked_to_return(client, server):
+    study = published(client)
+    browser = Browser(server.url)
+    started = browser.post("/participant/start", {"study_id": study.id, "participant_id": "P1"})
+    submission_id = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(started.location).query))["SESSION_ID"]
+    landed = browser.get(prolific.completion_url("C2FAIL", base=server.completion_url))
+    assert "id='return'" in landed.text  # the page offers the return Prolific asks for
+    assert browser.post("/participant/return", {"submission_id": "0" * 24}).status == 404
+    stranger = Browser(server.url)
+    stranger.post("/participant/start", {"study_id": study.id, "participant_id": "P2"})
+    assert stranger.post("/participant/return", {"submission_id": submission_id}).status == 404  # not theirs
+    returned = browser.post("/participant/return", {"submission_id": submission_id})
+    assert returned.status == 200 and "RETURNED" in returned.text
+    assert prolific.get_submission(client, submission_id).status == "RETURNED"
+    with pytest.raises(prolific.ProlificError, match="only submissions ACTIVE or AWAITING REVIEW"):
+        prolific.request_return(client, submission_id, reasons=["again"])

@@ -151,3 +151,21 @@ def test_bad_settings_name_every_problem():
         "colour",
     ):
         assert word in text
+
+
+@pytest.mark.parametrize("amount", ["0", "-0.10", "1.50", "2.00", "0.123", "lots"])
+def test_a_screen_out_reward_must_be_above_nothing_and_below_the_reward(amount):
+    batch = prolific_batch(channel_settings={"reward": "1.50", "screen_out_reward": amount, "screen_out_slots": 0})
+    with pytest.raises(ChannelSettingsError) as raised:
+        get_channel("prolific").check_settings(batch)
+    assert "screen_out_reward: an amount above 0 and below the reward (1.50)" in str(raised.value)
+    assert "screen_out_slots: a whole number from 1" in str(raised.value)
+
+
+def test_a_screen_out_reward_sets_the_second_code_up_as_a_fixed_screen_out():
+    batch = prolific_batch(units=2, assignments=2, channel_settings={"reward": "2.00", "screen_out_reward": "0.25"})
+    codes = get_channel("prolific").draft(batch, base_url=BASE_URL, places=4).completion_codes
+    assert [c["code_type"] for c in codes] == ["COMPLETED", "FIXED_SCREENOUT"]
+    assert codes[1]["actions"] == [{"action": "FIXED_SCREEN_OUT_PAYMENT", "fixed_screen_out_reward": 25, "slots": 4}]
+    plain = get_channel("prolific").draft(prolific_batch(), base_url=BASE_URL, places=4).completion_codes
+    assert plain[1]["code_type"] == "FAILED_ATTENTION_CHECK" and plain[1]["actions"][0]["action"] == "REQUEST_RETURN"

@@ -49,16 +49,24 @@ def test_the_section_counts_each_step_and_lists_the_people(staff_client, annotat
         "check_reached": "4",
         "check": "1 / 1 / 1 / 1",  # first try / later try / failed / one wrong try so far
         "mean_attempts": "1.50",  # (1 + 2 + 2 + 1) / 4
+        "ended": "2",  # issue 36: the declined and the failed one, never rejected, not annotators
         "took_part": "2",
         "exit": "2",
     }
     rows = {row[0]: row[1:] for row in people_rows(html, study.batch.pk)}
     people = study.people
-    assert rows[people["pending"].external_id] == ["invite", "Agreed", "1", "Not passed yet", "no"]
-    assert rows[people["second"].external_id] == ["invite", "Agreed", "2", "Passed", "yes"]
-    assert rows[people["failed"].external_id] == ["invite", "Agreed", "2", "Failed every attempt", "no"]
-    assert rows[people["declined"].external_id] == ["invite", "Declined", "—", "not reached", "no"]
-    assert rows[people["silent"].external_id] == ["invite", "Not answered", "—", "not reached", "no"]
+    assert rows[people["pending"].external_id] == ["invite", "Agreed", "1", "Not passed yet", "no", "—"]
+    assert rows[people["second"].external_id] == ["invite", "Agreed", "2", "Passed", "yes", "—"]
+    assert rows[people["failed"].external_id] == [
+        "invite",
+        "Agreed",
+        "2",
+        "Failed every attempt",
+        "no",
+        "comprehension check failed",
+    ]
+    assert rows[people["declined"].external_id] == ["invite", "Declined", "—", "not reached", "no", "consent declined"]
+    assert rows[people["silent"].external_id] == ["invite", "Not answered", "—", "not reached", "no", "—"]
     assert reverse("quality:export", args=[project.pk, "participants", "csv"]) in html
 
 

@@ -40,6 +40,7 @@ from annotation.services.review import (
     ReviewError,
     decisions_for,
 )
+from annotation.study_selectors import ended_people
 
 from ..common import request_base_url
 from .forms import AddAssignmentsForm, BatchSettingsForm, ExtendForm, ReviewForm
@@ -270,5 +271,6 @@ class RecruitmentActions(admin.ModelAdmin):
             f"Review the work of the {postings_on(queryset)}",
             form=form,
             sources=sources,
+            ended=[(batch, ended_people(batch)) for batch in batches],
             note="Only verified submissions are approved, rejected or paid; a sync runs first.",
         )

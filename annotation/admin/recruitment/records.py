@@ -61,7 +61,17 @@ class PostingAdmin(TeamScoped, ReadOnlyAdmin):
 @admin.register(Submission)
 class SubmissionAdmin(TeamScoped, ReadOnlyAdmin):
     project_path = "batch__project"
-    list_display = ("ref", "participant_ref", "batch", "channel_status", "verified", "problem", "review", "synced_at")
+    list_display = (
+        "ref",
+        "participant_ref",
+        "batch",
+        "channel_status",
+        "verified",
+        "problem",
+        "ended",
+        "review",
+        "synced_at",
+    )
     list_filter = ("verified", "channel_status", "review", ("batch", OwnTeamsFilter))
     list_select_related = ("batch",)
     search_fields = ("ref", "participant_ref", "posting_ref")
@@ -74,6 +84,7 @@ class SubmissionAdmin(TeamScoped, ReadOnlyAdmin):
         "channel_status",
         "verified",
         "problem",
+        "ended",
         "submitted_at",
         "review",
         "feedback",

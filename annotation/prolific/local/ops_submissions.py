@@ -145,6 +145,11 @@ def request_return(call: Call) -> tuple[int, Any]:
     if not isinstance(reasons, list) or not reasons:
         raise invalid(request_return_reasons="Give at least one reason.")
     row = submission(call.store, call.args[0])
+    if row["status"] not in ("ACTIVE", "AWAITING REVIEW"):
+        raise refused(
+            f"Cannot request a return of submission {row['id']}: its status is {row['status']}, and only "
+            "submissions ACTIVE or AWAITING REVIEW can be returned."
+        )
     call.store.execute("UPDATE submissions SET return_requested = 1 WHERE id = ?", (row["id"],))
     row = submission(call.store, row["id"])
     return 200, {

@@ -2,8 +2,11 @@
 time out (reference sections 3 and 5). Used by the simulator pages and the admin API.
 
 Statuses: ACTIVE -> AWAITING REVIEW (came back with a code; a code whose actions include
-AUTOMATICALLY_APPROVE goes straight to APPROVED; an unknown code still goes to review, as on
-Prolific), ACTIVE -> RETURNED | TIMED-OUT (the place is freed). Of the eligibility filters
+AUTOMATICALLY_APPROVE goes straight to APPROVED; one with REQUEST_RETURN goes to review with the
+return requested, and the participant may then return it; one with FIXED_SCREEN_OUT_PAYMENT goes
+to SCREENED OUT, paid that reward, while the code's slots last, and the study pauses when they
+are used up; an unknown code still goes to review, as on Prolific), ACTIVE | AWAITING REVIEW ->
+RETURNED, ACTIVE -> TIMED-OUT (RETURNED, TIMED-OUT, SCREENED OUT and REJECTED free the place). Of the eligibility filters
 only the custom allow-list and block-list are enforced (simulated participants have no
 demographics); the others are listed by ``GET /filters/``.
 """
@@ -117,11 +120,27 @@ def complete(store: Store, submission_id: str, code: str) -> sqlite3.Row:
             ),
             None,
         )
-        actions = {a.get("action") for a in (entry or {}).get("actions") or ()}
+        actions = {a.get("action"): a for a in (entry or {}).get("actions") or ()}
         status = "APPROVED" if "AUTOMATICALLY_APPROVE" in actions else "AWAITING REVIEW"
+        asked = "REQUEST_RETURN" in actions
+        screen_out = actions.get("FIXED_SCREEN_OUT_PAYMENT")
+        if screen_out is not None:
+            used = store.one(
+                "SELECT COUNT(*) FROM submissions WHERE study_id = ? AND status = 'SCREENED OUT'", (row["study_id"],)
+            )[0]
+            if used < int(screen_out["slots"]):
+                status, asked = "SCREENED OUT", False
+                paid = int(screen_out["fixed_screen_out_reward"])
+                store.set_meta("screened_out_paid", int(store.meta("screened_out_paid") or 0) + paid)
+                if used + 1 >= int(screen_out["slots"]):  # Prolific pauses the study when the slots are used
+                    db.execute(
+                        "UPDATE studies SET status = 'PAUSED' WHERE id = ? AND status = 'ACTIVE'", (row["study_id"],)
+                    )
+            else:  # no slot left: Prolific leaves it for the researcher, who asks for a return
+                asked = True
         db.execute(
             "UPDATE submissions SET status = ?, completed = ?, code = ?, return_requested = ? WHERE id = ?",
-            (status, store.now(), code or "NOCODE", int("REQUEST_RETURN" in actions), submission_id),
+            (status, store.now(), code or "NOCODE", int(asked), submission_id),
         )
     return store.one("SELECT * FROM submissions WHERE id = ?", (submission_id,))
 

@@ -6,6 +6,8 @@ GET|POST /participant/start         study_id, participant_id: take a place (or r
                                     the study URL with the placeholders filled in
 GET  /submissions/complete?cc=CODE  Prolific's completion URL: the code lands on the
                                     participant's ACTIVE submission
+POST /participant/return            submission_id: the participant returns their submission
+                                    (as Prolific's app lets them, e.g. when asked to)
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from .errors import ApiError
-from .participants import active_submission, complete, start
+from .participants import active_submission, complete, leave, start
 from .store import Store
 
 COOKIE = "prolific_pid"
@@ -51,6 +53,8 @@ def handle(store: Store, method: str, path: str, params: dict[str, str], partici
         return _start(store, params.get("study_id", ""), params.get("participant_id", ""))
     if path == "/submissions/complete" and method == "GET":
         return _complete(store, params.get("cc", ""), participant)
+    if path == "/participant/return" and method == "POST":
+        return _return(store, params.get("submission_id", ""), participant)
     return _error(404, f"No page {path}.")
 
 
@@ -76,6 +80,22 @@ def _start(store: Store, study_id: str, participant_id: str) -> Page:
     return Page(302, "", [("Location", url), ("Set-Cookie", f"{COOKIE}={participant_id}; Path=/; SameSite=Lax")])
 
 
+def _return(store: Store, submission_id: str, participant: str | None) -> Page:
+    row = store.submission_row(submission_id)
+    if row is None or row["participant_id"] != participant:
+        return _error(404, "No such submission of yours.")
+    try:
+        row = leave(store, submission_id, "RETURNED")
+    except ApiError as exc:
+        return _error(exc.status, str(exc.detail))
+    return _page(
+        "Submission returned",
+        f"<p>Submission <code id='submission'>{row['id']}</code>: status "
+        f"<strong id='status'>{html.escape(row['status'])}</strong>. Your place is free for somebody else.</p>"
+        "<p><a href='/participant/'>Take part in another study</a></p>",
+    )
+
+
 def _complete(store: Store, code: str, participant: str | None) -> Page:
     if not participant:
         return _error(400, "No participant: open the study from /participant/ first.")
@@ -93,7 +113,15 @@ def _complete(store: Store, code: str, participant: str | None) -> Page:
             + (
                 "<p id='return-requested'>The researcher asks you to return this submission: it frees your place "
                 "and does not count against you.</p>"
-                if row["return_requested"]
+                "<form method='post' action='/participant/return'><input type='hidden' name='submission_id' "
+                f"value='{row['id']}'><button type='submit' id='return'>Return this submission</button></form>"
+                if row["return_requested"] and row["status"] == "AWAITING REVIEW"
+                else ""
+            )
+            + (
+                "<p id='screened-out'>You were screened out: you are paid the study's screen-out reward, and "
+                "it does not count against you.</p>"
+                if row["status"] == "SCREENED OUT"
                 else ""
             )
             + "<p><a href='/participant/'>Take part in another study</a></p>"

@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS bonuses (
     rows TEXT NOT NULL, amount INTEGER NOT NULL, fees INTEGER NOT NULL, vat INTEGER NOT NULL,
     times_paid INTEGER NOT NULL DEFAULT 0, created REAL NOT NULL);
 """
-FREEING = ("RETURNED", "TIMED-OUT", "REJECTED")
+FREEING = ("RETURNED", "TIMED-OUT", "REJECTED", "SCREENED OUT")
 
 
 def iso(moment: float | None) -> str | None:
@@ -64,6 +64,7 @@ class Store(SqliteStore):
                 "fee_rate": str(fee_rate),
                 "vat_rate": str(vat_rate),
                 "currency": currency,
+                "screened_out_paid": "0",
             },
         )
 
@@ -111,6 +112,7 @@ class Store(SqliteStore):
             "studies": count("studies"),
             "submissions": count("submissions"),
             "bonuses": count("bonuses"),
+            "screened_out_paid": int(self.meta("screened_out_paid")),
             "workspace_id": self.meta("workspace_id"),
         }
 

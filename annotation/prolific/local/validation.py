@@ -34,7 +34,18 @@ def _positive_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def _codes(codes: Any) -> list[str]:
+def _screen_out(action: dict[str, Any], reward: Any) -> list[str]:
+    """A fixed screen-out payment: a reward (minor units) below the study's, and its slots."""
+    problems = []
+    paid = action.get("fixed_screen_out_reward")
+    if not _positive_int(paid) or (_positive_int(reward) and paid >= reward):
+        problems.append("fixed_screen_out_reward must be a whole number of at least 1, below the study's reward.")
+    if not _positive_int(action.get("slots")):
+        problems.append("slots must be a whole number of at least 1.")
+    return problems
+
+
+def _codes(codes: Any, reward: Any = None) -> list[str]:
     if not isinstance(codes, list) or not codes:
         return ["Give at least one completion code."]
     problems, seen = [], set()
@@ -51,6 +62,8 @@ def _codes(codes: Any) -> list[str]:
         for action in item.get("actions") or ():
             if not isinstance(action, dict) or action.get("action") not in ACTIONS:
                 problems.append(f"Unknown completion code action {action!r}.")
+            elif action["action"] == "FIXED_SCREEN_OUT_PAYMENT":
+                problems += _screen_out(action, reward)
     return problems
 
 
@@ -82,7 +95,9 @@ def check_study(data: dict[str, Any], *, partial: bool = False) -> None:
         errors["external_study_url"] = ["Enter a valid URL."]
     if data.get("prolific_id_option") not in (None, *ID_OPTIONS):
         errors["prolific_id_option"] = [f"Must be one of {', '.join(ID_OPTIONS)}."]
-    if (not partial or "completion_codes" in data) and (problems := _codes(data.get("completion_codes"))):
+    if (not partial or "completion_codes" in data) and (
+        problems := _codes(data.get("completion_codes"), data.get("reward"))
+    ):
         errors["completion_codes"] = problems
     if "filters" in data and (problems := _filters(data["filters"])):
         errors["filters"] = problems
