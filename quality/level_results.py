@@ -53,47 +53,56 @@ def level_columns(fields: Sequence[LabelField]) -> list[str]:
 
 def level_results(kept: pd.DataFrame, fields: Sequence[LabelField], bootstrap: Bootstrap) -> LevelResults:
     """The interval and span fields' results on the kept annotations (`bootstrap` seeds and sizes
-    the intervals of the means, as it does alpha's)."""
+    the intervals of the means, as it does alpha's). A stored value that is not a score or a list
+    of spans raises ValueError naming the field, the item and the annotator."""
     tables: list[pd.DataFrame] = []
     scores: dict[str, dict[str, Any]] = {}
     spans: dict[str, dict[str, Any]] = {}
-    for field in fields:
-        if kept.empty:
-            break
-        if is_span_field(field):
-            result = span_results(span_frame(kept, field))
-            tables.append(
-                pd.DataFrame(
-                    {
-                        f"{field.name}_spans": result.items["spans"],
-                        f"{field.name}_span_counts": result.items["label_counts"],
-                    }
-                )
-            )
-            spans[field.name] = {
-                "title": field.title or field.name,
-                "n_items": int(len(result.items)),
-                "items_with_spans": int(sum(bool(s) for s in result.items["spans"])),
-                "exact_f1": _number(result.exact_f1),
-                "overlap_f1": _number(result.overlap_f1),
-                "n_pairs": int(result.pairs[["exact_f1", "overlap_f1"]].notna().any(axis=1).sum()),
-                "labels": result.labels,
-            }
-        elif field.level == "interval":
-            result_scores = interval_scores(label_frame(kept, field), **bootstrap)
-            items = result_scores.items
-            tables.append(items[list(INTERVAL_SUFFIXES)].add_prefix(f"{field.name}_"))
-            scores[field.name] = {
-                "title": field.title or field.name,
-                "n_items": int(len(items)),
-                "mean_of_means": _number(items["mean"].mean()),
-                "mean_sd": _number(items["sd"].mean()),
-                "annotators_without_z": int(result_scores.annotators["sd"].fillna(0).eq(0).sum()),
-                "iterations": result_scores.iterations,
-                "confidence": result_scores.confidence,
-            }
+    for field in [] if kept.empty else fields:
+        try:
+            if is_span_field(field):
+                table, spans[field.name] = _spans(kept, field)
+            elif field.level == "interval":
+                table, scores[field.name] = _scores(kept, field, bootstrap)
+            else:
+                continue
+        except ValueError as error:
+            raise ValueError(f"label field {field.name!r}: {error}") from error
+        tables.append(table)
     frame = pd.concat(tables, axis=1) if tables else pd.DataFrame()
     return LevelResults(items=frame.set_axis([int(i) for i in frame.index]), scores=scores, spans=spans)
+
+
+def _spans(kept: pd.DataFrame, field: LabelField) -> tuple[pd.DataFrame, dict[str, Any]]:
+    result = span_results(span_frame(kept, field))
+    table = pd.DataFrame(
+        {f"{field.name}_spans": result.items["spans"], f"{field.name}_span_counts": result.items["label_counts"]}
+    )
+    summary = {
+        "title": field.title or field.name,
+        "n_items": int(len(result.items)),
+        "items_with_spans": int(sum(bool(s) for s in result.items["spans"])),
+        "exact_f1": _number(result.exact_f1),
+        "overlap_f1": _number(result.overlap_f1),
+        "n_pairs": int(result.pairs[["exact_f1", "overlap_f1"]].notna().any(axis=1).sum()),
+        "labels": result.labels,
+    }
+    return table, summary
+
+
+def _scores(kept: pd.DataFrame, field: LabelField, bootstrap: Bootstrap) -> tuple[pd.DataFrame, dict[str, Any]]:
+    result = interval_scores(label_frame(kept, field), **bootstrap)
+    items = result.items
+    summary = {
+        "title": field.title or field.name,
+        "n_items": int(len(items)),
+        "mean_of_means": _number(items["mean"].mean()),
+        "mean_sd": _number(items["sd"].mean()),
+        "annotators_without_z": int(result.annotators["sd"].fillna(0).eq(0).sum()),
+        "iterations": result.iterations,
+        "confidence": result.confidence,
+    }
+    return items[list(INTERVAL_SUFFIXES)].add_prefix(f"{field.name}_"), summary
 
 
 def _number(value: Any) -> float | None:

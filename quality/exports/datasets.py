@@ -178,9 +178,11 @@ def items(project: Project, options: Options = EXACT) -> Dataset:
     bootstrap interval and the method's name; `quality.agreement.aggregate_columns`); of each
     interval field the mean, median, SD, bootstrap interval of the mean and mean z-score, and of
     each span field the spans a majority marked and the spans per label
-    (`quality.level_results.level_columns`)."""
+    (`quality.level_results.level_columns`), unless the kind's released row is not one item
+    (`TaskKind.item_results`)."""
     kind = kind_of(project)
-    aggregated = aggregate_columns(kind.label_fields()) + level_columns(kind.label_fields())
+    levels = level_columns(kind.label_fields()) if kind.item_results else []
+    aggregated = aggregate_columns(kind.label_fields()) + levels
 
     def row_of(payload: dict[str, Any], diagnostics: dict[str, Any] | None) -> dict[str, Any] | None:
         row = kind.export_item(payload, diagnostics)

@@ -25,6 +25,7 @@ import pandas as pd
 from .aggregation import agreement_with_majority
 from .agreement_sets import masi_alpha
 from .alpha import Alpha, Bootstrap, krippendorff_alpha
+from .icc import ICC, icc_oneway
 from .kappa import (
     CohenKappas,
     FleissKappa,
@@ -33,7 +34,6 @@ from .kappa import (
     fleiss_kappa,
     observed_agreement,
 )
-from .icc import ICC, icc_oneway
 from .labels import clean_labels
 from .ratings import (
     AgreementVsRest,

@@ -9,9 +9,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import statistics
 
 import pytest
+from django.urls import reverse
 
 from annotation.kinds import kind_of
 from annotation.models import Project
@@ -138,3 +140,62 @@ def test_the_run_reports_icc_and_span_f1_instead_of_kappa():
     assert spans["exact_f1"] == pytest.approx((2 / 6 + 0 + 0) / 3)
     assert spans["labels"] == {"major": {"marked": 2, "agreed": 1}, "minor": {"marked": 5, "agreed": 1}}
     assert spans["items_with_spans"] == 2
+
+
+def row_of(html: str, table: str, field: str) -> str:
+    """The row of `field` in the first table after `table` (a piece of its opening tag)."""
+    after = html[html.index(table) :]
+    return re.search(rf'<tr data-field="{field}">(.*?)</tr>', after, re.S).group(1)
+
+
+def test_the_report_has_a_section_per_interval_and_span_field_and_no_kappa_for_scores(admin_client):
+    project = esa_project()
+    run = quality_run_create(project=project)
+    html = admin_client.get(reverse("quality:report", args=[project.pk])).content.decode()
+    agreement = row_of(html, 'id="agreement"', "esa_score")
+    assert 'data-figure="cohen">—<' in agreement and 'data-figure="fleiss">—<' in agreement
+    assert "37 and 38" in agreement  # the reason, in the row's note
+    icc = run.report["agreement"]["esa_score"]["icc"]["single"]
+    assert f'data-figure="icc">{icc:.3f}<' in row_of(html, 'class="figures scores"', "esa_score")
+    assert 'data-field="fluency"' in html[html.index('class="figures scores"') :]
+    spans = row_of(html, 'class="figures spans"', "esa_spans")
+    assert f'data-figure="exact_f1">{1 / 9:.3f}<' in spans
+    assert "major: 2 / 1" in spans and "minor: 5 / 1" in spans
+    assert "Two measures of one field may disagree" in html
+
+
+def test_the_hub_folder_types_the_scores_and_the_agreed_spans(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from quality.exports.hub import hub_folder_write
+
+    project = esa_project()
+    quality_run_create(project=project)
+    hub_folder_write(project=project, directory=tmp_path)
+    table = pq.read_table(tmp_path / "items" / "train.parquet")
+    schema = table.schema
+    span = pa.struct([("start", pa.int64()), ("end", pa.int64()), ("text", pa.string()), ("label", pa.string())])
+    assert schema.field("esa_spans_spans").type == pa.list_(span)  # a list of structs, not JSON text
+    assert schema.field("esa_score_z").type == pa.float64() and schema.field("fluency_mean").type == pa.float64()
+    rows = {row["segment_id"]: row for row in table.to_pylist()}
+    assert rows["s3"]["esa_spans_spans"] == AGREED["s3"]
+    card = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "`esa_score`: ICC(1)" in card and "`<field>_spans` is the list of spans a majority marked" in card
+
+
+def test_a_stored_value_that_is_not_a_score_or_spans_names_field_item_and_annotator():
+    import pandas as pd
+
+    from annotation.kinds import LabelField
+    from annotation.kinds.results import column_label
+    from quality.agreement import BOOTSTRAP
+    from quality.level_results import level_results
+
+    kept = pd.DataFrame({"item_id": [1, 1], "annotator_id": [5, 6], "score": [40, "lots"], "marks": [[], "oops"]})
+    score = LabelField("score", "interval", column_label("score"))
+    with pytest.raises(ValueError, match="label field 'score': interval value 'lots' of item 1 by annotator 6"):
+        level_results(kept, [score], BOOTSTRAP)
+    marks = LabelField("marks", "set", column_label("marks"), spans=column_label("marks"))
+    with pytest.raises(ValueError, match="label field 'marks': the spans of item 1 by annotator 6 are not a list"):
+        level_results(kept, [marks], BOOTSTRAP)
