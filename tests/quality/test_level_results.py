@@ -175,8 +175,15 @@ def test_the_hub_folder_types_the_scores_and_the_agreed_spans(tmp_path):
     hub_folder_write(project=project, directory=tmp_path)
     table = pq.read_table(tmp_path / "items" / "train.parquet")
     schema = table.schema
-    span = pa.struct([("start", pa.int64()), ("end", pa.int64()), ("text", pa.string()), ("label", pa.string())])
-    assert schema.field("esa_spans_spans").type == pa.list_(span)  # a list of structs, not JSON text
+    spans = schema.field("esa_spans_spans").type  # a list of structs, not JSON text
+    assert pa.types.is_list(spans) and pa.types.is_struct(spans.value_type)
+    # as a dict: PostgreSQL's jsonb stores an object's keys in its own order, so the struct's follow it
+    assert {f.name: f.type for f in spans.value_type} == {
+        "start": pa.int64(),
+        "end": pa.int64(),
+        "text": pa.string(),
+        "label": pa.string(),
+    }
     assert schema.field("esa_score_z").type == pa.float64() and schema.field("fluency_mean").type == pa.float64()
     rows = {row["segment_id"]: row for row in table.to_pylist()}
     assert rows["s3"]["esa_spans_spans"] == AGREED["s3"]
