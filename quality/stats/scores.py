@@ -30,6 +30,8 @@ import pandas as pd
 from .labels import clean_labels
 from .uncertainty import percentile_interval
 
+#: items whose bootstrap means are computed in one array (memory: items x iterations x scores)
+CHUNK_ITEMS = 256
 #: the per-item columns, in the order the exports write them
 ITEM_COLUMNS = ("n", "mean", "median", "sd", "ci_low", "ci_high", "z")
 
@@ -76,13 +78,33 @@ def interval_scores(
             "z": by_item["z"].mean(),
         }
     )
-    intervals = [
-        bootstrap_mean(group.to_numpy(), iterations=iterations, seed=seed, confidence=confidence)
-        for _, group in by_item["value"]
-    ]
-    items["ci_low"] = [low for low, _ in intervals]
-    items["ci_high"] = [high for _, high in intervals]
+    low, high = _intervals(labels, items.index, iterations=iterations, seed=seed, confidence=confidence)
+    items["ci_low"], items["ci_high"] = low, high
     return IntervalScores(items[list(ITEM_COLUMNS)], annotators, iterations, confidence)
+
+
+def _intervals(
+    labels: pd.DataFrame, items: pd.Index, *, iterations: int, seed: int, confidence: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """`bootstrap_mean` of every item's scores (in `items` order), computed for all items with the
+    same number of scores at once: with the same seed they draw the same resample positions."""
+    low, high = np.full(len(items), np.nan), np.full(len(items), np.nan)
+    if iterations <= 0 or labels.empty:
+        return low, high
+    ordered = labels.sort_values("item", kind="stable")  # an item's scores in their given order
+    positions = items.get_indexer(ordered["item"])
+    sizes = np.bincount(positions, minlength=len(items))
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    values = ordered["value"].to_numpy(dtype=float)
+    tail = (1 - confidence) / 2
+    for size in np.unique(sizes[sizes >= 2]):
+        rows = np.flatnonzero(sizes == size)
+        draws = np.random.default_rng(seed).integers(0, size, size=(iterations, size))
+        for chunk in np.array_split(rows, max(1, len(rows) // CHUNK_ITEMS)):
+            matrix = values[starts[chunk][:, None] + np.arange(size)]  # chunk items x their scores
+            means = matrix[:, draws].mean(axis=2)  # chunk items x iterations
+            low[chunk], high[chunk] = np.quantile(means, [tail, 1 - tail], axis=1)
+    return low, high
 
 
 def bootstrap_mean(values: np.ndarray, *, iterations: int, seed: int, confidence: float) -> tuple[float, float]:

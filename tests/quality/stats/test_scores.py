@@ -74,3 +74,14 @@ def test_one_score_has_no_sd_and_no_interval():
 def test_a_value_that_is_not_a_number_names_item_and_annotator():
     with pytest.raises(ValueError, match="'lots' of item 2 by annotator 'b'"):
         interval_scores(frame([(1, "a", 4), (2, "b", "lots")]))
+
+
+def test_every_items_interval_is_its_own_bootstrap_whatever_the_other_items():
+    rng = np.random.default_rng(3)
+    rows = [(item, f"p{k}", float(rng.integers(0, 101))) for item in range(600) for k in range(2 + item % 4)]
+    rows = [rows[i] for i in rng.permutation(len(rows))]  # items interleaved: each keeps its scores' order
+    items = interval_scores(frame(rows), iterations=200, seed=11).items
+    for item in (0, 1, 2, 3, 417, 599):
+        values = np.array([v for i, _, v in rows if i == item])
+        expected = bootstrap_mean(values, iterations=200, seed=11, confidence=0.95)
+        assert (items.loc[item, "ci_low"], items.loc[item, "ci_high"]) == pytest.approx(expected)
