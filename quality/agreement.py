@@ -25,6 +25,7 @@ from quality.stats.labels import clean_labels
 from quality.uncertainty import UNCERTAINTY_SUFFIXES, field_uncertainty
 
 BOOTSTRAP: Bootstrap = {"iterations": 1000, "seed": 0, "confidence": 0.95}
+ICC_FIGURES = ("single", "average", "k0", "msb", "msw", "f", "p_value", "n_items", "n_scores", "reason")
 #: per-item columns of an aggregated field, after its name: `<field>_majority` ... (as runs have
 #: always stored them), then the chosen method's label with its uncertainty (quality.uncertainty)
 AGGREGATE_SUFFIXES = ("majority", "majority_share", "majority_tie", "ds_label", "ds_posterior", *UNCERTAINTY_SUFFIXES)
@@ -202,6 +203,7 @@ def agreement_json(result: FieldAgreement, declared: LabelField) -> dict[str, An
         "fleiss": _plain(result.fleiss, ("value", "n_items", "raters_per_item", "n_excluded", "reason")),
         "spearman_pairwise_mean": _number(result.spearman.mean) if result.spearman else None,
         "spearman_vs_rest_mean": _number(result.spearman_vs_rest.mean) if result.spearman_vs_rest else None,
+        "icc": _plain(result.icc, ICC_FIGURES),
         "not_applicable": dict(result.not_applicable),
     }
     return out
@@ -216,6 +218,6 @@ def _plain(value: Any, names: Sequence[str]) -> dict[str, Any] | None:
 def _number(value: Any) -> Any:
     if hasattr(value, "item"):
         value = value.item()
-    if isinstance(value, float) and math.isnan(value):
+    if isinstance(value, float) and not math.isfinite(value):
         return None
     return value

@@ -46,6 +46,22 @@ def label_frame(frame: pd.DataFrame, field: LabelField) -> pd.DataFrame:
     )
 
 
+def span_frame(frame: pd.DataFrame, field: LabelField) -> pd.DataFrame:
+    """The long frame (item, annotator, value) of a span field, each value the spans as stored
+    (read by `field.spans`; None: no answer). ValueError for a field without spans."""
+    read = field.spans
+    if read is None:
+        raise ValueError(f"label field {field.name!r} holds no marked spans")
+    return pd.DataFrame(
+        {
+            "item": frame["item_id"].to_numpy(),
+            "annotator": frame["annotator_id"].to_numpy(),
+            "value": [read(row) for row in frame.to_dict("records")],
+        },
+        columns=["item", "annotator", "value"],
+    )
+
+
 def _plain(value: Any) -> Any:
     """A whole float back to int (a column of ints with gaps is read as floats: 2.0 is label 2)."""
     if hasattr(value, "item"):

@@ -250,3 +250,14 @@ def running_run(project: Project) -> QualityRun | None:
         .order_by("-created_at", "-id")
         .first()
     )
+
+
+def run_scores(run: QualityRun) -> dict:
+    """Per interval field: the per-item scores' summary (`quality.level_results`); empty for
+    runs before it or without interval fields."""
+    return (run.report or {}).get("scores") or {}
+
+
+def run_spans(run: QualityRun) -> dict:
+    """Per span field: pairwise span F1 and per-label counts (`quality.level_results`)."""
+    return (run.report or {}).get("spans") or {}

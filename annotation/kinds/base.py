@@ -175,6 +175,10 @@ class TaskKind(ABC):
     #: columns of the `items` export that the released format writes as numbers in text (a score
     #: with the release's digits): a typed copy (a Hub folder) reads them as numbers, "" as empty
     numeric_text_columns: ClassVar[tuple[str, ...]] = ()
+    #: whether the `items` export adds each item's results of its interval and span fields (mean,
+    #: z-score, agreed spans: `quality.level_results`); False where a released row is not one
+    #: item (a pair's two items written as one row, with the release's own scores)
+    item_results: ClassVar[bool] = True
 
     # --- import --------------------------------------------------------------------
     @abstractmethod

@@ -53,13 +53,17 @@ GENERIC_SETTINGS: dict[str, Any] = {
 class LabelField:
     """One label field: `value(row)` reads its label from an annotation row (a mapping of
     `annotation_columns`; None: no label), at a level of measurement; `order` ranks ordinal
-    labels that do not sort by themselves (easy < medium < difficult)."""
+    labels that do not sort by themselves (easy < medium < difficult). A field of marked spans
+    (level 'set': its label is the set of spans) also gives `spans(row)`, the spans as stored
+    (a list of {start, end, text, label}, offsets in code points of the item's text; None: no
+    answer), so a run can vote on characters and compare spans (quality.stats.spans)."""
 
     name: str
     level: str
     value: Callable[[Mapping[str, Any]], Any]
     order: tuple | None = None
     title: str = ""
+    spans: Callable[[Mapping[str, Any]], Any] | None = None
 
     def __post_init__(self) -> None:
         if self.level not in LABEL_LEVELS:

@@ -74,6 +74,19 @@ class FleissSerializer(serializers.Serializer):
     reason = serializers.CharField(allow_null=True)
 
 
+class ICCSerializer(serializers.Serializer):
+    single = serializers.FloatField(allow_null=True, help_text="ICC(1): the reliability of one annotator's score")
+    average = serializers.FloatField(allow_null=True, help_text="ICC(1,k): the reliability of the mean of k0 scores")
+    k0 = serializers.FloatField(allow_null=True, help_text="scores per item of the unbalanced design")
+    msb = serializers.FloatField(allow_null=True)
+    msw = serializers.FloatField(allow_null=True)
+    f = serializers.FloatField(allow_null=True)
+    p_value = serializers.FloatField(allow_null=True)
+    n_items = serializers.IntegerField()
+    n_scores = serializers.IntegerField()
+    reason = serializers.CharField(allow_null=True)
+
+
 class FieldAgreementSerializer(serializers.Serializer):
     field = serializers.CharField()
     title = serializers.CharField()
@@ -83,8 +96,11 @@ class FieldAgreementSerializer(serializers.Serializer):
     n_labels = serializers.IntegerField()
     observed = ObservedSerializer()
     alpha = AlphaSerializer()
-    cohen = CohenSerializer(allow_null=True, help_text="null for set-valued fields")
-    fleiss = FleissSerializer(allow_null=True, help_text="null for set-valued fields")
+    cohen = CohenSerializer(allow_null=True, help_text="null for set-valued and interval fields")
+    fleiss = FleissSerializer(allow_null=True, help_text="null for set-valued and interval fields")
+    icc = ICCSerializer(
+        allow_null=True, required=False, help_text="interval fields: the one-way ICC (Shrout & Fleiss' ICC(1))"
+    )
     spearman_pairwise_mean = serializers.FloatField(allow_null=True, help_text="interval fields (ratings)")
     spearman_vs_rest_mean = serializers.FloatField(allow_null=True, help_text="interval fields (ratings)")
     not_applicable = serializers.DictField(child=serializers.CharField(), help_text="coefficient -> why not")

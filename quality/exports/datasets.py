@@ -22,6 +22,7 @@ from annotation.kinds import kind_of
 from annotation.models import AdjudicationTask, FinalLabel, Item, Project, Response
 from annotation.selectors import annotation_columns, annotation_rows
 from quality.agreement import aggregate_columns
+from quality.level_results import level_columns
 from quality.models import QualityRun
 from quality.selectors import (
     annotator_decisions,
@@ -174,9 +175,14 @@ def items(project: Project, options: Options = EXACT) -> Dataset:
     """Every item in the kind's released format plus the latest run's diagnostics, and the
     aggregated label of each nominal/ordinal label field with its confidence (majority and its
     share, Dawid-Skene's label and posterior; then the label of the field's method, its posterior,
-    bootstrap interval and the method's name; `quality.agreement.aggregate_columns`)."""
+    bootstrap interval and the method's name; `quality.agreement.aggregate_columns`); of each
+    interval field the mean, median, SD, bootstrap interval of the mean and mean z-score, and of
+    each span field the spans a majority marked and the spans per label
+    (`quality.level_results.level_columns`), unless the kind's released row is not one item
+    (`TaskKind.item_results`)."""
     kind = kind_of(project)
-    aggregated = aggregate_columns(kind.label_fields())
+    levels = level_columns(kind.label_fields()) if kind.item_results else []
+    aggregated = aggregate_columns(kind.label_fields()) + levels
 
     def row_of(payload: dict[str, Any], diagnostics: dict[str, Any] | None) -> dict[str, Any] | None:
         row = kind.export_item(payload, diagnostics)

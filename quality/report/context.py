@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from quality.models import QualityRun
+from quality.report.levels import level_context
 from quality.report.predictions import predictions_context
 from quality.report.time_on_task import time_on_task_context
 from quality.selectors import (
@@ -16,6 +17,8 @@ from quality.selectors import (
     run_headline,
     run_pilot_agreement,
     run_plots,
+    run_scores,
+    run_spans,
     run_time_on_task,
     run_uncertainty,
 )
@@ -133,6 +136,7 @@ def run_report_context(run: QualityRun | None) -> dict[str, Any]:
         "time_on_task": time_on_task_context(run_time_on_task(run), run.parameters or {}),
         "checks": run_checks(run),
         "predictions": predictions_context(run),
+        **level_context(run_agreement(run), run_scores(run), run_spans(run)),
     }
 
 

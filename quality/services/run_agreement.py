@@ -12,10 +12,11 @@ import pandas as pd
 
 from annotation.kinds import QualityOutcome, kind_of
 from annotation.models import Project
-from quality.agreement import apply_annotator_rule, pilot_agreement, run_agreement
+from quality.agreement import BOOTSTRAP, apply_annotator_rule, pilot_agreement, run_agreement
 from quality.checks import apply_check_rule
 from quality.frames import kept_frame
 from quality.headline import headline
+from quality.level_results import level_results
 from quality.models import QualityRun, RunPlot
 from quality.prediction_selectors import project_gold, project_predictions
 from quality.predictions import predictions_report
@@ -44,8 +45,9 @@ def run_extras(
     outcome = apply_annotator_rule(frame, outcome, fields, settings)
     kept = kept_frame(frame, outcome.responses["keep"])
     agreement = run_agreement(kept, fields, settings)
+    levels = level_results(kept, fields, BOOTSTRAP)  # interval and span fields: not voted on
     annotators = outcome.annotators
-    items = _with_aggregates(outcome.items, agreement.items)
+    items = _with_aggregates(_with_aggregates(outcome.items, agreement.items), levels.items)
     merged = QualityOutcome(responses=outcome.responses, annotators=annotators, items=items, summary=outcome.summary)
     report = {
         "headline": headline(outcome.responses, annotators),
@@ -53,6 +55,8 @@ def run_extras(
         "agreement_fields": list(agreement.fields),  # jsonb reorders keys; this keeps the kind's order
         "aggregation": agreement.aggregation,
         "uncertainty": agreement.uncertainty,
+        "scores": levels.scores,
+        "spans": levels.spans,
     }
     if speed.report is not None:  # only with the too-fast rule on: a run without it stays as it was
         report["time_on_task"] = speed.report

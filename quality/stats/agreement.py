@@ -2,11 +2,12 @@
 
 Call `field_agreement(frame, level=...)` with the long label frame (item, annotator, value; see
 `labels.py`) and the field's level of measurement:
-- 'nominal' / 'ordinal' / 'interval': observed agreement, Cohen's kappa per pair and its mean,
-  Fleiss' kappa (these three unweighted: values as categories), Krippendorff's alpha at the level
-  with a bootstrap interval, and each annotator's kappa against the others' majority; for
-  'interval' (ratings) also the mean pairwise Spearman and each annotator's Spearman against the
-  mean of the rest, from `ratings.py`;
+- 'nominal' / 'ordinal' / 'interval': observed agreement, Krippendorff's alpha at the level with
+  a bootstrap interval, and each annotator's kappa against the others' majority; for 'nominal'
+  and 'ordinal' Cohen's kappa per pair and its mean and Fleiss' kappa (unweighted: values as
+  categories); for 'interval' (scores) instead of the kappas, which would count 37 against 38 as
+  far apart as 0 against 100, the ICC(1) of `icc.py`, the mean pairwise Spearman and each
+  annotator's Spearman against the mean of the rest, from `ratings.py`;
 - 'set': exact-match observed agreement and alpha with the MASI distance; kappas need single
   labels, so they are None with the reason in `not_applicable`.
 A coefficient that cannot be computed on these data (one annotator, no item with two labels, a
@@ -24,6 +25,7 @@ import pandas as pd
 from .aggregation import agreement_with_majority
 from .agreement_sets import masi_alpha
 from .alpha import Alpha, Bootstrap, krippendorff_alpha
+from .icc import ICC, icc_oneway
 from .kappa import (
     CohenKappas,
     FleissKappa,
@@ -43,6 +45,10 @@ from .ratings import (
 LEVELS = ("nominal", "ordinal", "interval", "set")
 SET_KAPPA = "kappa takes one label per annotator; a set-valued field is judged by alpha with MASI"
 NOT_RATINGS = "Spearman is for ratings (level 'interval')"
+INTERVAL_KAPPA = (
+    "kappa treats every value as its own category (37 and 38 as far apart as 0 and 100); "
+    "an interval field is judged by alpha (interval) and the ICC"
+)
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,7 @@ class FieldAgreement:
     per_annotator: pd.DataFrame | None = None  # see aggregation.agreement_with_majority (+ spearman_vs_rest)
     spearman: PairwiseAgreement | None = None
     spearman_vs_rest: AgreementVsRest | None = None
+    icc: ICC | None = None  # interval fields only
     not_applicable: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
@@ -95,16 +102,27 @@ def field_agreement(
             **counts,
         )
     per_annotator = agreement_with_majority(labels)
-    ratings = _ratings(labels, per_annotator, min_shared_ratings) if level == "interval" else {}
+    alpha = krippendorff_alpha(labels, level=level, order=order, **bootstrap)
+    if level == "interval":
+        ratings = _ratings(labels, per_annotator, min_shared_ratings)
+        return FieldAgreement(
+            level=level,
+            observed=observed_agreement(labels),
+            alpha=alpha,
+            per_annotator=ratings.pop("per_annotator"),
+            icc=icc_oneway(ratings.pop("numeric")),
+            not_applicable=MappingProxyType({"cohen": INTERVAL_KAPPA, "fleiss": INTERVAL_KAPPA}),
+            **ratings,
+            **counts,
+        )
     return FieldAgreement(
         level=level,
         observed=observed_agreement(labels),
-        alpha=krippendorff_alpha(labels, level=level, order=order, **bootstrap),
+        alpha=alpha,
         cohen=cohen_kappa_pairs(labels, min_shared=min_shared),
         fleiss=fleiss_kappa(labels),
-        per_annotator=ratings.pop("per_annotator", per_annotator),
-        not_applicable=MappingProxyType({} if ratings else {"spearman": NOT_RATINGS}),
-        **ratings,
+        per_annotator=per_annotator,
+        not_applicable=MappingProxyType({"spearman": NOT_RATINGS}),
         **counts,
     )
 
@@ -117,4 +135,4 @@ def _ratings(labels: pd.DataFrame, per_annotator: pd.DataFrame, min_shared: int)
     pairwise = pairwise_spearman(numeric, min_shared=min_shared, **columns)
     vs_rest = agreement_vs_rest(numeric, min_shared=min_shared, **columns)
     table = per_annotator.assign(spearman_vs_rest=vs_rest.per_annotator.reindex(per_annotator.index))
-    return {"spearman": pairwise, "spearman_vs_rest": vs_rest, "per_annotator": table}
+    return {"spearman": pairwise, "spearman_vs_rest": vs_rest, "per_annotator": table, "numeric": numeric}

@@ -93,6 +93,7 @@ class CoSimLex(TaskKind):
     title = "CoSimLex: graded word similarity in context"
     task_categories = ("sentence-similarity",)
     numeric_text_columns = tuple(SCORE_COLUMNS)
+    item_results = False  # a row is a pair of contexts, with each context's mean and SD already
     file_format = (
         "CoSimLex release file cosimlex_{lang}.csv (tab-separated, header, targets in <strong>, scores kept as "
         "reference) or SemEval-2020 Task 3 kit input data_{lang}.tsv; each row becomes two items, one per context"

@@ -255,7 +255,8 @@ def _label_field(q: Question) -> LabelField:
         order = tuple(range(1, int(q.get("size")) + 1))
     elif q.type in CHOICES and q.label == "ordinal" and q.get("options"):
         order = tuple(o["value"] if isinstance(o, Mapping) else o for o in q.get("options"))
-    return LabelField(q.id, q.label, lambda row: label_of(q, row.get(q.id)), order=order, title=q.prompt)
+    spans = (lambda row: row.get(q.id)) if q.type == "spans" else None
+    return LabelField(q.id, q.label, lambda row: label_of(q, row.get(q.id)), order=order, title=q.prompt, spans=spans)
 
 
 def _correctness(q: Question) -> Callable[[Mapping[str, Any], Mapping[str, Any]], bool | None]:

@@ -12,10 +12,11 @@ from django.utils.text import slugify
 from ruamel.yaml import YAML
 
 from annotation.channels.registry import UnknownChannel, get_channel
-from annotation.kinds import kind_of
+from annotation.kinds import LabelField, kind_of
 from annotation.models import Project
 from quality.agreement import AGGREGATE_SUFFIXES, AGGREGATED_LEVELS
 from quality.headline import WITH_ANNOTATOR
+from quality.level_results import INTERVAL_SUFFIXES, is_span_field
 from quality.models import QualityRun
 from quality.report.context import agreement_rows
 from quality.report.study_steps import project_study_steps, study_headline
@@ -207,14 +208,26 @@ def _agreement(run: QualityRun) -> str:
             f"| {_cell(str(r['title']))} (`{r['name']}`) | {r['level']} | {r['n_items']} | {r['observed']} | "
             f"{r['cohen']} | {r['fleiss']} | {r['alpha']} | {r['interval']} |"
         )
+    iccs = [(name, f["icc"]) for name, f in run_agreement(run).items() if f.get("icc")]
+    if iccs:  # interval fields: kappa treats every value as its own category, so ICC(1) instead
+        lines.append(
+            "\nκ is not given for interval fields (it treats every value as its own category); their "
+            "intraclass correlation, one-way (Shrout & Fleiss' ICC(1), as items get different annotators):\n"
+        )
+        for name, icc in iccs:
+            single, average = icc.get("single"), icc.get("average")
+            shown = "—" if single is None else f"{single:.3f}"
+            lines.append(f"- `{name}`: ICC(1) {shown}, ICC(1,k) {'—' if average is None else f'{average:.3f}'}")
     return "\n".join(lines) + "\n"
 
 
 def _aggregation(project: Project, run: QualityRun) -> str:
-    fields = [f for f in kind_of(project).label_fields() if f.level in AGGREGATED_LEVELS]
+    kind = kind_of(project)
+    fields = [f for f in kind.label_fields() if f.level in AGGREGATED_LEVELS]
     summary, uncertainty = run_aggregation(run), run_uncertainty(run)
+    levels = _levels(kind.label_fields()) if kind.item_results else ""
     if not fields:
-        return "## Aggregation\n\nThe task declares no nominal or ordinal label field: the `items` config carries the item's own diagnostics only.\n"
+        return "## Aggregation\n\nThe task declares no nominal or ordinal label field: nothing is voted on.\n" + levels
     columns = ", ".join(f"`<field>_{s}`" for s in AGGREGATE_SUFFIXES)
     lines = [
         "## Aggregation\n",
@@ -233,7 +246,32 @@ def _aggregation(project: Project, run: QualityRun) -> str:
             f"{s.get('majority_agrees_with_ds', 0)} | {'—' if posterior is None else f'{posterior:.3f}'} | "
             f"{u.get('method') or '—'} | {'—' if mean is None else f'{mean:.3f}'} |"
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + levels
+
+
+def _levels(fields: Sequence[LabelField]) -> str:
+    """What the `items` config carries of the interval and span fields (`level_columns`)."""
+    scores = [f"`{f.name}`" for f in fields if f.level == "interval" and not is_span_field(f)]
+    spans = [f"`{f.name}`" for f in fields if is_span_field(f)]
+    lines = []
+    if scores:
+        suffixes = ", ".join(f"`<field>_{s}`" for s in INTERVAL_SUFFIXES)
+        lines.append(
+            f"\nScores ({', '.join(scores)}: interval fields) are not voted on: the `items` config carries {suffixes}: "
+            "the mean, median and standard deviation of the item's scores, a bootstrap 95 % interval of the mean "
+            "(the item's scores resampled with replacement, seeded), and the mean of the scores' z-scores (each "
+            "score standardised by its annotator's mean and standard deviation over all their items, as WMT "
+            "reports direct assessment).\n"
+        )
+    if spans:
+        lines.append(
+            f"\nMarked spans ({', '.join(spans)}): `<field>_spans` is the list of spans a majority marked "
+            "({start, end, text, label}, offsets in code points of the item's text, `end` exclusive): a character "
+            "is kept when more than half of the annotators who answered marked it, with the label most of them "
+            "gave (none on a tie), and runs of kept characters with one label are one span; "
+            "`<field>_span_counts` is how many spans each label got from all annotators.\n"
+        )
+    return "".join(lines)
 
 
 def _upload(project: Project) -> str:

@@ -24,9 +24,22 @@ def test_krippendorffs_example_at_every_level(level):
     assert result.alpha.low < result.alpha.value <= result.alpha.high
     assert (result.n_items, result.n_annotators, result.n_labels) == (12, 4, 41)
     assert result.observed.value == pytest.approx(9 / 11)
-    assert result.cohen.n_pairs == 6
-    assert result.fleiss.raters_per_item == 4
+    if level == "interval":  # kappa treats values as categories: not for scores
+        assert result.cohen is None and result.fleiss is None
+        assert "37 and 38" in result.not_applicable["cohen"] and result.icc.n_items == 11
+    else:
+        assert result.cohen.n_pairs == 6
+        assert result.fleiss.raters_per_item == 4
     assert list(result.per_annotator.index) == ["A", "B", "C", "D"]
+
+
+def test_an_interval_field_gets_the_icc_of_its_scores():
+    from quality.stats.icc import icc_oneway
+
+    from .test_icc import SHROUT_FLEISS, long
+
+    result = field_agreement(long(SHROUT_FLEISS), level="interval", iterations=0)
+    assert result.icc == icc_oneway(long(SHROUT_FLEISS)) and round(result.icc.single, 2) == 0.17
 
 
 def test_ratings_get_the_spearman_figures_too():
@@ -86,8 +99,8 @@ def test_a_single_category_agrees_fully_but_has_no_chance_corrected_coefficient(
 def test_perfect_agreement_is_one_everywhere():
     table = {who: [1, 2, 3, 2, 1] for who in "ABC"}
     result = field_agreement(from_columns(table), level="interval", iterations=20)
-    assert result.alpha.value == 1.0 and result.fleiss.value == pytest.approx(1.0)
-    assert result.cohen.mean == pytest.approx(1.0) and result.spearman.mean == pytest.approx(1.0)
+    assert result.alpha.value == 1.0 and result.icc.single == 1.0
+    assert result.spearman.mean == pytest.approx(1.0)
     assert list(result.per_annotator["kappa"]) == [1.0, 1.0, 1.0]
 
 
