@@ -28,6 +28,7 @@ from annotation.channels import get_channel
 from annotation.channels.prolific import completion_redirect
 from annotation.kinds import kind_of
 from annotation.models import Assignment, Batch, Unit
+from annotation.selectors.work import assignment_with_progress, response_for_save
 from annotation.services.assignments import (
     EntryRefused,
     NoWorkLeft,
@@ -36,7 +37,6 @@ from annotation.services.assignments import (
 )
 from annotation.services.entries import entry_confirm, unconfirmed_reason
 from annotation.services.responses import assignment_submit_if_complete
-from annotation.work_selectors import assignment_with_progress, response_for_save
 
 from . import flow
 from .pages import ENGINE

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.models import Participation, Project
+from annotation.selectors.study import batch_participations, study_batches
 from annotation.studies import StudySpec
-from annotation.study_selectors import batch_participations, study_batches
 
 #: the per-annotator table of a batch shows this many people (the count says how many there are)
 PEOPLE_SHOWN = 50
