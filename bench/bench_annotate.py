@@ -36,241 +36,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import threading
 import time
-import urllib.parse
 from collections import Counter
 
 import common
-from annotator_pages import ERROR_MSG, FIELD, SWAP, answer, cookie_header, hidden_fields, recam_study, store_cookies
-from http_driver import Driver, Request
-from server import Gunicorn, free_port, loadavg, server_side
+from annotator_pages import recam_study
+from http_driver import Driver
+from server import BackendCpu, Gunicorn, free_port, loadavg, server_side, worker_memory_mb
+from virtual_annotator import Budget, VirtualAnnotator
 
 TARGET_P95_MS = 50.0
 TARGET_SAVES_PER_S = 400.0
-
-
-class Stop(Exception):
-    pass
-
-
-class VirtualAnnotator:
-    """One person in a browser: own connection (kept alive while the server allows) and own
-    cookies. `main()` is the client that http_driver.Driver runs: it yields requests and is sent
-    their replies."""
-
-    def __init__(
-        self,
-        n: int,
-        port: int,
-        token: str,
-        deadline: float,
-        budget: "Budget",
-        *,
-        mode: str = "swap",
-        view_every: int = 7,
-        interval: float = 0.0,
-        first_at: float = 0.0,
-    ):
-        self.name = f"annotator-{n}"
-        self.port, self.token, self.deadline, self.budget = port, token, deadline, budget
-        self.mode, self.view_every = mode, view_every
-        # paced (--rate): this annotator's saves are due every `interval` seconds from `first_at`
-        self.interval, self.next_at = interval, first_at
-        self.cookies: dict[str, str] = {}
-        self.records: list[tuple[str, float, float, int]] = []  # (kind, start, seconds, status)
-        self.errors: Counter = Counter()
-        self.error_samples: list[str] = []
-        self.finished_items = 0
-        self.done_reason = ""
-
-    # --- HTTP ---------------------------------------------------------------------
-    def request(
-        self,
-        kind: str,
-        method: str,
-        path: str,
-        form: dict | None = None,
-        extra_headers: dict | None = None,
-        due: float | None = None,
-    ):
-        """One request (a generator: `status, headers, page = yield from self.request(...)`);
-        with `due` (its scheduled time) it is sent then, and its latency counts from then."""
-        if time.monotonic() >= self.deadline:
-            raise Stop("time cap")
-        if not self.budget.take():
-            raise Stop("request cap")
-        headers = {
-            "User-Agent": "bench-annotator",
-            "Accept": "text/html",
-            **(extra_headers or {}),
-            **cookie_header(self.cookies),
-        }
-        body = b""
-        if form is not None:
-            body = urllib.parse.urlencode(form).encode()
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        try:
-            reply = yield Request(method, path, headers, body, due)
-        except (OSError, TimeoutError) as exc:  # refused, reset twice, no answer in time
-            self.errors[f"{kind}: {type(exc).__name__}"] += 1
-            raise
-        start = reply.started
-        seconds = reply.finished - (start if due is None else min(due, start))
-        store_cookies(self.cookies, reply.headers_all("Set-Cookie"))
-        self.records.append((kind, start, seconds, reply.status))
-        return reply.status, {k: v for k, v in reply.headers}, reply.body.decode("utf-8", "replace")
-
-    def fail(self, what: str, detail: str = "") -> None:
-        self.errors[what] += 1
-        if len(self.error_samples) < 3:
-            self.error_samples.append(f"{what}: {detail[:300]}")
-
-    # --- the walk -------------------------------------------------------------------
-    def main(self):
-        try:
-            yield from self.walk()
-        except Stop as stop:
-            self.done_reason = str(stop)
-        except Exception as exc:  # noqa: BLE001 - every failure is counted, none stops the others
-            self.fail(f"exception {type(exc).__name__}", repr(exc))
-            self.done_reason = f"error: {exc!r}"
-
-    def walk(self):
-        invite = f"/i/{self.token}/"
-        status, _, page = yield from self.request("join", "GET", invite)
-        if status != 200:
-            return self.fail(f"join GET {status}", page)
-        token = FIELD["csrfmiddlewaretoken"].search(page).group(1)
-        status, headers, page = yield from self.request("join", "POST", invite, {"csrfmiddlewaretoken": token})
-        if status != 302:
-            return self.fail(f"join POST {status}", page)
-        work = urllib.parse.urlsplit(headers["Location"]).path
-        status, _, page = yield from self.request("view", "GET", work)
-        saved = 0
-        while True:
-            if status not in (200, 400):
-                self.fail(f"page {status}", page)
-                status, _, page = yield from self.request("view", "GET", work)
-                continue
-            if ERROR_MSG.search(page):  # a save that the server refused, shown as a message
-                self.fail("save refused (message on next page)", page[page.find('class="msg error"') :][:300])
-            form = hidden_fields(page)
-            if "page" not in form:
-                raise Stop("no more work")
-            form.update(answer(form["page"], page))
-            due = None
-            if self.interval:  # paced: sent at its scheduled time (never made up by skipping)
-                due, self.next_at = self.next_at, self.next_at + self.interval
-            if self.mode == "swap":  # what annotate.js does: the answer to the save is the next page
-                status, _, page = yield from self.request("save", "POST", work, form, SWAP, due=due)
-                if status != 200:
-                    self.fail(f"save {status}", page)
-            else:  # POST/Redirect/GET, as without the page script
-                status, _, body = yield from self.request("save", "POST", work, form, due=due)
-                if status != 302:
-                    self.fail(f"save {status}", body)
-            saved += 1
-            if status in (200, 302) and form["page"] == "difficulty":
-                self.finished_items += 1
-            if self.mode != "swap" or (self.view_every and saved % self.view_every == 0):
-                status, _, page = yield from self.request("view", "GET", work)
-
-
-class BackendCpu(threading.Thread):
-    """CPU used by the PostgreSQL backends of one database during the run. Sampled every 0.5 s,
-    so backends that exit (a recycled gunicorn worker closes its connections) still count."""
-
-    def __init__(self, dbname: str):
-        super().__init__(daemon=True)
-        self.dbname = dbname
-        self.start_cpu = {pid: common.cpu_seconds(pid) for pid in common.postgres_backends(dbname)}
-        self.last: dict[int, float] = dict(self.start_cpu)
-        self.done = threading.Event()
-        self.start()
-
-    def sample(self) -> None:
-        for pid in common.postgres_backends(self.dbname):
-            cpu = common.cpu_seconds(pid)
-            if cpu:
-                self.last[pid] = cpu
-
-    def run(self) -> None:
-        while not self.done.wait(0.5):
-            self.sample()
-
-    def stop(self) -> float:
-        self.done.set()
-        self.join()
-        self.sample()
-        return sum(cpu - self.start_cpu.get(pid, 0.0) for pid, cpu in self.last.items())
-
-
-class Budget:
-    """A shared cap on the number of requests (the annotators share one thread)."""
-
-    def __init__(self, limit: int):
-        self.left = limit
-
-    def take(self) -> bool:
-        if self.left <= 0:
-            return False
-        self.left -= 1
-        return True
-
-
-def preload_responses(count: int, *, chunk: int = 5000) -> int:
-    """A study that has grown: `count` completed responses of another project's annotators in the
-    same tables, written before the run (does a save slow as the tables grow?)."""
-    from django.utils import timezone
-
-    from annotation.models import Annotator, Assignment, Project, Response
-    from annotation.services.batches import batch_create
-    from annotation.services.imports import items_import
-
-    if count <= 0:
-        return 0
-    items_per_unit = 50
-    older = Project.objects.create(name="Bench ReCAM, earlier study", kind="recam", team=common.bench_team())
-    items_import(project=older, data=common.recam_jsonl(items_per_unit, tag="preload"), filename="earlier.jsonl")
-    batch = batch_create(project=older, name="earlier", items_per_unit=items_per_unit, assignments_per_unit=1)
-    unit = batch.units.get()
-    item_ids = list(unit.items.order_by("unit_items__position").values_list("id", flat=True))
-    answers = {"pre": {"choice": 0}, "post": {"choice": 0}, "difficulty": {"difficulty": "easy"}}
-    now, written = timezone.now(), 0
-    while written < count:
-        people = Annotator.objects.bulk_create(
-            Annotator(project=older, channel="invite", external_id=f"earlier-{written + n}")
-            for n in range(max(1, min(chunk, count - written) // items_per_unit))
-        )
-        assignments = Assignment.objects.bulk_create(
-            Assignment(unit=unit, annotator=a, status=Assignment.Status.SUBMITTED, submitted_at=now) for a in people
-        )
-        rows = [
-            Response(assignment=s, item_id=i, position=n, answers=answers, completed_at=now)
-            for s in assignments
-            for n, i in enumerate(item_ids)
-        ]
-        Response.objects.bulk_create(rows[: count - written], batch_size=1000)
-        written += min(len(rows), count - written)
-    return written
-
-
-def worker_memory_mb(pids: list[int]) -> dict[str, list[float]]:
-    """Each gunicorn worker's memory, MB: resident (VmRSS, which counts pages shared with the
-    master and the other workers in full), proportional (Pss: shared pages split among their
-    sharers) and its own (Private_Clean + Private_Dirty: what the worker alone adds)."""
-    sizes: dict[str, list[float]] = {"rss": [], "pss": [], "private": []}
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as rollup:
-                kb = {line.split(":")[0]: int(line.split()[1]) for line in rollup if line.endswith("kB\n")}
-        except (OSError, ValueError):
-            continue
-        sizes["rss"].append(round(kb["Rss"] / 1024, 1))
-        sizes["pss"].append(round(kb["Pss"] / 1024, 1))
-        sizes["private"].append(round((kb["Private_Clean"] + kb["Private_Dirty"]) / 1024, 1))
-    return sizes
 
 
 def summarize(records, kind, t0, t1):
@@ -313,7 +89,7 @@ def run(
         from django.db import connections
 
         project, batch, invite = recam_study(items, items_per_unit, annotators_per_item)
-        preloaded = preload_responses(preload)
+        preloaded = common.preload_responses(preload)
         connections.close_all()
 
         port = free_port(port)

@@ -1,6 +1,6 @@
 """Benchmark 4: handing out a unit (`annotation.services.assignments.assignment_next`) as a
 batch grows. A hand-out runs once every few items, but under the batch's lock, and its unit rule
-(`annotation.work_selectors.next_unit`: in the batch's hand-out order, overlap first by default,
+(`annotation.selectors.work.next_unit`: in the batch's hand-out order, overlap first by default,
 the unit with the most holders below its annotators, none of whose items the annotator has had)
 reads the whole batch: does it slow with the number of units?
 
@@ -30,8 +30,8 @@ def run(db: str, *, items: int, rounds: int, annotators: int = 16, keep: bool = 
         from annotator_pages import recam_study
 
         from annotation.models import Annotator, Assignment
+        from annotation.selectors.work import next_unit
         from annotation.services.assignments import assignment_next
-        from annotation.work_selectors import next_unit
 
         project, batch, _ = recam_study(items, 5, 3)
         people = [

@@ -89,7 +89,7 @@ def run_policy(crowd: Any, seed: int, args: argparse.Namespace, target: float | 
     from django.utils import timezone
 
     from annotation.models import Annotator, AnnotatorEstimate, Assignment, Item, Project, Response
-    from annotation.selectors import labels_saved
+    from annotation.selectors.batches import labels_saved
     from annotation.services import adaptive
     from annotation.services.adaptive import completion_queue
     from annotation.services.assignments import NoWorkLeft, assignment_next

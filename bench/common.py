@@ -257,3 +257,40 @@ def bench_team() -> Any:
     from annotation.models import Team
 
     return Team.objects.get_or_create(name="Bench team")[0]
+
+
+def preload_responses(count: int, *, chunk: int = 5000) -> int:
+    """A study that has grown: `count` completed responses of another project's annotators in the
+    same tables, written before the run (does a save slow as the tables grow?)."""
+    from django.utils import timezone
+
+    from annotation.models import Annotator, Assignment, Project, Response
+    from annotation.services.batches import batch_create
+    from annotation.services.imports import items_import
+
+    if count <= 0:
+        return 0
+    items_per_unit = 50
+    older = Project.objects.create(name="Bench ReCAM, earlier study", kind="recam", team=bench_team())
+    items_import(project=older, data=recam_jsonl(items_per_unit, tag="preload"), filename="earlier.jsonl")
+    batch = batch_create(project=older, name="earlier", items_per_unit=items_per_unit, assignments_per_unit=1)
+    unit = batch.units.get()
+    item_ids = list(unit.items.order_by("unit_items__position").values_list("id", flat=True))
+    answers = {"pre": {"choice": 0}, "post": {"choice": 0}, "difficulty": {"difficulty": "easy"}}
+    now, written = timezone.now(), 0
+    while written < count:
+        people = Annotator.objects.bulk_create(
+            Annotator(project=older, channel="invite", external_id=f"earlier-{written + n}")
+            for n in range(max(1, min(chunk, count - written) // items_per_unit))
+        )
+        assignments = Assignment.objects.bulk_create(
+            Assignment(unit=unit, annotator=a, status=Assignment.Status.SUBMITTED, submitted_at=now) for a in people
+        )
+        rows = [
+            Response(assignment=s, item_id=i, position=n, answers=answers, completed_at=now)
+            for s in assignments
+            for n, i in enumerate(item_ids)
+        ]
+        Response.objects.bulk_create(rows[: count - written], batch_size=1000)
+        written += min(len(rows), count - written)
+    return written

@@ -12,6 +12,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -176,3 +177,87 @@ def server_side(log_path, annotator_paths: set[str]) -> dict:
         "tracebacks": text.count("Traceback (most recent call last)"),
         "worker_timeouts": text.count("WORKER TIMEOUT"),
     }
+
+
+class BackendCpu(threading.Thread):
+    """CPU used by the PostgreSQL backends of one database during the run. Sampled every 0.5 s,
+    so backends that exit (a recycled gunicorn worker closes its connections) still count."""
+
+    def __init__(self, dbname: str):
+        super().__init__(daemon=True)
+        self.dbname = dbname
+        self.start_cpu = {pid: common.cpu_seconds(pid) for pid in common.postgres_backends(dbname)}
+        self.last: dict[int, float] = dict(self.start_cpu)
+        self.done = threading.Event()
+        self.start()
+
+    def sample(self) -> None:
+        for pid in common.postgres_backends(self.dbname):
+            cpu = common.cpu_seconds(pid)
+            if cpu:
+                self.last[pid] = cpu
+
+    def run(self) -> None:
+        while not self.done.wait(0.5):
+            self.sample()
+
+    def stop(self) -> float:
+        self.done.set()
+        self.join()
+        self.sample()
+        return sum(cpu - self.start_cpu.get(pid, 0.0) for pid, cpu in self.last.items())
+
+
+def worker_memory_mb(pids: list[int]) -> dict[str, list[float]]:
+    """Each gunicorn worker's memory, MB: resident (VmRSS, which counts pages shared with the
+    master and the other workers in full), proportional (Pss: shared pages split among their
+    sharers) and its own (Private_Clean + Private_Dirty: what the worker alone adds)."""
+    sizes: dict[str, list[float]] = {"rss": [], "pss": [], "private": []}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as rollup:
+                kb = {line.split(":")[0]: int(line.split()[1]) for line in rollup if line.endswith("kB\n")}
+        except (OSError, ValueError):
+            continue
+        sizes["rss"].append(round(kb["Rss"] / 1024, 1))
+        sizes["pss"].append(round(kb["Pss"] / 1024, 1))
+        sizes["private"].append(round((kb["Private_Clean"] + kb["Private_Dirty"]) / 1024, 1))
+    return sizes
+
+
+class RssSampler(threading.Thread):
+    """Samples the RSS of some processes every `interval` s; keeps the peak of each. With
+    `helpers_of`, also the memory of that process's children (the SQLite export's forked helper)
+    that is their own (private pages; the rest they share with the worker), peak of the sum."""
+
+    def __init__(self, pids, interval: float = 0.02, helpers_of: int | None = None):
+        super().__init__(daemon=True)
+        self.pids, self.interval, self.helpers_of = list(pids), interval, helpers_of
+        self.peak = {pid: common.rss_kb(pid) for pid in self.pids}
+        self.helpers_peak_kb = 0
+        self.stop_event = threading.Event()
+
+    def run(self) -> None:
+        n = 0
+        while not self.stop_event.is_set():
+            for pid in self.pids:
+                self.peak[pid] = max(self.peak[pid], common.rss_kb(pid))
+            if self.helpers_of is not None and n % 25 == 0:  # every 0.5 s: reading it walks page tables
+                own = sum(_private_kb(child) for child in common.children(self.helpers_of))
+                self.helpers_peak_kb = max(self.helpers_peak_kb, own)
+            n += 1
+            time.sleep(self.interval)
+
+    def stop(self) -> dict:
+        self.stop_event.set()
+        self.join()
+        return self.peak
+
+
+def _private_kb(pid: int) -> int:
+    """Private_Clean + Private_Dirty of a process (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            return sum(int(line.split()[1]) for line in fh if line.startswith(("Private_Clean:", "Private_Dirty:")))
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return 0

@@ -10,7 +10,7 @@ import pandas as pd
 
 from annotation.kinds import LabelField
 from annotation.models import Project
-from annotation.selectors import annotation_columns, annotation_rows
+from annotation.selectors.responses import annotation_columns, annotation_rows
 
 
 def annotation_frame(project: Project) -> pd.DataFrame:

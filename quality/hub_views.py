@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
-from annotation.team_selectors import projects_visible_to
+from annotation.selectors.teams import projects_visible_to
 from quality.exports import ExportUnavailable
 from quality.exports.hub import SplitError
 from quality.forms import HubFolderForm

@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.models import Item, Response
-from annotation.team_selectors import visible_to
+from annotation.selectors.teams import visible_to
 from quality.forms import ResearcherDecisionForm
 from quality.item_selectors import item_page
 from quality.services.decisions import DecisionRefused, response_decide

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.kinds import FigureStyle, kind_of
 from annotation.models import Project
-from annotation.team_selectors import projects_visible_to, visible_to
+from annotation.selectors.teams import projects_visible_to, visible_to
 from quality.exports import ExportUnavailable, Options, UnknownExport, dataset_formats, export_open, project_datasets
 from quality.exports.http import export_job_response, export_response
 from quality.forms import ExportForm, HubFolderForm

@@ -21,7 +21,9 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from annotation.adjudication_selectors import (
+from annotation.kinds import kind_of
+from annotation.models import AdjudicationTask, Batch
+from annotation.selectors.adjudication import (
     DisputedField,
     Side,
     adjudicator_by_key,
@@ -30,8 +32,6 @@ from annotation.adjudication_selectors import (
     task_sides,
     tasks_waiting,
 )
-from annotation.kinds import kind_of
-from annotation.models import AdjudicationTask, Batch
 from annotation.services.adjudication import (
     AdjudicationRefused,
     adjudication_decide,

@@ -32,10 +32,10 @@ from annotation.channels import get_channel
 from annotation.kinds import kind_of
 from annotation.models import Assignment, Response, Unit
 from annotation.mturk.tokens import COMPLETION_FIELD, completion_token, work_token, work_token_data
+from annotation.selectors.work import assignment_with_progress, response_for_save
 from annotation.services.assignments import EntryRefused, annotator_for_channel, assignment_open_for_channel
 from annotation.services.entries import entry_confirm, unconfirmed_reason
 from annotation.services.responses import assignment_submit_if_complete
-from annotation.work_selectors import assignment_with_progress, response_for_save
 
 from . import flow
 from .pages import ENGINE, instructions_of

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.kinds import ImportProblem, PageForm, TaskKind, kind_of
 from annotation.models import Item, Project
-from annotation.team_selectors import projects_visible_to
+from annotation.selectors.teams import projects_visible_to
 
 from .pages import ENGINE
 

@@ -29,6 +29,7 @@ from annotation.channels.base import money
 from annotation.channels.prolific import ProlificChannel, completion_redirect
 from annotation.kinds import kind_of
 from annotation.models import Assignment, Batch, Unit
+from annotation.selectors.work import assignment_with_progress, response_for_save
 from annotation.services.assignments import (
     EntryRefused,
     NoWorkLeft,
@@ -37,7 +38,6 @@ from annotation.services.assignments import (
 )
 from annotation.services.entries import entry_confirm, unconfirmed_reason
 from annotation.services.responses import assignment_submit_if_complete
-from annotation.work_selectors import assignment_with_progress, response_for_save
 
 from . import flow
 from .pages import ENGINE

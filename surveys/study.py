@@ -16,13 +16,13 @@ from django.utils.translation import ngettext
 
 from annotation.kinds import kind_of
 from annotation.models import Annotator, Batch, Participation, Response
+from annotation.selectors.study import COMPREHENSION, CONSENT, DECLINED, EXIT, FAILED, STOPPED, study_of, study_step
 from annotation.services.study import (
     participation_for,
     study_comprehension_attempt,
     study_consent,
     study_exit_answers,
 )
-from annotation.study_selectors import COMPREHENSION, CONSENT, DECLINED, EXIT, FAILED, STOPPED, study_of, study_step
 
 from .pages import ENGINE, instructions_of
 

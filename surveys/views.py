@@ -16,6 +16,13 @@ from django.views.decorators.http import require_http_methods
 
 from annotation.kinds import kind_of
 from annotation.models import Batch, InviteLink, Project, Response, Role
+from annotation.selectors.work import (
+    UnitProgress,
+    annotator_by_key,
+    response_for_save,
+    unit_progress,
+    work_state,
+)
 from annotation.services.assignments import (
     InviteClosed,
     InviteUsedUp,
@@ -24,13 +31,6 @@ from annotation.services.assignments import (
     assignment_next,
 )
 from annotation.services.responses import ProtocolError, assignment_submit_if_complete, response_save_page
-from annotation.work_selectors import (
-    UnitProgress,
-    annotator_by_key,
-    response_for_save,
-    unit_progress,
-    work_state,
-)
 
 from . import flow
 from .pages import ENGINE, instructions_of

@@ -2,6 +2,7 @@
 kept in their own modules."""
 
 import ast
+import configparser
 import shutil
 import subprocess
 import sys
@@ -209,3 +210,52 @@ def test_the_file_kind_check_sees_names_and_decisions():
     assert found.count("TASK_FILE_KIND") == 1
     assert "a decision on .task_file" in found and "a comparison with the file kind's slug" in found
     assert len(found) == 3  # reading the field (the last line) decides nothing
+
+
+# --- module sizes and where reads live -----------------------------------------------------------
+#: the house style's limit for any application module (DESIGN.md: under ~300 lines, never over 400)
+MAX_LINES = 400
+#: folders whose modules are not application code: tests, migrations (generated), hidden folders
+#: (the virtualenv, .git), caches
+NOT_APPLICATION = {"tests", "migrations", "__pycache__", "node_modules", "site-packages"}
+
+
+def application_modules() -> list[Path]:
+    return [
+        file
+        for file in sorted(ROOT.rglob("*.py"))
+        if not any(part in NOT_APPLICATION or part.startswith(".") for part in file.relative_to(ROOT).parts[:-1])
+    ]
+
+
+def test_no_application_module_is_over_400_lines():
+    """Issue 39: a module that grows past the limit is split into well-named smaller ones."""
+    modules = application_modules()
+    paths = {file.relative_to(ROOT).as_posix() for file in modules}
+    assert {"manage.py", "annotation/channels/mturk.py", "bench/bench_annotate.py"} <= paths
+    assert not any(path.startswith(("tests/", ".")) or "/migrations/" in path for path in paths)
+    over = [
+        f"{file.relative_to(ROOT).as_posix()}: {lines} lines"
+        for file in modules
+        if (lines := len(file.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    ]
+    assert not over, f"modules over {MAX_LINES} lines (split them):\n" + "\n".join(over)
+
+
+def test_reads_live_in_the_selectors_package():
+    """Issue 39: annotation's read queries are modules of `annotation/selectors/`, beside the
+    `services/` package they mirror, not `*_selectors.py` files at annotation's root."""
+    assert (ROOT / "annotation" / "selectors" / "__init__.py").is_file()
+    stray = sorted(p.name for p in (ROOT / "annotation").glob("*.py") if p.stem.endswith("selectors"))
+    assert not stray, f"read modules at annotation's root (move them into annotation/selectors/): {stray}"
+
+
+def test_the_layers_contract_names_every_selectors_module():
+    """The layers contract places each module of annotation/selectors/ (some read through a
+    channel, the others sit below the channels); a new module must be placed there too."""
+    config = configparser.ConfigParser()
+    config.read(ROOT / ".importlinter", encoding="utf-8")
+    layers = config["importlinter:contract:annotation-layers"]["layers"]
+    named = {name.strip() for line in layers.splitlines() for name in line.replace(":", "|").split("|")}
+    modules = {f"selectors.{p.stem}" for p in (ROOT / "annotation" / "selectors").glob("*.py") if p.stem != "__init__"}
+    assert modules and modules <= named, f"not placed in .importlinter's layers: {sorted(modules - named)}"

@@ -12,7 +12,7 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 
 from annotation.models import Batch, InviteLink, Role
-from annotation.selectors import batches_with_progress, invite_url, labels_saved, progress_of
+from annotation.selectors.batches import batches_with_progress, invite_url, labels_saved, progress_of
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import (
     ADAPTIVE_FIELDS,

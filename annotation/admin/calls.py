@@ -12,7 +12,7 @@ from django.utils.safestring import SafeString
 
 from annotation.channels import get_channel
 from annotation.models import Batch, BulkPayment, ChannelCall
-from annotation.selectors import publishable_units
+from annotation.selectors.batches import publishable_units
 from annotation.services.publish import consistency_lead_count, job_stale_minutes
 from annotation.services.review import unverified_pending
 

@@ -16,8 +16,8 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from annotation.models import Batch, InviteLink, Project, Team
-from annotation.selectors import invite_url
-from annotation.team_selectors import projects_visible_to, teams_of, visible_to
+from annotation.selectors.batches import invite_url
+from annotation.selectors.teams import projects_visible_to, teams_of, visible_to
 
 
 def adopt(obj: Model, created: Model) -> None:

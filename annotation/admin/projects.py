@@ -20,9 +20,9 @@ from django.utils.translation import gettext
 
 from annotation.kinds import ImportProblem, kind_of
 from annotation.models import Item, Project
+from annotation.selectors.teams import default_team_of
 from annotation.services.projects import consistency_set_choose, project_create, project_task_file_change
 from annotation.services.uploads import items_import_file
-from annotation.team_selectors import default_team_of
 
 from .common import OwnTeamsFilter, TeamScoped, adopt, pretty_json, preview_url, quality_report_url
 from .task_files import PASTE, UPLOAD, ProjectForm, task_file_pretty

@@ -12,8 +12,8 @@ from django.db.models import Count, ManyToManyField, QuerySet
 from django.http import HttpRequest
 
 from annotation.models import Team
+from annotation.selectors.teams import teams_of
 from annotation.services.teams import team_ensure
-from annotation.team_selectors import teams_of
 
 
 @admin.register(Team)

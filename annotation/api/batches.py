@@ -14,7 +14,8 @@ from rest_framework.response import Response
 from annotation.channels import channel_choices
 from annotation.kinds import kind_of
 from annotation.models import Batch, InviteLink, Item, Project
-from annotation.selectors import batches_with_progress, invite_url, labels_saved, progress_of
+from annotation.selectors.batches import batches_with_progress, invite_url, labels_saved, progress_of
+from annotation.selectors.teams import projects_visible_to, visible_to
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import (
     ADAPTIVE_FIELDS,
@@ -25,7 +26,6 @@ from annotation.services.batches import (
     study_check,
 )
 from annotation.studies import StudyFileError
-from annotation.team_selectors import projects_visible_to, visible_to
 
 from .calls import ChannelCallSerializer
 from .errors import Conflict, error_response

@@ -26,9 +26,9 @@ from annotation.kinds import (
     task_file_kind,
 )
 from annotation.models import Item, Project, Team
+from annotation.selectors.teams import default_team_of, projects_visible_to, teams_of, visible_to
 from annotation.services.projects import project_create, project_task_file_change
 from annotation.services.uploads import ImportTooLarge, items_import_file
-from annotation.team_selectors import default_team_of, projects_visible_to, teams_of, visible_to
 
 from .errors import Conflict, error_response
 from .fields import NO_NUL, ExistingId, JsonTypes, SettingsField

@@ -24,7 +24,7 @@ class InviteChannel(Channel):
 
     def publish(self, batch: "Batch", *, base_url: str, on_unit: UnitCallback | None = None) -> PublishResult:
         from annotation.models import InviteLink
-        from annotation.selectors import invite_url
+        from annotation.selectors.batches import invite_url
 
         link = batch.invites.filter(active=True).first() or InviteLink.objects.create(batch=batch, label="default")
         return PublishResult(

@@ -6,26 +6,21 @@ through ``annotation.mturk``, its errors translated to ``ChannelError``/``Channe
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
-from xml.etree.ElementTree import ParseError
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
-from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext as _
 
 from annotation import mturk
 from annotation.kinds import kind_of
 from annotation.mturk.assignments import MAX_FEEDBACK
 from annotation.mturk.ids import malformed_ids
-from annotation.mturk.tokens import COMPLETION_FIELD, completion_token_valid
 from annotation.mturk.workers import MAX_MESSAGE, MAX_SUBJECT
-from annotation.selectors import publishable_units
+from annotation.selectors.batches import publishable_units
 
 from .base import (
     UNKNOWN,
@@ -41,6 +36,7 @@ from .base import (
     submission_problems,
 )
 from .mturk_calls import watch
+from .mturk_hits import external_url, publish_token, to_submission, translated, unit_refs
 from .mturk_settings import HitSettings, hit_settings_for
 from .mturk_tests import test_of, test_texts
 from .registry import register
@@ -48,40 +44,6 @@ from .review_rules import REVIEW_OPERATIONS, ReviewRules
 
 if TYPE_CHECKING:
     from annotation.models import Assignment, Batch, Unit
-
-STATUSES = {"Submitted": "submitted", "Approved": "approved", "Rejected": "rejected"}
-
-
-@contextmanager
-def translated() -> Iterator[None]:
-    """MTurk's failures as the channel interface's: refused or temporarily unavailable."""
-    try:
-        yield
-    except mturk.MTurkServiceError as exc:
-        raise ChannelUnavailable(str(exc)) from exc
-    except mturk.MTurkError as exc:
-        raise ChannelError(str(exc)) from exc
-
-
-def external_url(base_url: str) -> str:
-    """The ExternalQuestion page: this site's ``surveys:mturk`` view (MTurk appends the ids)."""
-    try:
-        path = reverse("surveys:mturk")
-    except NoReverseMatch:  # the worker-side view is not routed yet
-        path = "/mturk/"
-    return base_url.rstrip("/") + path
-
-
-def publish_token(batch: "Batch", unit: "Unit", round_: int) -> str:
-    """The UniqueRequestToken of a unit's HIT in a round: the same on every retry and click.
-
-    The batch's creation time keeps tokens apart if ids are ever reused (a restored database)."""
-    return mturk.unique_request_token("publish", batch.pk, batch.created_at.isoformat(), unit.pk, round_)
-
-
-def unit_refs(unit: "Unit") -> set[str]:
-    """Every HIT id the unit was published as."""
-    return {*unit.postings.values_list("ref", flat=True), unit.channel_ref} - {""}
 
 
 @register
@@ -392,23 +354,3 @@ class MTurkChannel(Channel):
                     self.client(), qualification_type_id=type_id, worker_id=worker_id
                 )
         return type_id
-
-
-def to_submission(info: mturk.AssignmentInfo) -> SubmissionInfo:
-    return SubmissionInfo(
-        ref=info.assignment_id,
-        annotator_ref=info.worker_id,
-        unit_ref=info.hit_id,
-        status=STATUSES.get(info.status, ""),
-        channel_status=info.status,
-        token_ok=_token_ok(info),
-        submitted_at=info.submit_time,
-    )
-
-
-def _token_ok(info: mturk.AssignmentInfo) -> bool:
-    try:
-        token = info.answers.get(COMPLETION_FIELD)
-    except ParseError:
-        return False
-    return completion_token_valid(info.assignment_id, token)

@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 
 from annotation import prolific
 from annotation.prolific.ids import malformed_ids
-from annotation.selectors import publishable_units
+from annotation.selectors.batches import publishable_units
 
 from .base import (
     UNKNOWN,

@@ -1,6 +1,6 @@
 """What adaptive redundancy knows of a batch's items and annotators: the estimates the
 aggregation task writes after each completed unit (`annotation.services.adaptive`) and the
-hand-out reads (`annotation.work_selectors.next_unit`). Never written in a request."""
+hand-out reads (`annotation.selectors.work.next_unit`). Never written in a request."""
 
 from django.db import models
 

@@ -1,6 +1,6 @@
 """Teams: the research groups sharing one deployment. A project belongs to one team, and a
 researcher reaches only the projects of the teams they are a member of (superusers reach all);
-`annotation.team_selectors` is the one place that says so."""
+`annotation.selectors.teams` is the one place that says so."""
 
 from django.conf import settings as django_settings
 from django.db import models

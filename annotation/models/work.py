@@ -21,7 +21,7 @@ class Batch(models.Model):
         CLOSED = "closed", "Closed"
 
     class Handout(models.TextChoices):
-        """Which free unit a new annotator gets (`annotation.work_selectors.next_unit`)."""
+        """Which free unit a new annotator gets (`annotation.selectors.work.next_unit`)."""
 
         OVERLAP = "overlap", "Overlap first: the unit others have started, so people share items early"
         SPREAD = "spread", "Spread: the unit fewest people hold, so the batch is covered once first"

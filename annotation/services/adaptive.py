@@ -1,6 +1,6 @@
 """Adaptive redundancy: after each completed unit, aggregate the batch's labels again and store
 per item how sure its label is (and whether it is settled) and per annotator whether the spammer
-rule stops them. The hand-out reads these (`work_selectors.next_unit`); nothing here runs in a
+rule stops them. The hand-out reads these (`selectors.work.next_unit`); nothing here runs in a
 request: `adaptive_queue` queues the Celery task once the save commits (inline without a broker,
 CELERY_TASK_ALWAYS_EAGER). The rules are `quality.stats.adaptive`'s; docs/adaptive-redundancy.md.
 """
@@ -13,8 +13,8 @@ from django.db.models import Exists, OuterRef
 
 from annotation.kinds import AGGREGATED_LEVELS, LabelField, kind_of
 from annotation.models import AdjudicationSetup, AnnotatorEstimate, Assignment, Batch, ItemEstimate, Response
-from annotation.selectors import annotation_rows
-from annotation.study_selectors import study_of
+from annotation.selectors.responses import annotation_rows
+from annotation.selectors.study import study_of
 from quality.stats.adaptive import Estimates, estimate, settled, settles_from, spammers
 from quality.stats.labels import clean_labels
 

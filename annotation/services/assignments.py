@@ -1,7 +1,7 @@
 """Handing units to annotators: each item gets exactly N distinct annotators, nobody sees an
 item twice, and work left idle is released to somebody else.
 
-The rule of which unit comes next is `annotation.work_selectors.next_unit`; here it is applied
+The rule of which unit comes next is `annotation.selectors.work.next_unit`; here it is applied
 under the batch's lock, so two annotators never take the same last slot.
 """
 
@@ -21,8 +21,8 @@ from django.utils.translation import gettext as _
 from annotation.channels import get_channel
 from annotation.kinds import kind_of
 from annotation.models import Annotator, Assignment, Batch, InviteLink, Response, Unit, UnitItem
-from annotation.study_selectors import checks_to_mix, mixed_in, study_holds, training_to_give
-from annotation.work_selectors import (
+from annotation.selectors.study import checks_to_mix, mixed_in, study_holds, training_to_give
+from annotation.selectors.work import (
     annotator_assignments,
     current_assignment,
     next_posted_unit,
@@ -128,7 +128,7 @@ def assignment_next(*, annotator: Annotator, batch: Batch) -> Assignment:
     """The annotator's current assignment in this batch, or a new one on a unit with a free slot.
 
     Order of preference: the assignment they are working on; one of theirs that was released
-    while unfinished, if its slot is still free; a new unit (`work_selectors.next_unit`).
+    while unfinished, if its slot is still free; a new unit (`selectors.work.next_unit`).
     Raises NoWorkLeft when every unit is full or holds an item this annotator has seen.
     """
     mine = list(annotator_assignments(annotator, batch))

@@ -28,7 +28,7 @@ def project_create(
     Preconditions: `kind` is registered (UnknownKind names the known kinds otherwise), or
     `task_file` is a valid task file (TaskFileError names every problem otherwise), so a project
     can never point at a kind the import, pages and quality rules cannot find; `team` is
-    one the creator may use (`team_selectors.teams_of`: the admin and API offer only those), since
+    one the creator may use (`selectors.teams.teams_of`: the admin and API offer only those), since
     only its members will see the project.
     """
     kind = checked_kind_slug(kind, task_file)

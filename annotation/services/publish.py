@@ -19,7 +19,7 @@ from django.utils import timezone
 from annotation.channels import Channel, ChannelError, ChannelSettingsError, ChannelUnavailable, get_channel, money
 from annotation.channels.calls import calls_recorded_on, records_calls
 from annotation.models import Batch, PublishJob, Unit, UnitItem
-from annotation.selectors import publishable_units
+from annotation.selectors.batches import publishable_units
 
 
 class PublishRefused(ValueError):

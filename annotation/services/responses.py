@@ -87,7 +87,7 @@ def response_save_page(
     """Store one page's answer. Idempotent: the same answer twice changes nothing.
 
     Preconditions: `response` belongs to the annotator who posted (the caller read it with
-    `work_selectors.response_for_save`), with its item and assignment. See `check_page` for
+    `selectors.work.response_for_save`), with its item and assignment. See `check_page` for
     what is refused. Released work is taken back when its slot is still free.
     """
     for _attempt in range(MAX_ATTEMPTS):

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from annotation.kinds import TaskKind, check_passed
 from annotation.models import Annotator, Assignment, Batch, Participation, Response
-from annotation.study_selectors import WORK, study_of, study_step
+from annotation.selectors.study import WORK, study_of, study_step
 
 from .assignments import assignments_set_status
 

@@ -31,8 +31,8 @@ from annotation.channels.base import (
 )
 from annotation.channels.calls import records_calls
 from annotation.models import Assignment, Batch, Posting, Response, Submission, Unit
+from annotation.selectors.study import ended_by_study
 from annotation.services.adjudication import adjudication_queue_confirmed
-from annotation.study_selectors import ended_by_study
 
 from .assignments import assignments_set_status
 from .ended import ended_settle

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.errors import Conflict, error_response
-from annotation.team_selectors import projects_visible_to, visible_to
+from annotation.selectors.teams import projects_visible_to, visible_to
 from quality.exports import ExportUnavailable, Options, UnknownExport, export_open
 from quality.exports.http import export_job_response, export_response
 from quality.models import ExportJob

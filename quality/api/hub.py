@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.errors import Conflict, error_response
-from annotation.team_selectors import projects_visible_to
+from annotation.selectors.teams import projects_visible_to
 from quality.exports import ExportUnavailable
 from quality.exports.hub import HUB_ID, HubOptions, SplitError, SplitPlan
 from quality.exports.hub.splits import SPLIT_NAME

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.kinds import ImportProblem
-from annotation.team_selectors import projects_visible_to
+from annotation.selectors.teams import projects_visible_to
 from quality.prediction_selectors import prediction_imports
 from quality.services.predictions import MAX_MODEL_NAME, predictions_import
 

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.kinds import NothingToScore, ScoreProblem, Scorer, Upload, all_kinds, kind_of
-from annotation.team_selectors import projects_visible_to
+from annotation.selectors.teams import projects_visible_to
 from quality.scoring import kind_scorer, score_run
 
 from .serializers import ScorerSerializer

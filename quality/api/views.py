@@ -13,7 +13,7 @@ from rest_framework.response import Response
 
 from annotation.api.errors import Conflict, error_response
 from annotation.kinds import kind_of
-from annotation.team_selectors import projects_visible_to, visible_to
+from annotation.selectors.teams import projects_visible_to, visible_to
 from quality.models import QualityRun
 from quality.selectors import project_runs, run_with_counts, runs_with_counts
 from quality.services.runs import quality_run_request

@@ -11,16 +11,16 @@ from typing import Any
 
 from django.db.models import F, FilteredRelation, JSONField, Q, QuerySet, Value
 
-from annotation.adjudication_selectors import (
+from annotation.kinds import kind_of
+from annotation.models import AdjudicationTask, FinalLabel, Item, Project, Response
+from annotation.selectors.adjudication import (
     ADJUDICATION_COLUMNS,
     FINAL_COLUMNS,
     adjudication_rows,
     final_label_rows,
     final_values,
 )
-from annotation.kinds import kind_of
-from annotation.models import AdjudicationTask, FinalLabel, Item, Project, Response
-from annotation.selectors import annotation_columns, annotation_rows
+from annotation.selectors.responses import annotation_columns, annotation_rows
 from quality.agreement import aggregate_columns
 from quality.level_results import level_columns
 from quality.models import QualityRun

@@ -25,7 +25,7 @@ from annotation.kinds import kind_of
 from annotation.kinds.label_studio_results import RESULT_TYPES
 from annotation.kinds.typed import TypedAnswer
 from annotation.models import Item, Project, Response
-from annotation.selectors import annotation_rows
+from annotation.selectors.responses import annotation_rows
 from quality.models import Prediction
 
 from .base import CHUNK_SIZE, EXACT, Dataset, Options

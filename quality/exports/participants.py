@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from annotation.models import Participation, Project
+from annotation.selectors.study import batch_participations, study_batches, study_participant_count
 from annotation.studies import StudySpec
-from annotation.study_selectors import batch_participations, study_batches, study_participant_count
 
 from .base import EXACT, Dataset, Options
 

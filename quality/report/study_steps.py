@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.models import Participation, Project
+from annotation.selectors.study import ENDED_WORDS, batch_participations, study_batches, study_step
 from annotation.studies import StudySpec
-from annotation.study_selectors import ENDED_WORDS, batch_participations, study_batches, study_step
 
 #: the per-annotator table of a batch shows this many people (the count says how many there are)
 PEOPLE_SHOWN = 50

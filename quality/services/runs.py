@@ -8,9 +8,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.adjudication_selectors import adjudication_summary
 from annotation.kinds import QualityOutcome, kind_of
 from annotation.models import Project
+from annotation.selectors.adjudication import adjudication_summary
 from quality.frames import annotation_frame
 from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision, RunPlot
 from quality.scoring import model_scorer_results

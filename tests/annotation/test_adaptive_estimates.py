@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotation.models import AnnotatorEstimate, Batch, ItemEstimate, Response
-from annotation.selectors import labels_saved
+from annotation.selectors.batches import labels_saved
 from annotation.services.adaptive import (
     LIVE_QUALITY_COMPETENCE,
     adaptive_field,

@@ -1,4 +1,4 @@
-"""Adaptive redundancy's hand-out (`work_selectors.next_unit` on an adaptive batch): settled items
+"""Adaptive redundancy's hand-out (`selectors.work.next_unit` on an adaptive batch): settled items
 are not handed out, nobody goes past the maximum, the least certain unit comes first, a stopped
 spammer gets nothing; and a batch that is not adaptive runs the same single query as before."""
 
@@ -7,9 +7,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import AnnotatorEstimate, Assignment, Batch, ItemEstimate, UnitItem
+from annotation.selectors.work import next_unit
 from annotation.services.assignments import NoWorkLeft, assignment_next
 from annotation.services.batches import batch_create
-from annotation.work_selectors import next_unit
 from tests.annotation.adaptive_helpers import adaptive_batch, first_item, person
 from tests.factories import AnnotatorFactory, ItemFactory, ProjectFactory
 

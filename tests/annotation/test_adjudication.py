@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from annotation.adjudication_selectors import adjudication_counts, disputed_fields
 from annotation.models import AdjudicationTask, FinalLabel, Response
+from annotation.selectors.adjudication import adjudication_counts, disputed_fields
 from annotation.services.adjudication import (
     AdjudicationRefused,
     adjudication_decide,

@@ -10,9 +10,9 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from annotation.models import Assignment, Batch, Item, Response, Unit
+from annotation.selectors.work import next_posted_unit
 from annotation.services.assignments import NoWorkLeft, assignment_next, assignment_open_for_session
 from annotation.services.batches import BatchError, batch_create
-from annotation.work_selectors import next_posted_unit
 from tests.factories import AnnotatorFactory, ItemFactory, ProjectFactory
 
 from .test_assignments import drain

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from annotation.kinds import get_kind
 from annotation.models import Assignment, Response
+from annotation.selectors.work import response_for_save
 from annotation.services.assignments import assignment_next, assignments_release_abandoned, assignments_set_status
 from annotation.services.batches import batch_create
 from annotation.services.responses import (
@@ -18,7 +19,6 @@ from annotation.services.responses import (
     assignment_submit_if_complete,
     response_save_page,
 )
-from annotation.work_selectors import response_for_save
 from tests.factories import RECAM_PAYLOAD, AnnotatorFactory, ItemFactory, ProjectFactory
 
 pytestmark = pytest.mark.django_db

@@ -1,18 +1,18 @@
-"""The reads behind the annotator's pages (annotation/work_selectors.py): the hand-out rule, the
+"""The reads behind the annotator's pages (annotation/selectors/work.py): the hand-out rule, the
 current assignment and its progress, and what an access key may read."""
 
 import pytest
 
 from annotation.models import Assignment, Response, Unit
-from annotation.services.assignments import assignment_next
-from annotation.services.batches import batch_create
-from annotation.work_selectors import (
+from annotation.selectors.work import (
     assignment_with_progress,
     next_unit,
     response_for_save,
     unit_progress,
     work_state,
 )
+from annotation.services.assignments import assignment_next
+from annotation.services.batches import batch_create
 from tests.factories import AnnotatorFactory, ItemFactory, ProjectFactory, save_answer
 
 pytestmark = pytest.mark.django_db

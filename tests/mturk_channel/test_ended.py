@@ -16,7 +16,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Assignment, Submission
-from annotation.selectors import annotation_rows
+from annotation.selectors.responses import annotation_rows
 from annotation.services.publish import publish_job_run
 from annotation.services.review import Decisions, decisions_apply
 from quality.models import AnnotatorDecision, QualityRun

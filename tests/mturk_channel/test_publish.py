@@ -6,7 +6,7 @@ import json
 import pytest
 
 from annotation.channels import get_channel
-from annotation.channels.mturk import publish_token
+from annotation.channels.mturk_hits import publish_token
 from annotation.models import Posting, PublishJob
 from annotation.mturk import qualifications as q
 from annotation.mturk.questions import parse_external_question
@@ -262,7 +262,7 @@ def test_the_comprehension_check_as_mturks_qualification_test(mturk_settings, se
     HITs require its passing score, and our pages do not ask the check again (consent still)."""
     from annotation.channels.mturk_settings import HitSettingsError
     from annotation.mturk.qualification_tests import read_question_form
-    from annotation.study_selectors import study_of
+    from annotation.selectors.study import study_of
 
     batch = mturk_batch(units=1, assignments=1, channel_settings={"qualification_test": True})
     with pytest.raises(HitSettingsError, match="no comprehension check"):

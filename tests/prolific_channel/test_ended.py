@@ -16,7 +16,7 @@ from django.core.management import call_command
 from annotation.channels import get_channel
 from annotation.channels.prolific import completion_codes
 from annotation.models import Assignment, Participation, Response, Submission
-from annotation.selectors import annotation_rows
+from annotation.selectors.responses import annotation_rows
 from annotation.services.checks import CheckLine, items_mark_checks
 from annotation.services.review import Decisions, decisions_apply, reject_unverified
 from quality.models import AnnotatorDecision, QualityRun

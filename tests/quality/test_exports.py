@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.kinds import get_kind
 from annotation.models import Item
-from annotation.selectors import annotation_columns, annotation_rows
+from annotation.selectors.responses import annotation_columns, annotation_rows
 from quality.agreement import aggregate_columns
 from quality.exports import ExportUnavailable, UnknownExport, export_open
 from quality.models import ItemResult

@@ -10,8 +10,8 @@ right: 2/3. Answer B (the item's own). Score = mean(1, 0.775, 2/3)."""
 
 import pytest
 
-from annotation.adjudication_selectors import adjudication_summary, resolved_finals
 from annotation.kinds.gcrc.quality import final_reference_scores
+from annotation.selectors.adjudication import adjudication_summary, resolved_finals
 from annotation.services.adjudication import adjudication_decide, adjudication_task_next
 from quality.models import QualityRun
 from quality.services.runs import quality_run_create

@@ -73,7 +73,11 @@ def esa_project() -> Project:
             payload, segment = response.item.payload, response.item.payload["segment_id"]
             data = {
                 "errors": {"esa_spans": json.dumps(SPANS[segment][who])},
-                "score": {"esa_score": str(SCORES[segment][who]), "esa_score-keep": "on", "fluency": str(FLUENCY[segment][who])},
+                "score": {
+                    "esa_score": str(SCORES[segment][who]),
+                    "esa_score-keep": "on",
+                    "fluency": str(FLUENCY[segment][who]),
+                },
             }
             while (slug := next_page_slug(kind, payload, response.answers)) is not None:
                 form = kind.page(payload, slug, response.answers).form_class(

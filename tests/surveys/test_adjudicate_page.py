@@ -115,7 +115,7 @@ def test_an_own_value_that_parses_is_the_adjudicators_decision(client, django_ca
 
 
 def test_annotators_are_numbered_by_their_links_not_by_who_finished_first(client, django_capture_on_commit_callbacks):
-    from annotation.adjudication_selectors import adjudication_rows
+    from annotation.selectors.adjudication import adjudication_rows
     from annotation.services.assignments import annotator_join_via_invite, assignment_next
     from tests.factories import save_answer
     from tests.gcrc.test_export import FIRST, SECOND

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from annotation.kinds import check_passed, check_problems, get_kind, kind_of
 from annotation.models import Assignment, Item, Participation, Response
-from annotation.selectors import annotation_rows
+from annotation.selectors.responses import annotation_rows
 from annotation.services.batches import BatchError, batch_create, invite_link_create
 from annotation.services.checks import CheckFileError, CheckLine, check_lines, items_mark_checks
 from annotation.services.imports import items_import

@@ -21,6 +21,7 @@ from annotation.channels import (
     money,
 )
 from annotation.models import Batch
+from annotation.selectors.study import ended_people
 from annotation.services.postings import (
     PostingsReport,
     places_add,
@@ -40,7 +41,6 @@ from annotation.services.review import (
     ReviewError,
     decisions_for,
 )
-from annotation.study_selectors import ended_people
 
 from ..common import request_base_url
 from .forms import AddAssignmentsForm, BatchSettingsForm, ExtendForm, ReviewForm

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotation.channels import ChannelSettingsError
 from annotation.kinds import PresetError, kind_of, preset_fill, preset_named
 from annotation.models import Batch
-from annotation.selectors import invite_url
+from annotation.selectors.batches import invite_url
 from annotation.services.batches import BatchError, batch_create, channel_settings_check, invite_link_create
 from annotation.services.projects import consistency_set_choose
 from annotation.studies import StudyFileError

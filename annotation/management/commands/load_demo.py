@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
 
 from annotation.models import Batch
-from annotation.selectors import invite_url
+from annotation.selectors.batches import invite_url
 from annotation.services.demo import StudyFiles, demo_load
 from annotation.services.examples import examples_load
 
