@@ -265,6 +265,11 @@ class TaskKind(ABC):
     def item_diagnostic_columns(self) -> list[str]:
         return []
 
+    def kept_items(self, frame: Any, items: Any, keep: Any) -> Any:
+        """`items` (from `quality`) once the run's later rules and the researcher's verdicts
+        decided (`keep`: bool per response id): diagnostics naming annotations hold only kept ones."""
+        return items
+
     def figure_styles(self) -> Mapping[str, FigureStyle]:
         """Labels and units of the kind's own figures in the quality report, by key (the
         report's generic ones cover the rest); default: none."""

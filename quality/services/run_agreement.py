@@ -45,7 +45,8 @@ def run_extras(
     kept = kept_frame(frame, outcome.responses["keep"])
     agreement = run_agreement(kept, fields, settings)
     annotators = outcome.annotators
-    items = _with_aggregates(outcome.items, agreement.items)
+    # the kind's item diagnostics that name annotations hold only what the run finally keeps
+    items = _with_aggregates(kind.kept_items(frame, outcome.items, outcome.responses["keep"]), agreement.items)
     merged = QualityOutcome(responses=outcome.responses, annotators=annotators, items=items, summary=outcome.summary)
     report = {
         "headline": headline(outcome.responses, annotators),
