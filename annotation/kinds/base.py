@@ -265,9 +265,9 @@ class TaskKind(ABC):
     def item_diagnostic_columns(self) -> list[str]:
         return []
 
-    def kept_items(self, frame: Any, items: Any, keep: Any) -> Any:
-        """`items` (from `quality`) once the run's later rules and the researcher's verdicts
-        decided (`keep`: bool per response id): diagnostics naming annotations hold only kept ones."""
+    def kept_items(self, frame: Any, items: Any, responses: Any) -> Any:
+        """`items` (from `quality`) on what the run finally keeps (`responses`: `quality`'s, `keep`
+        after the generic rules and the researcher's verdicts): a kind recomputes them from it."""
         return items
 
     def figure_styles(self) -> Mapping[str, FigureStyle]:

@@ -46,7 +46,7 @@ def run_extras(
     agreement = run_agreement(kept, fields, settings)
     annotators = outcome.annotators
     # the kind's item diagnostics that name annotations hold only what the run finally keeps
-    items = _with_aggregates(kind.kept_items(frame, outcome.items, outcome.responses["keep"]), agreement.items)
+    items = _with_aggregates(kind.kept_items(frame, outcome.items, outcome.responses), agreement.items)
     merged = QualityOutcome(responses=outcome.responses, annotators=annotators, items=items, summary=outcome.summary)
     report = {
         "headline": headline(outcome.responses, annotators),
