@@ -16,6 +16,7 @@ from quality.exports.datasets import project_datasets
 from quality.models import QualityRun
 from quality.services.runs import quality_run_create
 from tests.annotation.test_adjudication import adjudicator_of, gcrc_batch, two_annotations
+from tests.factories import ProjectFactory
 from tests.gcrc.test_export import S1, S2, S3
 
 pytestmark = pytest.mark.django_db
@@ -155,3 +156,21 @@ def test_the_migration_numbers_old_reasons_as_the_pages_do(own_sentences):
     assert FinalLabel.objects.get(pk=label.pk).reason == OWN_VALUE + " (the annotations: [3], [2, 3])"
     assert FinalLabel.objects.get(pk=other.pk).reason == code_reason
     assert FinalLabel.objects.get(pk=odd.pk).reason.endswith("<object at 0x1>, [1])")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv"])
+def test_an_empty_final_items_file_still_has_its_header_line(fmt):
+    """No final labels yet: the header names the released keys (GCRC's) or, for a kind without
+    such a format, the item id; never an empty line alone (issue 36)."""
+    project, _batch = gcrc_batch()
+    text = b"".join(export_open(project=project, dataset="final_items", fmt=fmt).chunks).decode()
+    separator = "," if fmt == "csv" else "\t"
+    assert text.splitlines() == [
+        separator.join(
+            ["id", "title", "passage", "question", "options", "answer", "evidences", "error_type", "reasoning_ability"]
+        )
+    ]
+    other = ProjectFactory(kind="recam")
+    assert b"".join(export_open(project=other, dataset="final_items", fmt=fmt).chunks).decode().splitlines() == [
+        "item_id"
+    ]
