@@ -64,3 +64,13 @@ def shown_at(token: str, response_id: int, page_slug: str) -> datetime | None:
     if rendered_for != response_id or slug != page_slug or not isinstance(stamp, (int, float)):
         return None
     return datetime.fromtimestamp(stamp, tz=UTC)
+
+
+def wait_seconds(page: Page, shown_at: datetime | None) -> float:
+    """How long the page's minimum time still holds its save back, from when it was shown (the
+    whole minimum when that is unknown); 0: it may be saved."""
+    if not page.min_seconds:
+        return 0.0
+    if shown_at is None:
+        return page.min_seconds
+    return max(0.0, page.min_seconds - (datetime.now(tz=UTC) - shown_at).total_seconds())

@@ -30,7 +30,12 @@ from annotation.services.assignments import (
     annotator_join_via_invite,
     assignment_next,
 )
-from annotation.services.responses import ProtocolError, assignment_submit_if_complete, response_save_page
+from annotation.services.responses import (
+    ProtocolError,
+    TooSoon,
+    assignment_submit_if_complete,
+    response_save_page,
+)
 
 from . import flow
 from .pages import ENGINE, instructions_of
@@ -139,15 +144,20 @@ def render_step(
     form: Any = None,
     status: int = 200,
     extra: dict[str, Any] | None = None,
+    shown: str | None = None,
 ) -> HttpResponse:
-    """The page of the current step; `extra` adds to the context (a recruiting site's frame)."""
+    """The page of the current step; `extra` adds to the context (a recruiting site's frame).
+    `shown`: the page's note of when it was first shown (a refused early save keeps it: the wait
+    left counts from then); None: shown now. `wait_seconds`: what the page's minimum time leaves."""
     assert step is not None, "render_step needs an item with a page left"
+    shown = shown or flow.shown_token(step.response.pk, step.page.slug)
     context = {
         "project": project,
         "instructions": instructions_of(project),
         "step": step,
         "form": form or flow.build_form(step.page, step.response),
-        "shown": flow.shown_token(step.response.pk, step.page.slug),
+        "shown": shown,
+        "wait_seconds": flow.wait_seconds(step.page, flow.shown_at(shown, step.response.pk, step.page.slug)),
         "item_number": progress.done + 1,
         "item_count": progress.total,
         "page": flow.page_context(step),
@@ -207,6 +217,15 @@ def save_page(
             answer=form.answer(),
             shown_at=flow.shown_at(request.POST.get("shown", ""), response.pk, page_slug),
         )
+    except TooSoon as exc:  # the page again as answered, its wait counted from its first showing
+        messages.error(request, str(exc))
+        current = flow.step_for(response, kind_of(project))
+        if current is None or current.page.slug != page_slug:
+            return next_page() if swap else redirect(back)
+        posted = request.POST.get("shown", "")
+        first = posted if flow.shown_at(posted, response.pk, page_slug) is not None else None
+        progress = UnitProgress(response, response.assignment.item_count)
+        return render_step(request, project, current, progress, form=form, status=400, extra=extra, shown=first)
     except ProtocolError as exc:
         messages.error(request, str(exc))
         return next_page() if swap else redirect(back)

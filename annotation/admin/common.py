@@ -115,4 +115,8 @@ class OwnTeamsFilter(admin.RelatedFieldListFilter):
         else:
             mine = visible_to(request.user, related._default_manager.all(), project=_project_path(related))
         ordering = self.field_admin_ordering(field, request, model_admin)
+        if related is Batch:  # batches of several projects share names ("Demo batch"): say whose
+            batches = Batch.objects.filter(pk__in=mine.values("pk")).select_related("project")
+            batches = batches.order_by("project__name", *(ordering or ("name", "pk")))
+            return [(batch.pk, f"{batch.project.name} · {batch.name}") for batch in batches]
         return field.get_choices(include_blank=False, ordering=ordering, limit_choices_to={"pk__in": mine.values("pk")})

@@ -205,9 +205,10 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
                     skip_conflicts=form.cleaned_data["skip_conflicts"],
                 )
             except ImportProblem as exc:
-                text = str(exc)
+                # every bad record of the file on a line of its own (`ImportProblems`)
+                *found, text = str(exc).splitlines()
                 message = f"{text[:1].upper()}{text[1:]}. Nothing was imported; fix the file and upload it again."
-                form.add_error("file", message)
+                form.add_error("file", [*found, message])
             else:
                 messages.success(
                     request,

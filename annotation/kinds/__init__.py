@@ -17,6 +17,7 @@ from .checks import check_passed, check_problems
 from .cosimlex import kind as cosimlex_kind  # noqa: F401  (registers)
 from .gcrc import kind as gcrc_kind  # noqa: F401  (registers)
 from .presets import ChannelPreset, PresetError, preset_fill, preset_for_channel, preset_named
+from .problems import ImportProblems
 from .registry import (
     UnknownKind,
     all_kinds,
@@ -81,6 +82,7 @@ __all__ = [
     "KindPlot",
     "LabelField",
     "ImportProblem",
+    "ImportProblems",
     "ItemExport",
     "Page",
     "PageForm",

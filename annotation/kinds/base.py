@@ -19,27 +19,10 @@ from django.utils.functional import Promise
 from . import own_values
 from .own_values import ValueFormat
 from .presets import ChannelPreset
+from .problems import ImportProblem as ImportProblem  # re-exported: the kinds import it from here
 from .results import GENERIC_SETTINGS, KindPlot, LabelField, aggregation_settings_problems
 from .scoring import ProjectResults, Scorer
 from .typed import ImportedAnnotation, ImportedPrediction, TypedAnswer, generic_typed_answers, typed_labels
-
-
-class ImportProblem(ValueError):
-    """A bad record in an import file; names the line and the field so the file can be fixed."""
-
-    def __init__(self, message: str, *, line: int | None = None, field: str | None = None):
-        self.message = message
-        self.line = line
-        self.field = field
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = []
-        if self.line is not None:
-            where.append(f"line {self.line}")
-        if self.field is not None:
-            where.append(f"field '{self.field}'")
-        return f"{', '.join(where)}: {self.message}" if where else self.message
 
 
 @dataclass(frozen=True)
@@ -268,6 +251,11 @@ class TaskKind(ABC):
 
     def item_diagnostic_columns(self) -> list[str]:
         return []
+
+    def kept_items(self, frame: Any, items: Any, responses: Any) -> Any:
+        """`items` (from `quality`) on what the run finally keeps (`responses`: `quality`'s, `keep`
+        after the generic rules and the researcher's verdicts): a kind recomputes them from it."""
+        return items
 
     def figure_styles(self) -> Mapping[str, FigureStyle]:
         """Labels and units of the kind's own figures in the quality report, by key (the

@@ -286,6 +286,10 @@ class ReCAM(TaskKind):
     def item_diagnostic_columns(self) -> list[str]:
         return list(recam_stats.ITEM_DIAGNOSTIC_COLUMNS)
 
+    def kept_items(self, frame: Any, items: Any, responses: Any) -> Any:
+        """The items' figures over what the run finally keeps (the researcher's verdicts too)."""
+        return recam_stats.item_diagnostics(frame, kept=responses["keep"])
+
     def figure_styles(self) -> Mapping[str, FigureStyle]:
         return FIGURES
 

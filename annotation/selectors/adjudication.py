@@ -200,7 +200,8 @@ ADJUDICATION_COLUMNS = [
 def adjudication_rows(project: Project) -> Iterator[dict[str, Any]]:
     """Each adjudication task: the two annotators numbered as the adjudicator's page numbers them
     (`task_sides`: by their invite link, not by who finished first), the fields in dispute and the
-    adjudicator's decisions as given (the raw third annotation). One look-up of the annotators'
+    adjudicator's decisions as given (the third annotation), each value as the final-labels export
+    shows it (`TaskKind.final_export_value`: GCRC's sentences numbered from 1, as typed). One look-up of the annotators'
     origins per chunk of tasks."""
     queryset = (
         AdjudicationTask.objects.filter(item__project=project)
@@ -213,6 +214,7 @@ def adjudication_rows(project: Project) -> Iterator[dict[str, Any]]:
             "second_response__assignment__annotator",
         )
     )
+    kind = kind_of(project)
     tasks = queryset.iterator(EXPORT_CHUNK)
     while chunk := list(islice(tasks, EXPORT_CHUNK)):
         origins = annotator_origins(
@@ -231,7 +233,10 @@ def adjudication_rows(project: Project) -> Iterator[dict[str, Any]]:
                 "second_annotator": second.assignment.annotator.external_id,
                 "fields_in_dispute": list(task.fields_in_dispute),
                 "adjudicator": task.adjudicator.external_id if task.adjudicator else "",
-                "answers": dict(task.answers),
+                "answers": {
+                    field: None if value is None else kind.final_export_value(field, value)
+                    for field, value in task.answers.items()
+                },
                 "status": task.status,
                 "created_at": task.created_at.isoformat(),
                 "decided_at": task.decided_at.isoformat() if task.decided_at else "",

@@ -255,6 +255,14 @@ def final_labels(task: AdjudicationTask, adjudicator: Annotator, values: Mapping
         elif kind.same(field, value, first.get(field)) or kind.same(field, value, second.get(field)):
             labels.append(FinalLabel(**common, value=value, how=FinalLabel.How.ADJUDICATED))
         else:
-            reason = OWN_VALUE + f" (the annotations: {first.get(field)!r}, {second.get(field)!r})"
+            reason = own_value_reason(kind, field, first.get(field), second.get(field))
             labels.append(FinalLabel(**common, value=value, how=FinalLabel.How.ADJUDICATED, reason=reason))
     return labels
+
+
+def own_value_reason(kind: TaskKind, field: str, first: Any, second: Any) -> str:
+    """The reason of an adjudicator's own value: neither annotator gave it, and what they gave, as
+    the pages and the final-labels export show values (`TaskKind.final_export_value`: GCRC's
+    sentences numbered from 1)."""
+    shown = [None if value is None else kind.final_export_value(field, value) for value in (first, second)]
+    return OWN_VALUE + f" (the annotations: {shown[0]!r}, {shown[1]!r})"

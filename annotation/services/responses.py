@@ -35,6 +35,15 @@ class ProtocolError(Exception):
     """The request breaks the flow's rules (a locked answer, a page not reached yet)."""
 
 
+class TooSoon(ProtocolError):
+    """A page with a minimum time saved sooner; `wait`: the seconds still to wait from when it
+    was first shown (the whole minimum when that time is unknown)."""
+
+    def __init__(self, message: str, *, wait: float):
+        super().__init__(message)
+        self.wait = wait
+
+
 @dataclass(frozen=True)
 class SaveResult:
     changed: bool
@@ -148,10 +157,12 @@ def _check_time_on_page(
     minimum = kind.page(response.item.payload, page_slug, response.answers).min_seconds
     if not minimum:
         return
-    if shown_at is None or (now - shown_at).total_seconds() < minimum:
-        raise ProtocolError(
+    wait = minimum if shown_at is None else minimum - (now - shown_at).total_seconds()
+    if wait > 0:
+        raise TooSoon(
             _("Please take at least %(seconds)s seconds on this page before you continue.")
-            % {"seconds": f"{minimum:g}"}
+            % {"seconds": f"{minimum:g}"},
+            wait=wait,
         )
 
 

@@ -275,7 +275,8 @@ def final(project: Project, options: Options = EXACT) -> Dataset:
 
 def final_items(project: Project, options: Options = EXACT) -> Dataset:
     """Items in the kind's released format built from their final labels (`TaskKind.final_item`);
-    unresolved fields are left out (empty), items without final labels have no row."""
+    unresolved fields are left out (empty), items without final labels have no row; a file
+    without rows still has its header line."""
     kind, values = kind_of(project), final_values(project)
     queryset = Item.objects.filter(project=project, pk__in=list(values)).order_by("id")
 
@@ -288,9 +289,19 @@ def final_items(project: Project, options: Options = EXACT) -> Dataset:
     def rows() -> Iterator[dict[str, Any]]:
         return (row for _, row in keyed())
 
+    def columns() -> list[str]:
+        # without rows, the header still says what a row holds: the released keys of the
+        # project's first item with no final labels (a kind without such a format: the item id)
+        found = _ordered_union(row.keys() for row in rows())
+        if found:
+            return found
+        first = Item.objects.data().filter(project=project).order_by("id").values_list("payload", flat=True).first()
+        empty = None if first is None else kind.final_item(first, {})
+        return list(empty) if empty is not None else ["item_id"]
+
     return Dataset(
         "final_items",
-        lambda: _ordered_union(row.keys() for row in rows()),
+        columns,
         rows,
         queryset.count,
         sparse=True,

@@ -47,7 +47,10 @@ def run_extras(
     agreement = run_agreement(kept, fields, settings)
     levels = level_results(kept, fields, BOOTSTRAP)  # interval and span fields: not voted on
     annotators = outcome.annotators
-    items = _with_aggregates(_with_aggregates(outcome.items, agreement.items), levels.items)
+    # the kind's item diagnostics that name annotations hold only what the run finally keeps
+    items = _with_aggregates(
+        _with_aggregates(kind.kept_items(frame, outcome.items, outcome.responses), agreement.items), levels.items
+    )
     merged = QualityOutcome(responses=outcome.responses, annotators=annotators, items=items, summary=outcome.summary)
     report = {
         "headline": headline(outcome.responses, annotators),

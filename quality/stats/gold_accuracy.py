@@ -61,9 +61,7 @@ def select_annotations(
     annotators["n_gold"] = per["known"].reindex(annotators.index).fillna(0).astype(int)
     right_total = per["right"].reindex(annotators.index).fillna(0)
     annotators["accuracy"] = [_share(r, n) for r, n in zip(right_total, annotators["n_gold"])]
-    seconds = (
-        pd.to_numeric(frame["seconds"], errors="coerce") if "seconds" in frame else pd.Series(np.nan, index=frame.index)
-    )
+    seconds = _seconds(frame)
     annotators["median_seconds"] = seconds[completed].groupby(frame["annotator_id"]).median().reindex(annotators.index)
     low = pd.Series(False, index=annotators.index)
     if min_gold_accuracy is not None:
@@ -94,6 +92,21 @@ def select_annotations(
         "dropped_low_accuracy_annotator": int(dropped_annotator.sum()),
     }
     return Selection(responses=responses, annotators=annotators, items=items, summary=summary)
+
+
+def item_figures(frame: pd.DataFrame, *, correct_columns: list[str], keep: pd.Series) -> pd.DataFrame:
+    """Per item, `select_annotations`' figures over the complete responses `keep` (bool per
+    response id) marks: what a run finally keeps, the researcher's verdicts included."""
+    frame = frame.set_index("response_id", drop=False)
+    kept = keep.reindex(frame.index).fillna(False).astype(bool) & frame["completed"].fillna(False).astype(bool)
+    right, known = _correct(frame, correct_columns)
+    return _items(frame, kept, right, known, _seconds(frame))
+
+
+def _seconds(frame: pd.DataFrame) -> pd.Series:
+    return (
+        pd.to_numeric(frame["seconds"], errors="coerce") if "seconds" in frame else pd.Series(np.nan, index=frame.index)
+    )
 
 
 def _items(

@@ -85,7 +85,9 @@
         HTMLFormElement.prototype.submit.call(form);  // the classic way: POST, redirect, GET
       });
     });
-    window.onpageshow = function () {  // back/forward cache: the form can be sent again
+    window.onpageshow = function (event) {  // back/forward cache: the form can be sent again
+      // (only then: pageshow follows every load too, and would free a button a minimum time holds)
+      if (!event.persisted) return;
       sent = false;
       setSending(form, false);
     };

@@ -10,7 +10,8 @@
   window.taskfileBound = true;
   var pending = null;  // {question, start, end}: a selection waiting for its label
 
-  function form() { return document.getElementById("page-form"); }
+  // an item's page, or a study's comprehension check or exit survey (their forms say data-questions)
+  function form() { return document.querySelector("#page-form, form[data-questions]"); }
 
   function answerOf(f, question) {
     var inputs = f.querySelectorAll("[name='" + question + "']");
@@ -105,6 +106,21 @@
     draw(question);
   }
 
+  function withSpan(question, span) {
+    // the spans with `span` added, unless the same span (place and label) is there already
+    var spans = spansOf(question);
+    var twice = spans.some(function (s) {
+      return s.start === span.start && s.end === span.end && String(s.label) === String(span.label);
+    });
+    return twice ? spans : spans.concat([span]);
+  }
+
+  function colourOf(question, value) {
+    // each label's colour (the palette of app.css) is its button's, so marks and buttons agree
+    var button = form().querySelector("[data-for='" + question + "'][data-span-label='" + value + "']");
+    return button ? button.getAttribute("data-colour") : null;
+  }
+
   function labelText(question, value) {
     var button = form().querySelector("[data-for='" + question + "'][data-span-label='" + value + "']");
     return button ? button.getAttribute("data-label-text") : String(value);
@@ -123,7 +139,12 @@
       box.appendChild(document.createTextNode(shown(src, at, s.start)));
       var mark = document.createElement("mark");
       mark.textContent = shown(src, s.start, s.end);
-      if (s.label !== null && s.label !== undefined) { mark.setAttribute("data-label", s.label); }
+      if (s.label !== null && s.label !== undefined) {
+        mark.setAttribute("data-label", s.label);
+        // the label in words beside the colour (CSS shows it after the mark, outside the text)
+        mark.setAttribute("data-label-text", labelText(question, s.label));
+        if (colourOf(question, s.label) !== null) { mark.setAttribute("data-colour", colourOf(question, s.label)); }
+      }
       box.appendChild(mark);
       at = s.end;
     });
@@ -192,14 +213,6 @@
     }
   }
 
-  function add(question, span) {
-    var spans = spansOf(question);
-    var twice = spans.some(function (s) {
-      return s.start === span.start && s.end === span.end && String(s.label) === String(span.label);
-    });
-    if (!twice) { store(question, spans.concat([span])); }
-  }
-
   // a selection made (mouse release, or the selection settling after a long press or a drag of
   // its handles): it waits for its label; without labels a mouse release marks it at once
   function select(byMouse) {
@@ -207,7 +220,7 @@
     if (!found) { return; }
     var labelled = form().querySelector("[data-for='" + found.question + "'][data-span-label]:not([data-span-label=''])");
     if (byMouse && !labelled) {
-      add(found.question, {start: found.start, end: found.end, text: found.text, label: null});
+      store(found.question, withSpan(found.question, {start: found.start, end: found.end, text: found.text, label: null}));
       pending = null;
       labelButtons(found.question, false);
       window.getSelection().removeAllRanges();
@@ -222,7 +235,7 @@
     var question = button.getAttribute("data-for");
     if (!pending || pending.question !== question) { return; }
     var value = button.getAttribute("data-span-label");
-    add(question, {start: pending.start, end: pending.end, text: pending.text, label: value === "" ? null : value});
+    store(question, withSpan(question, {start: pending.start, end: pending.end, text: pending.text, label: value === "" ? null : value}));
     pending = null;
     labelButtons(question, false);
     window.getSelection().removeAllRanges();
@@ -303,12 +316,34 @@
   });
 
   function holdSave() {
-    // a page with a minimum time: its button waits as long (the server refuses sooner saves)
+    // a page with a minimum time: its button waits what is left of it since the page was first
+    // shown (the server refuses sooner saves)
     var note = document.querySelector("[data-min-seconds]");
     var button = form() && form().querySelector("button[type=submit]");
     if (!note || !button) { return; }
+    var wait = firstShown(form(), parseFloat(note.getAttribute("data-wait-seconds") || note.getAttribute("data-min-seconds")));
+    if (!(wait > 0)) { return; }
     button.disabled = true;
-    window.setTimeout(function () { button.disabled = false; }, parseFloat(note.getAttribute("data-min-seconds")) * 1000);
+    window.setTimeout(function () { button.disabled = false; }, wait * 1000);
+  }
+
+  function firstShown(f, wait) {
+    // the tab keeps each page's first "shown" note: a reload sends that one again and waits only
+    // what is left of the minimum since then (the server counts from the note it gets)
+    var shown = f.querySelector("input[name=shown]");
+    var response = f.querySelector("input[name=response]");
+    var page = f.querySelector("input[name=page]");
+    if (!shown || !response || !page) { return wait; }
+    var key = "shown:" + response.value + ":" + page.value;
+    try {
+      var kept = JSON.parse(window.sessionStorage.getItem(key) || "null");
+      if (kept && kept.token) {
+        shown.value = kept.token;
+        return kept.wait - (Date.now() - kept.at) / 1000;
+      }
+      window.sessionStorage.setItem(key, JSON.stringify({token: shown.value, at: Date.now(), wait: wait}));
+    } catch (e) { /* no storage in this tab: the server's wait alone */ }
+    return wait;
   }
 
   function init() {

@@ -77,6 +77,24 @@ def test_references_a_schema_cannot_check_are_named_too():
     )
 
 
+def test_schema_and_reference_mistakes_are_named_at_once():
+    """Issue 36: the reference mistakes appeared only once the schema's were fixed."""
+    text = SMALL.replace("        gold: gold\n", "        gold: gold\n        colour: red\n").replace(
+        "        label: nominal\n", "        label: nominal\n        show_if: {question: nowhere, equals: x}\n"
+    )
+    found = problems(text)
+    assert len(found) == 2, found
+    assert found[0].startswith("line 15, pages[0].questions[0].colour: unknown key 'colour'")
+    assert (
+        found[1] == "line 17, pages[0].questions[0].show_if.question: no earlier question 'nowhere'; earlier ones: none"
+    )
+
+
+def test_a_file_too_far_out_of_shape_for_its_references_gets_the_schemas_problems():
+    found = problems(SMALL.split("pages:")[0] + "pages: nothing\n")
+    assert found == ["line 7, pages: 'nothing' is not of type 'array'"]
+
+
 def test_a_level_that_does_not_fit_the_type_is_refused():
     text = SMALL.replace("label: nominal", "label: interval")
     assert problems(text) == [

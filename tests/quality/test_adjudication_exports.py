@@ -3,16 +3,20 @@ item after an adjudicator decided its two disputed fields (one adjudicated, one 
 unresolved)."""
 
 import json
+from importlib import import_module
 
 import pytest
+from django.apps import apps as django_apps
 
+from annotation.kinds import get_kind
 from annotation.models import FinalLabel
-from annotation.services.adjudication import adjudication_decide, adjudication_task_next
+from annotation.services.adjudication import OWN_VALUE, adjudication_decide, adjudication_task_next
 from quality.exports import export_open
 from quality.exports.datasets import project_datasets
 from quality.models import QualityRun
 from quality.services.runs import quality_run_create
 from tests.annotation.test_adjudication import adjudicator_of, gcrc_batch, two_annotations
+from tests.factories import ProjectFactory
 from tests.gcrc.test_export import S1, S2, S3
 
 pytestmark = pytest.mark.django_db
@@ -106,3 +110,67 @@ def test_the_quality_run_reports_the_stage(decided):
     assert report["summary_keys"][-6:] == [*expected, "final_vs_reference_items"]
     assert report["summary"]["final_vs_reference_items"] == 0  # its d_evidence is unresolved: not scored
     assert report["summary"]["agreement_items"] == 1  # GCRC's two-annotator agreement stays beside it
+
+
+@pytest.fixture
+def own_sentences(django_capture_on_commit_callbacks):
+    """Option D's sentences decided by the adjudicator's own value: typed "1, 3" (stored as
+    indexes 0 and 2) where the annotators ticked sentence 3 and sentences 2 and 3."""
+    project, batch = gcrc_batch()
+    two_annotations(batch, django_capture_on_commit_callbacks)
+    adjudicator = adjudicator_of(batch)
+    task = adjudication_task_next(adjudicator=adjudicator)
+    typed = get_kind("gcrc").adjudication_value(task.item.payload, "d_evidence", "1, 3")
+    adjudication_decide(task=task, adjudicator=adjudicator, values={"a_error": "ITQ", "d_evidence": typed})
+    return project
+
+
+def test_every_export_numbers_the_adjudicators_sentences_from_1(own_sentences):
+    """The adjudications export, the final value and the final reason all say the numbers the
+    pages show (issue 36: the adjudications export said [0, 2], the reason [2], [1, 2])."""
+    project = own_sentences
+    (task,) = rows(project, "adjudications")
+    assert task["answers"] == {"a_error": "ITQ", "d_evidence": [1, 3]}
+    jsonl = b"".join(export_open(project=project, dataset="adjudications", fmt="jsonl").chunks).decode()
+    assert json.loads(jsonl)["answers"]["d_evidence"] == [1, 3]
+    final = {row["field"]: row for row in rows(project, "final")}["d_evidence"]
+    assert final["value"] == [1, 3] and final["how"] == "adjudicated"
+    assert final["reason"] == OWN_VALUE + " (the annotations: [3], [2, 3])"
+    assert FinalLabel.objects.get(item__project=project, field="d_evidence").value == [0, 2]  # indexes, as stored
+
+
+def test_the_migration_numbers_old_reasons_as_the_pages_do(own_sentences):
+    """Reasons written before (sentence indexes from 0) are rewritten once; other reasons, and
+    values a kind shows as stored, stay as they are."""
+    project = own_sentences
+    label = FinalLabel.objects.get(item__project=project, field="d_evidence")
+    old = OWN_VALUE + " (the annotations: [2], [1, 2])"
+    FinalLabel.objects.filter(pk=label.pk).update(reason=old)
+    other = FinalLabel.objects.get(item__project=project, field="a_error")
+    code_reason = OWN_VALUE + " (the annotations: 'DTL', 'ITQ')"
+    FinalLabel.objects.filter(pk=other.pk).update(reason=code_reason)
+    odd = FinalLabel.objects.get(item__project=project, field="a_skill")
+    FinalLabel.objects.filter(pk=odd.pk).update(reason=OWN_VALUE + " (the annotations: <object at 0x1>, [1])")
+    migration = import_module("annotation.migrations.0026_final_label_reasons_as_shown")
+    migration.numbered_as_shown(django_apps, None)
+    assert FinalLabel.objects.get(pk=label.pk).reason == OWN_VALUE + " (the annotations: [3], [2, 3])"
+    assert FinalLabel.objects.get(pk=other.pk).reason == code_reason
+    assert FinalLabel.objects.get(pk=odd.pk).reason.endswith("<object at 0x1>, [1])")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv"])
+def test_an_empty_final_items_file_still_has_its_header_line(fmt):
+    """No final labels yet: the header names the released keys (GCRC's) or, for a kind without
+    such a format, the item id; never an empty line alone (issue 36)."""
+    project, _batch = gcrc_batch()
+    text = b"".join(export_open(project=project, dataset="final_items", fmt=fmt).chunks).decode()
+    separator = "," if fmt == "csv" else "\t"
+    assert text.splitlines() == [
+        separator.join(
+            ["id", "title", "passage", "question", "options", "answer", "evidences", "error_type", "reasoning_ability"]
+        )
+    ]
+    other = ProjectFactory(kind="recam")
+    assert b"".join(export_open(project=other, dataset="final_items", fmt=fmt).chunks).decode().splitlines() == [
+        "item_id"
+    ]

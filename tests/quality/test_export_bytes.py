@@ -38,6 +38,8 @@ def export_bytes(project: Project, dataset: str, fmt: str) -> bytes:
     return b"".join(export_open(project=project, dataset=dataset, fmt=fmt).chunks)
 
 
+#: issue 36: an empty final_items CSV/TSV has its header line (`item_id` for a kind without a
+#: released format of final labels), where it had an empty line alone; nothing else changed
 PINNED: dict[str, str] = {
     "recam/no-run/raw.csv": "616cd8840e1871e5bd7ec909c19b78a46a423f0b1172414491d4fd53d60f23bd",
     "recam/no-run/raw.tsv": "3c1076e8b945ea1ec972fe4a71ac39fe721fe56e52441299fcc8ce03c516a29f",
@@ -48,8 +50,8 @@ PINNED: dict[str, str] = {
     "recam/no-run/final.csv": "16a4e1fd2301989be59d699522070d1af748dcd15aba225f6a0a7a5e913a7c87",
     "recam/no-run/final.tsv": "cdbffcc18bd62752d6b51794fd9973663d32965be74b146f9067138634c9e7f2",
     "recam/no-run/final.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-    "recam/no-run/final_items.csv": "7eb70257593da06f682a3ddda54a9d260d4fc514f645237f5ca74b08f8da61a6",
-    "recam/no-run/final_items.tsv": "01ba4719c80b6fe911b091a7c05124b64eeece964e09c058ef8f9805daca546b",
+    "recam/no-run/final_items.csv": "9dfc7aa37ec0d3667b459baa3149cbb0ed99ee017b0c3fce70218f770c5890d3",
+    "recam/no-run/final_items.tsv": "8a63fef5bd3e5c07725c0f4274f4e9af635eb6b02fb93afa4429dba2168a506c",
     "recam/no-run/final_items.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "recam/no-run/adjudications.csv": "99b54a4f76dc021ab4740f90658b842ffe05a74fcd13654f1fb31812c65e9d7e",
     "recam/no-run/adjudications.tsv": "9ddee843004f0959d00efcd1950d3c82071bcfb412ec2c1fe64759f0a51a5590",
@@ -78,8 +80,8 @@ PINNED: dict[str, str] = {
     "recam/run/final.csv": "16a4e1fd2301989be59d699522070d1af748dcd15aba225f6a0a7a5e913a7c87",
     "recam/run/final.tsv": "cdbffcc18bd62752d6b51794fd9973663d32965be74b146f9067138634c9e7f2",
     "recam/run/final.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-    "recam/run/final_items.csv": "7eb70257593da06f682a3ddda54a9d260d4fc514f645237f5ca74b08f8da61a6",
-    "recam/run/final_items.tsv": "01ba4719c80b6fe911b091a7c05124b64eeece964e09c058ef8f9805daca546b",
+    "recam/run/final_items.csv": "9dfc7aa37ec0d3667b459baa3149cbb0ed99ee017b0c3fce70218f770c5890d3",
+    "recam/run/final_items.tsv": "8a63fef5bd3e5c07725c0f4274f4e9af635eb6b02fb93afa4429dba2168a506c",
     "recam/run/final_items.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "recam/run/adjudications.csv": "99b54a4f76dc021ab4740f90658b842ffe05a74fcd13654f1fb31812c65e9d7e",
     "recam/run/adjudications.tsv": "9ddee843004f0959d00efcd1950d3c82071bcfb412ec2c1fe64759f0a51a5590",
@@ -99,8 +101,8 @@ PINNED: dict[str, str] = {
     "cosimlex/no-run/final.csv": "16a4e1fd2301989be59d699522070d1af748dcd15aba225f6a0a7a5e913a7c87",
     "cosimlex/no-run/final.tsv": "cdbffcc18bd62752d6b51794fd9973663d32965be74b146f9067138634c9e7f2",
     "cosimlex/no-run/final.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-    "cosimlex/no-run/final_items.csv": "7eb70257593da06f682a3ddda54a9d260d4fc514f645237f5ca74b08f8da61a6",
-    "cosimlex/no-run/final_items.tsv": "01ba4719c80b6fe911b091a7c05124b64eeece964e09c058ef8f9805daca546b",
+    "cosimlex/no-run/final_items.csv": "9dfc7aa37ec0d3667b459baa3149cbb0ed99ee017b0c3fce70218f770c5890d3",
+    "cosimlex/no-run/final_items.tsv": "8a63fef5bd3e5c07725c0f4274f4e9af635eb6b02fb93afa4429dba2168a506c",
     "cosimlex/no-run/final_items.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "cosimlex/no-run/adjudications.csv": "99b54a4f76dc021ab4740f90658b842ffe05a74fcd13654f1fb31812c65e9d7e",
     "cosimlex/no-run/adjudications.tsv": "9ddee843004f0959d00efcd1950d3c82071bcfb412ec2c1fe64759f0a51a5590",
@@ -135,8 +137,8 @@ PINNED: dict[str, str] = {
     "cosimlex/run/final.csv": "16a4e1fd2301989be59d699522070d1af748dcd15aba225f6a0a7a5e913a7c87",
     "cosimlex/run/final.tsv": "cdbffcc18bd62752d6b51794fd9973663d32965be74b146f9067138634c9e7f2",
     "cosimlex/run/final.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-    "cosimlex/run/final_items.csv": "7eb70257593da06f682a3ddda54a9d260d4fc514f645237f5ca74b08f8da61a6",
-    "cosimlex/run/final_items.tsv": "01ba4719c80b6fe911b091a7c05124b64eeece964e09c058ef8f9805daca546b",
+    "cosimlex/run/final_items.csv": "9dfc7aa37ec0d3667b459baa3149cbb0ed99ee017b0c3fce70218f770c5890d3",
+    "cosimlex/run/final_items.tsv": "8a63fef5bd3e5c07725c0f4274f4e9af635eb6b02fb93afa4429dba2168a506c",
     "cosimlex/run/final_items.jsonl": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "cosimlex/run/adjudications.csv": "99b54a4f76dc021ab4740f90658b842ffe05a74fcd13654f1fb31812c65e9d7e",
     "cosimlex/run/adjudications.tsv": "9ddee843004f0959d00efcd1950d3c82071bcfb412ec2c1fe64759f0a51a5590",

@@ -210,3 +210,33 @@ def test_two_annotators_who_differ_go_to_an_adjudicator_who_decides_the_label_fi
     assert {label.item_id: label.value for label in decided} == {
         item: payload.get("label") or payload["options"][0] for item, payload in payloads.items()
     }
+
+
+def test_a_refused_early_save_keeps_the_answers_and_the_first_showing(client):
+    """Issue 36: the page came back with the Likert answer cleared and the whole wait again. Now
+    it comes back as answered, with the note of its first showing and the wait left from then."""
+    import time
+
+    from django.core import signing
+
+    from surveys import flow
+
+    project = project_create(
+        name="slow too", team=TeamFactory(), task_file=TASK.replace("min_seconds: 0", "min_seconds: 600")
+    )
+    items_import(project=project, data=data_file("task_files", "before_reading.jsonl").read_bytes(), filename="i.jsonl")
+    url = join(client, project)
+    fields = fields_of(client.get(url).content.decode())
+    payload = Response.objects.get(pk=fields["response"]).item.payload
+    client.post(url, {**fields, **answers_for(payload, "guess")})
+    fields = fields_of(client.get(url).content.decode())
+    first = signing.dumps([int(fields["response"]), "read", time.time() - 100], salt=flow.SHOWN_SALT)
+    refused = client.post(url, {**fields, "shown": first, **answers_for(payload, "read")})
+    assert refused.status_code == 400
+    html = refused.content.decode()
+    assert "Please take at least 600 seconds on this page before you continue." in html
+    assert fields_of(html)["shown"] == first  # the wait still counts from the first showing
+    wait = float(re.search(r'data-wait-seconds="([0-9.]+)"', html).group(1))
+    assert 495 <= wait <= 500
+    assert re.search(r'<input type="radio" name="sure" value="4"[^>]* checked', html)  # the answer given stays
+    assert "read" not in Response.objects.get(pk=fields["response"]).answers

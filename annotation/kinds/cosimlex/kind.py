@@ -177,6 +177,10 @@ class CoSimLex(TaskKind):
     def item_diagnostic_columns(self) -> list[str]:
         return list(cosimlex_stats.ITEM_DIAGNOSTIC_COLUMNS)
 
+    def kept_items(self, frame: Any, items: Any, responses: Any) -> Any:
+        """The pairs' scores over the ratings the run finally keeps (the researcher's verdicts too)."""
+        return cosimlex_stats.item_statistics(frame, responses=responses)
+
     def figure_styles(self) -> Mapping[str, FigureStyle]:
         return FIGURES
 

@@ -152,6 +152,9 @@ class GCRC(TaskKind):
     def item_diagnostic_columns(self) -> list[str]:
         return ["annotation_count", "observed_agreement"]
 
+    def kept_items(self, frame: Any, items: Any, responses: Any) -> Any:
+        return gcrc_quality.kept_items(frame, responses["keep"])
+
     def figure_styles(self) -> Mapping[str, FigureStyle]:
         return FIGURES
 

@@ -123,22 +123,45 @@ def _observed(annotations: list[dict[str, Any]]) -> float | None:
     return sum(same) / len(same)
 
 
+def _by_item(frame: pd.DataFrame, chosen: pd.Series) -> dict[int, list[dict[str, Any]]]:
+    """Per item (every item of `frame`), the annotations of the rows `chosen` marks."""
+    by_item: dict[int, list[dict[str, Any]]] = {int(i): [] for i in frame["item_id"]}
+    for row in frame[chosen.to_numpy()].to_dict("records"):
+        by_item[int(row["item_id"])].append(_annotation(row))
+    return by_item
+
+
+def _items(by_item: dict[int, list[dict[str, Any]]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"annotation_count": len(a), "annotations": a, "observed_agreement": _observed(a)} for a in by_item.values()],
+        index=pd.Index(list(by_item), name="item_id"),
+        columns=ITEM_DIAGNOSTIC_COLUMNS,
+    )
+
+
+def _completed(frame: pd.DataFrame) -> pd.Series:
+    return frame["completed"].fillna(False).astype(bool)
+
+
+def kept_items(frame: pd.DataFrame, keep: pd.Series) -> pd.DataFrame:
+    """The items' diagnostics on the annotations the run finally keeps (`keep`: bool per
+    response id, after the researcher's verdicts and the generic rules): a rejected annotation
+    is neither listed (the `gcrc_annotations` export) nor counted, nor compared; an unfinished one
+    has no labels to list."""
+    chosen = frame["response_id"].astype(int).map(keep).fillna(False).astype(bool) & _completed(frame)
+    return _items(_by_item(frame, chosen))
+
+
 def select(frame: pd.DataFrame) -> QualityOutcome:
     """Keep every finished annotation; report reference scores and two annotators' agreement."""
-    completed = frame["completed"].fillna(False).astype(bool)
+    completed = _completed(frame)
     responses = pd.DataFrame(
         {"keep": completed.to_numpy(), "reasons": [[] if c else ["incomplete"] for c in completed]},
         index=frame["response_id"].astype(int),
     )
     done = frame[completed].to_dict("records")
-    by_item: dict[int, list[dict[str, Any]]] = {int(i): [] for i in frame["item_id"]}
-    for row in done:
-        by_item[int(row["item_id"])].append(_annotation(row))
-    items = pd.DataFrame(
-        [{"annotation_count": len(a), "annotations": a, "observed_agreement": _observed(a)} for a in by_item.values()],
-        index=pd.Index(list(by_item), name="item_id"),
-        columns=ITEM_DIAGNOSTIC_COLUMNS,
-    )
+    by_item = _by_item(frame, completed)
+    items = _items(by_item)
     counts = pd.Series([int(r["annotator_id"]) for r in done], dtype="int64").value_counts()
     annotator_ids = sorted({int(a) for a in frame["annotator_id"]})
     annotators = pd.DataFrame(

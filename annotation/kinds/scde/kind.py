@@ -87,6 +87,9 @@ class SCDE(TaskKind):
     def figure_styles(self) -> Mapping[str, FigureStyle]:
         return FIGURES
 
+    def kept_items(self, frame: Any, items: Any, responses: Any) -> Any:
+        return results.kept_items(frame, responses["keep"])
+
     def export_item(self, payload: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> dict[str, Any]:
         return results.export_row(payload, diagnostics)
 

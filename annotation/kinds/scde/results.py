@@ -126,6 +126,14 @@ def quality_outcome(frame: pd.DataFrame, settings: Mapping[str, Any]) -> Quality
     )
 
 
+def kept_items(frame: pd.DataFrame, keep: pd.Series) -> pd.DataFrame:
+    """The passages' figures and workers' answers on the responses the run finally keeps (`keep`:
+    bool per response id, after the researcher's verdicts and the generic rules)."""
+    frame = frame.assign(passage_seconds=passage_seconds(frame))
+    done = frame[frame["completed"].fillna(False).astype(bool)] if "completed" in frame else frame
+    return _items(done, done[done["response_id"].map(keep).fillna(False).astype(bool)])
+
+
 def _items(done: pd.DataFrame, kept: pd.DataFrame) -> pd.DataFrame:
     """Per passage: its figures over the kept responses, and the kept workers' answers."""
     scored = kept.assign(seconds=kept["passage_seconds"])

@@ -76,6 +76,8 @@ class TaskFilePageForm(PageForm):
         self.options: dict[str, list[Option]] = {}
         for q in self.asked:
             self.options[q.id] = choices_of(q, self.payload, words)
+            # a question shown by an answer on this page: its input cannot insist (it may stay
+            # hidden); `clean` requires it once shown, and its label says so (`optional`)
             decided_later = q.show_if is not None and q.show_if.question in here
             field = form_field(q, self.payload, self.options[q.id], required=q.required and not decided_later)
             field.label = words(q.prompt)
@@ -88,6 +90,26 @@ class TaskFilePageForm(PageForm):
                     widget=forms.CheckboxInput(attrs={"data-slider-keep": q.id}),
                 )
         self._answer: dict[str, Any] = {}
+
+    def decided_here(self, q: Any) -> bool:
+        """Whether an answer on this page decides if `q` is asked."""
+        return q.show_if is not None and q.show_if.question in {p.id for p in self.page_spec.questions}
+
+    def _asked(self, question: str) -> Any:
+        return next(q for q in self.asked if q.id == question)
+
+    def optional(self, question: str) -> bool:
+        """Whether `question` may be left empty (its label says "(optional)"): a required question
+        shown by an answer on this page is required whenever it is shown."""
+        q = self._asked(question)
+        return not self.fields[q.id].required and not (q.required and self.decided_here(q))
+
+    def shown(self, question: str) -> bool:
+        """Whether `question` is shown as the page is drawn: one an answer on this page decides
+        only once the answer given (posted, or none yet) meets its condition; the page's script
+        shows and hides it as the answer changes."""
+        q = self._asked(question)
+        return not self.decided_here(q) or q.show_if.holds(self[q.show_if.question].value() or None)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

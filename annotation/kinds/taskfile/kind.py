@@ -150,11 +150,16 @@ class TaskFileKind(TaskKind):
 
     def quality(self, frame: Any, settings: Mapping[str, Any]) -> QualityOutcome:
         selection = gold_accuracy.select_annotations(
-            frame,
-            correct_columns=[f"{q.id}_correct" for q in self.task.questions if q.gold],
-            min_gold_accuracy=_number(settings.get("min_gold_accuracy")),
+            frame, correct_columns=self._correct_columns(), min_gold_accuracy=_number(settings.get("min_gold_accuracy"))
         )
         return QualityOutcome(selection.responses, selection.annotators, selection.items, selection.summary)
+
+    def _correct_columns(self) -> list[str]:
+        return [f"{q.id}_correct" for q in self.task.questions if q.gold]
+
+    def kept_items(self, frame: Any, items: Any, responses: Any) -> Any:
+        """The items' figures over what the run finally keeps (the researcher's verdicts too)."""
+        return gold_accuracy.item_figures(frame, correct_columns=self._correct_columns(), keep=responses["keep"])
 
     def item_diagnostic_columns(self) -> list[str]:
         return list(gold_accuracy.ITEM_DIAGNOSTIC_COLUMNS)

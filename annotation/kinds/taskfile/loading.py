@@ -103,6 +103,18 @@ def _plain(node: Any) -> Any:
 def read(text: str, validator: jsonschema.protocols.Validator | None = None) -> Located:
     """The file's data checked against the task file's schema (or `validator`'s: a study file
     reuses the question types); raises TaskFileError naming every problem."""
+    located, problems = read_unchecked(text, validator)
+    if problems:
+        raise TaskFileError(problems)
+    return located
+
+
+def read_unchecked(
+    text: str, validator: jsonschema.protocols.Validator | None = None
+) -> tuple[Located, list[TaskFileProblem]]:
+    """The file's data and its schema problems (sorted by line), so a caller may look for more
+    mistakes in the same file before it refuses it; raises TaskFileError for a file that reads as
+    no mapping at all."""
     if len(text) > MAX_TASK_FILE_CHARS:
         raise TaskFileError([TaskFileProblem("", None, f"longer than {MAX_TASK_FILE_CHARS:,} characters")])
     if not text.strip():
@@ -121,10 +133,7 @@ def read(text: str, validator: jsonschema.protocols.Validator | None = None) -> 
         raise TaskFileError([TaskFileProblem("", 1, "a task file is a mapping of keys (title, item, pages, ...)")])
     located = Located(tree)
     problems = [_problem(located, error) for error in (validator or _validator()).iter_errors(located.data)]
-    if problems:
-        problems.sort(key=lambda p: (p.line or 0, p.path))
-        raise TaskFileError(_unique(problems))
-    return located
+    return located, sorted_unique(problems)
 
 
 @cache
@@ -155,10 +164,11 @@ def _problem(located: Located, error: ValidationError) -> TaskFileProblem:
     return located.problem(path, message)
 
 
-def _unique(problems: list[TaskFileProblem]) -> list[TaskFileProblem]:
+def sorted_unique(problems: list[TaskFileProblem]) -> list[TaskFileProblem]:
+    """`problems` by line, each (path, message) once."""
     seen: set[tuple[str, str]] = set()
     kept = []
-    for problem in problems:
+    for problem in sorted(problems, key=lambda p: (p.line or 0, p.path)):
         if (problem.path, problem.message) not in seen:
             seen.add((problem.path, problem.message))
             kept.append(problem)

@@ -14,6 +14,7 @@ from typing import Any
 from ..base import ImportProblem, ParsedItem
 from ..formats import content_id, jsonl_records, value_problem
 from ..label_studio import Task, is_label_studio, task_predictions, task_records
+from ..problems import MAX_REPORTED, collected
 from ..typed import ImportedPrediction
 from .spec import TaskSpec
 from .typed import form_data
@@ -62,8 +63,11 @@ def label_studio_predictions(task: TaskSpec, text: str) -> list[ImportedPredicti
 
 def _identified(task: TaskSpec, tasks: Iterator[Task], label_studio: bool) -> Iterator[tuple[int, str, Task]]:
     """Each record with its number (from 1) and its item id, checked; a Label Studio task's
-    problem names the task."""
+    problem names the task. Every bad record is found (the first `MAX_REPORTED` named, the rest
+    counted) before the file is refused; nothing more is yielded after the first bad one."""
     seen: set[str] = set()
+    problems: list[ImportProblem] = []
+    bad = 0
     for number, entry in enumerate(tasks, start=1):
         line, record = entry.line, entry.data
         try:
@@ -75,14 +79,32 @@ def _identified(task: TaskSpec, tasks: Iterator[Task], label_studio: bool) -> It
             seen.add(external_id)
             _check(task, record, line)
         except ImportProblem as problem:
-            if not label_studio:
-                raise
-            raise ImportProblem(
-                f"task {number} (Label Studio): {problem.message}",
-                line=problem.line,
-                field=f"data.{problem.field}" if problem.field else None,
-            ) from None
-        yield number, external_id, entry
+            bad += 1
+            if len(problems) < MAX_REPORTED:
+                problems.append(_named(problem, number, _record_id(task, record), label_studio))
+            continue
+        if not bad:
+            yield number, external_id, entry
+    if bad:
+        raise collected(problems, bad)
+
+
+def _record_id(task: TaskSpec, record: Any) -> str | None:
+    """The record's id as the file gives it under the task's id key (None: none to name)."""
+    value = record.get(task.id_key) if task.id_key and isinstance(record, dict) else None
+    return None if value in (None, "") or isinstance(value, (list, dict)) else str(value)
+
+
+def _named(problem: ImportProblem, number: int, record: str | None, label_studio: bool) -> ImportProblem:
+    """`problem` naming the record by its id (where the file gives it) or as Label Studio's task."""
+    if not label_studio:
+        return ImportProblem(problem.message, line=problem.line, field=problem.field, record=record)
+    return ImportProblem(
+        f"task {number} (Label Studio): {problem.message}",
+        line=problem.line,
+        field=f"data.{problem.field}" if problem.field else None,
+        record=record,
+    )
 
 
 def _records(task: TaskSpec, text: str) -> tuple[Iterator[Task], bool]:

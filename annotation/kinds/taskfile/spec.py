@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..results import LabelField, aggregation_methods, column_label
-from .loading import Located, Path_, TaskFileError, TaskFileProblem, read
+from .loading import Located, Path_, TaskFileError, TaskFileProblem, read_unchecked, sorted_unique
 
 CHOICES = ("single_choice", "multiple_choice")
 #: the levels of measurement each question type's answers may be labels at
@@ -114,12 +114,31 @@ class TaskSpec:
         return next(q for q in self.questions if q.id == question_id)
 
 
+#: what reading a file's data as a task raises where the schema found it out of shape
+OUT_OF_SHAPE = (KeyError, IndexError, TypeError, ValueError, AttributeError, StopIteration)
+
+
 def build(text: str) -> TaskSpec:
-    """The task of a file's text; raises TaskFileError naming every problem with path and line."""
-    located = read(text)
+    """The task of a file's text; raises TaskFileError naming every problem with path and line:
+    the schema's and, where the data has the shape they need even so, the references' (a
+    condition on no earlier question, a page never there), all at once."""
+    located, problems = read_unchecked(text)
+    if not problems:
+        spec = _spec(located)
+        problems = _check(spec, located)
+        if problems:
+            raise TaskFileError(problems)
+        return spec
+    try:
+        problems = problems + _check(_spec(located), located)
+    except OUT_OF_SHAPE:  # too far out of shape to follow its references: the schema's problems
+        pass
+    raise TaskFileError(sorted_unique(problems))
+
+
+def _spec(located: Located) -> TaskSpec:
     data = located.data
     item = data["item"]
-    problems: list[TaskFileProblem] = []
     shown = tuple(
         Shown(s["key"], s.get("label", s["key"]), s.get("as", "text"), s.get("reveal_after", "")) for s in item["show"]
     )
@@ -136,9 +155,6 @@ def build(text: str) -> TaskSpec:
         translations=data.get("translations", {}),
         task_categories=tuple(data.get("task_categories", ())),
     )
-    problems.extend(_check(spec, located))
-    if problems:
-        raise TaskFileError(problems)
     return spec
 
 
