@@ -77,7 +77,8 @@ def worker_process(*, extra_env: dict[str, str] | None = None, log_dir: Path = R
         "CELERY_RESULT_BACKEND": BROKER,
         **(extra_env or {}),
     }
-    log_path = log_dir / (".celery-test-worker.log" if log_dir == ROOT else f"{queue}.log")
+    shared = f".celery-test-worker{os.environ.get('PYTEST_XDIST_WORKER', '')}.log"  # one per test process
+    log_path = log_dir / (shared if log_dir == ROOT else f"{queue}.log")
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [
