@@ -2,7 +2,9 @@
 annotations here, so exports, quality runs and agreement count them as any other.
 
 Who: one Annotator per outside annotator, on the `label_studio` channel (`external_id` their
-`completed_by` there; the same person in a later file is the same annotator). Where: a
+`completed_by` there: their e-mail, else their number; the same person in a later file, or in
+another project, has the same `external_id`). A re-import writes only the annotations an item
+does not have yet from the same person, so importing a file twice changes nothing. Where: a
 closed batch (nobody is handed its work) named after the source, one unit per annotator holding
 the items they annotated, their assignment submitted. A handful of bulk writes per import, however
 many annotations (not a query per annotation)."""
@@ -37,17 +39,23 @@ class Carried:
     annotations: tuple[ImportedAnnotation, ...]
 
 
-def imported_annotations_create(*, project: Project, carried: Sequence[Carried], alias: str = "default") -> int:
-    """Write the annotations of `carried` (items just imported) as completed annotations; how
-    many. Run inside the import's transaction: a failure imports nothing."""
+def imported_annotations_create(*, project: Project, carried: Sequence[Carried], alias: str = "default") -> list[str]:
+    """Write the annotations of `carried` (items of the project, just imported or already there)
+    as completed annotations, but for those an item has from the same annotator already (a
+    re-import adds only the new ones); the item's id (as imported) of each annotation written. Run inside the
+    import's transaction: a failure imports nothing."""
     if not carried:
-        return 0
+        return []
     now = timezone.now()
     items = _item_ids(project, [c.external_id for c in carried], alias)
+    done = _done(project, sorted({a.annotator for c in carried for a in c.annotations}), alias)
     work: Work = {}
     for entry in carried:
         for annotation in entry.annotations:
-            work.setdefault(annotation.annotator, []).append((items[entry.external_id], annotation))
+            if (items[entry.external_id], annotation.annotator) not in done:
+                work.setdefault(annotation.annotator, []).append((items[entry.external_id], annotation))
+    if not work:
+        return []
     batch = Batch.objects.using(alias).create(
         project=project,
         name=BATCH_NAME,
@@ -76,7 +84,21 @@ def imported_annotations_create(*, project: Project, carried: Sequence[Carried],
         ),
         batch_size=1000,
     )
-    return sum(len(done) for done in work.values())
+    external = {pk: external_id for external_id, pk in items.items()}
+    return [external[item] for done in work.values() for item, _annotation in done]
+
+
+def _done(project: Project, people: list[str], alias: str) -> set[tuple[int, str]]:
+    """(item id, outside annotator) of the annotations of these people the project has."""
+    found: set[tuple[int, str]] = set()
+    for start in range(0, len(people), 2000):
+        rows = Response.objects.using(alias).filter(
+            item__project=project,
+            assignment__annotator__channel=IMPORTED_CHANNEL,
+            assignment__annotator__external_id__in=people[start : start + 2000],
+        )
+        found.update(rows.values_list("item_id", "assignment__annotator__external_id"))
+    return found
 
 
 def _units(batch: Batch, work: Work, alias: str) -> dict[str, int]:
@@ -125,6 +147,8 @@ def _response(assignment: int, item: int, position: int, annotation: ImportedAnn
     }
     if pages and annotation.seconds is not None:
         timings[pages[-1]]["seconds"] = round(annotation.seconds, 3)
+    if pages and annotation.updated_at is not None:  # kept for a later export's `updated_at`
+        timings[pages[-1]]["saved_at"] = annotation.updated_at.isoformat()
     return Response(
         assignment_id=assignment,
         item_id=item,

@@ -30,6 +30,7 @@ def parse_items(task: TaskSpec, text: str) -> Iterator[ParsedItem]:
             line=entry.line,
             annotations=entry.annotations,
             skipped_annotations=entry.cancelled,
+            ignored_keys=entry.ignored,
         )
 
 
