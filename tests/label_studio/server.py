@@ -63,7 +63,11 @@ class LabelStudio:
         return self.call("POST", f"/api/projects/{project}/import?commit_to_project=true", expect, files=files)
 
     def user(self, email: str) -> int:
-        """A new account of the admin's organisation (as an admin adds a person)."""
+        """The account of this e-mail, made in the admin's organisation (as an admin adds a person)
+        unless there is one."""
+        known = {mail: pk for pk, mail in self.users().items()}
+        if email in known:
+            return known[email]
         found = self.call("POST", "/api/users/", 201, json={"email": email, "username": email.split("@")[0]})
         return int(found["id"])
 
@@ -103,7 +107,9 @@ class LabelStudio:
         return self.call("GET", f"/api/tasks/?project={project}&page_size=1000&fields=all")["tasks"]
 
     def annotate(self, task: int, result: list[dict[str, Any]], lead_time: float = 12.5) -> int:
-        made = self.call("POST", f"/api/tasks/{task}/annotations/", 201, json={"result": result, "lead_time": lead_time})
+        made = self.call(
+            "POST", f"/api/tasks/{task}/annotations/", 201, json={"result": result, "lead_time": lead_time}
+        )
         return int(made["id"])
 
     def predict(self, task: int, result: list[dict[str, Any]], model_version: str, score: float | None) -> int:

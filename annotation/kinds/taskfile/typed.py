@@ -51,12 +51,17 @@ def typed_answer(question: Question, answer: Any, task: TaskSpec) -> TypedAnswer
 
 
 def predicted_spans(value: Any, text: str | None) -> Any:
-    """A span question's prediction as stored (`start-end label` texts, `questions.label_of`) as
-    the spans of `text` an answer holds; `text` None: the value is not a span question's, as it is."""
+    """A span question's prediction as stored (`start-end label` texts, `questions.label_of`, or
+    span objects, read from Label Studio's tasks) as the spans of `text` an answer holds; `text` None: the value is not a span question's, as it is."""
     if text is None or not isinstance(value, list):
         return value
     spans = []
     for entry in value:
+        if isinstance(entry, Mapping):  # read from Label Studio's tasks: spans as an answer has them
+            first, last = entry.get("start"), entry.get("end")
+            if isinstance(first, int) and isinstance(last, int):
+                spans.append({"start": first, "end": last, "text": text[first:last], "label": entry.get("label")})
+            continue
         bounds, _, label = str(entry).partition(" ")
         start, _, end = bounds.partition("-")
         if not (start.isdigit() and end.isdigit()):
