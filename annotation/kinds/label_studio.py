@@ -4,8 +4,8 @@ task's `data` is one item, and each annotation not cancelled its label answers t
 (`ImportedAnnotation`, result types mapped back by RESULT_TYPES), which the kind then checks
 against its questions. A task's predictions ride along unread (the item import leaves them);
 a predictions import types them by `task_predictions`, as annotations are. A file is taken for Label Studio's when its
-first object has a `data` object among keys Label Studio gives a task, and `data` is not an
-item key of the task."""
+first object has a `data` object, and `data` is not an item key of the task; a task's keys
+other than READ_KEYS are collected (`Task.ignored`) for the import's reply."""
 
 from __future__ import annotations
 

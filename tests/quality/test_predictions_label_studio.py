@@ -193,7 +193,10 @@ def test_a_prediction_naming_no_model_is_named_after_the_file_and_keeps_its_scor
     call_command("import_predictions", str(project.pk), str(path), stdout=out)
     assert "Predictions naming no model were named 'unnamed (project-3-at-2025.json)'" in out.getvalue()
     found = Prediction.objects.filter(project=project, model="unnamed (project-3-at-2025.json)")
-    assert sorted(found.values_list("item__external_id", "score")) == [("c-1", 0.75), ("c-2", 0.77)]  # the file's scores
+    assert sorted(found.values_list("item__external_id", "score")) == [
+        ("c-1", 0.75),
+        ("c-2", 0.77),
+    ]  # the file's scores
 
 
 def test_tasks_without_predictions_are_skipped_and_none_at_all_is_refused(project):
@@ -226,7 +229,12 @@ def test_the_command_and_the_api_take_the_export_without_a_name(project, tmp_pat
     assert answer.status_code == 400
     assert (answer.json()["line"], answer.json()["field"]) == (task_line(bad, 2), "sentiment")
     answer = api.post(url, {"file": SimpleUploadedFile("export.json", PREDICTED)}, format="multipart")
-    assert answer.status_code == 200 and answer.json() == {"model": f"{V2}, {V3}", "created": 7, "replaced": 7, "unnamed": ""}
+    assert answer.status_code == 200 and answer.json() == {
+        "model": f"{V2}, {V3}",
+        "created": 7,
+        "replaced": 7,
+        "unnamed": "",
+    }
     assert stored(project) == STORED
 
 
