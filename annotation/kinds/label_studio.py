@@ -113,8 +113,8 @@ def task_annotations(raw: Any, where: str, line: int) -> tuple[tuple[ImportedAnn
                 where=name,
                 line=line,
                 seconds=_seconds(annotation.get("lead_time"), name, line),
-                completed_at=_moment(annotation.get("created_at") or annotation.get("updated_at"), name, line),
-                updated_at=_moment(annotation.get("updated_at"), name, line, "updated_at"),
+                completed_at=moment(annotation.get("created_at") or annotation.get("updated_at"), name, line),
+                updated_at=moment(annotation.get("updated_at"), name, line, "updated_at"),
             )
         )
     return tuple(found), cancelled
@@ -148,7 +148,7 @@ def task_predictions(raw: Any, where: str, line: int) -> tuple[ImportedPredictio
         score = prediction.get("score")
         if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
             raise ImportProblem(f"{name}: 'score' must be a number", line=line, field="score")
-        made = _moment(prediction.get("created_at"), name, line)
+        made = moment(prediction.get("created_at"), name, line)
         if typed:
             found.append(ImportedPrediction(model or None, typed, name, line, score=score, created_at=made))
     return tuple(found)
@@ -180,7 +180,7 @@ def _seconds(value: Any, name: str, line: int) -> float | None:
     return float(value)
 
 
-def _moment(value: Any, name: str, line: int, key: str = "created_at") -> datetime | None:
+def moment(value: Any, name: str, line: int, key: str = "created_at") -> datetime | None:
     """A moment the file gives (`key`, aware; naive times are UTC); None: not said."""
     if value in (None, ""):
         return None

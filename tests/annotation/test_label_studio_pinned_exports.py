@@ -6,7 +6,10 @@ Spans keep their code-point offsets (an emoji is one). Fast: no Label Studio nee
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+from typing import Any
 
 import pytest
 
@@ -119,3 +122,43 @@ def test_a_later_export_with_one_annotation_more_adds_exactly_that_one():
     assert who.completed_at.isoformat()[:19] == later[0]["created_at"][:19]
     (page,) = who.timings.values()
     assert page["saved_at"][:19] == later[0]["updated_at"][:19]
+
+
+def answers_by_annotator(project) -> dict[tuple[str, str], Any]:
+    rows = Response.objects.filter(item__project=project).values_list(
+        "item__external_id", "assignment__annotator__external_id", "answers", "completed_at"
+    )
+    return {(item, who): (answers, done) for item, who, answers, done in rows}
+
+
+@pytest.mark.parametrize("name", list(TASK_FILES))
+@pytest.mark.parametrize("flat", ["json_min.json", "csv.csv"])
+def test_the_json_min_and_csv_exports_bring_the_same_annotations(name, flat):
+    plain = project_for(name)
+    items_import(project=plain, data=pinned(f"{name}_json_export.json"), filename="export.json")
+    project = project_for(name)
+    report = items_import(project=project, data=pinned(f"{name}_{flat}"), filename=flat)
+    assert (report.created, report.annotations) == (
+        plain.items.count(),
+        Response.objects.filter(item__project=plain).count(),
+    )
+    assert answers_by_annotator(project) == answers_by_annotator(plain)
+    again = items_import(project=project, data=pinned(f"{name}_{flat}"), filename=flat)
+    assert (again.created, again.annotations) == (0, 0)
+
+
+def test_a_csv_value_that_does_not_fit_names_task_line_and_field():
+    rows = list(csv.DictReader(io.StringIO(pinned("sentiment_csv.csv").decode(), newline="")))
+    rows[1]["sentiment"] = "furious"
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    project = project_for("sentiment")
+    with pytest.raises(ImportProblem) as refused:
+        items_import(project=project, data=out.getvalue().encode(), filename="export.csv")
+    assert (refused.value.line, refused.value.field) == (3, "sentiment")
+    assert (
+        f"task {rows[1]['id']} (Label Studio JSON-MIN), annotation {rows[1]['annotation_id']}" in refused.value.message
+    )
+    assert "furious" in refused.value.message

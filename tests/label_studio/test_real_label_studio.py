@@ -220,6 +220,14 @@ def test_a_project_goes_to_label_studio_and_comes_back_the_same(label_studio: La
     plain_project = project_create(name=f"{name} plain", team=project.team, task_file=task_file)
     report = items_import(project=plain_project, data=plain, filename="export.json")
     assert (report.created, report.annotations) == (len(tasks), len(before) + 1)
+    # its JSON-MIN and CSV exports (one record per annotation) bring the same annotations
+    for export_type, suffix in (("JSON_MIN", "json"), ("CSV", "csv")):
+        flat = ls.export(target, export_type)
+        pin(f"{name}_{export_type.lower()}.{suffix}", flat)
+        flat_project = project_create(name=f"{name} {export_type}", team=project.team, task_file=task_file)
+        report = items_import(project=flat_project, data=flat, filename=f"export.{suffix}")
+        assert (report.created, report.annotations) == (len(tasks), len(before) + 1)
+        assert held(flat_project) == held(plain_project), export_type
     # and a second export with one annotation more adds exactly that one
     second = json.loads(snapshot)
     missing = next(t for t in second if t["id"] == first["id"])
