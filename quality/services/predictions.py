@@ -158,7 +158,9 @@ def _rows(kind: TaskKind, project: Project, text: str) -> Iterator[tuple[int, di
     found = [(line, _item(record, items, line, seen), record) for line, record in records(text)]
     payloads = _payloads([item_id for _line, item_id, _record in found])
     for line, item_id, record in found:
-        yield item_id, _labels(kind, payloads[item_id], record, fields, line)
+        labels = _labels(kind, payloads[item_id], record, fields, line)
+        if labels:  # every field null: the model predicted nothing of the item
+            yield item_id, labels
 
 
 def _payloads(item_ids: list[int]) -> dict[int, Any]:
@@ -198,7 +200,7 @@ def _labels(
         if value is None:  # the model gave no label here
             continue
         labels[name] = _value(kind, payload, name, value, line)
-    if not labels:
+    if len(record) <= 1:  # a field given as null is a prediction of nothing (docs/predictions.md)
         raise ImportProblem(f"the record predicts none of the label fields ({', '.join(fields)})", line=line)
     return labels
 
