@@ -162,3 +162,21 @@ def test_a_csv_value_that_does_not_fit_names_task_line_and_field():
         f"task {rows[1]['id']} (Label Studio JSON-MIN), annotation {rows[1]['annotation_id']}" in refused.value.message
     )
     assert "furious" in refused.value.message
+
+
+def test_label_studio_users_are_the_same_annotators_in_every_project_and_go_back_as_themselves():
+    from quality.exports import export_open
+
+    data = pinned("sentiment_snapshot.json")
+    team = TeamFactory()
+    task_file = (EXAMPLES / "sentiment" / TASK_FILES["sentiment"]).read_text()
+    exported = []
+    for name in ("first", "second"):
+        project = project_create(name=name, team=team, task_file=task_file)
+        items_import(project=project, data=data, filename="snapshot.json")
+        tasks = json.loads(b"".join(export_open(project=project, dataset="label_studio", fmt="json").chunks))
+        exported.append(
+            sorted((t["data"]["review_id"], a["completed_by"]["email"]) for t in tasks for a in t["annotations"])
+        )
+    emails = {a["completed_by"]["email"] for t in json.loads(data) for a in t["annotations"]}
+    assert exported[0] == exported[1] and {email for _item, email in exported[0]} == emails
