@@ -16,7 +16,8 @@
   (`TaskKind.prediction_typed_answers`), `score` the file's; a prediction with no result (the
   model predicted nothing the export can write) is left out.
 
-Items are read a chunk at a time, each chunk's annotations with one query: memory stays flat.
+Items are read a chunk at a time, each chunk's annotations with two queries (rows, then when each was last
+saved): memory stays flat.
 """
 
 from __future__ import annotations
