@@ -31,27 +31,13 @@ from annotation.kinds.label_studio_results import RESULT_TYPES
 from annotation.kinds.typed import TypedAnswer
 from annotation.models import Item, Project, Response
 from annotation.selectors import annotation_rows
-from annotation.services.imported_annotations import IMPORTED_CHANNEL
+from annotation.services.imported_annotations import annotator_email
 from quality.models import Prediction
 
 from .base import CHUNK_SIZE, EXACT, Dataset, Options
 
 #: a task's keys, in the order of Label Studio's documented example
 TASK_KEYS = ["id", "created_at", "updated_at", "project", "data", "annotations", "predictions"]
-#: the domain of the pseudonymous e-mails annotators are exported as (`.invalid`: reserved, RFC
-#: 2606, so no mail is ever sent and no real person's address is taken)
-ANNOTATOR_DOMAIN = "annotators.invalid"
-
-
-def annotator_email(*, annotator_id: int, external_id: str, channel: str) -> str:
-    """The e-mail an annotator is exported as: one who came from Label Studio by their e-mail
-    there, that e-mail; by their number there, `label-studio-<number>@annotators.invalid` (the
-    same in every project of the team); anybody else `annotator-<number here>@annotators.invalid`."""
-    if channel == IMPORTED_CHANNEL and "@" in external_id:
-        return external_id
-    if channel == IMPORTED_CHANNEL:
-        return f"label-studio-{external_id}@{ANNOTATOR_DOMAIN}"
-    return f"annotator-{annotator_id}@{ANNOTATOR_DOMAIN}"
 
 
 def result_entries(answer: TypedAnswer, *, to_name: str, prefix: str) -> list[dict[str, Any]]:

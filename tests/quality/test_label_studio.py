@@ -231,3 +231,12 @@ def test_a_built_in_kind_exports_its_label_fields_by_level():
             assert entry["type"] == "choices" and all(isinstance(c, str) for c in entry["value"]["choices"])
         else:
             assert entry["type"] == "number" and isinstance(entry["value"]["number"], int | float)
+
+
+def test_the_export_imported_into_its_own_project_adds_nothing(annotated):
+    """Its annotators come back as themselves (`annotator-<number>@annotators.invalid`, and a Label
+    Studio user's pseudonym): no annotation is copied onto the items they have already."""
+    before = Response.objects.filter(item__project=annotated).count()
+    report = items_import(project=annotated, data=json.dumps(export_tasks(annotated)).encode(), filename="again.json")
+    assert (report.created, report.annotations) == (0, 0)
+    assert Response.objects.filter(item__project=annotated).count() == before
