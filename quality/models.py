@@ -168,6 +168,8 @@ class Prediction(models.Model):
     model = models.CharField(max_length=100, help_text='The researcher\'s name for the model, e.g. "gpt-x-zero-shot".')
     labels = models.JSONField(default=dict, help_text="Label field -> the model's value, as the kind stores it.")
     imported_at = models.DateTimeField()
+    score = models.FloatField(null=True, blank=True, help_text="The model's confidence, as the file gave it.")
+    created_at = models.DateTimeField(null=True, blank=True, help_text="When the model made it, as the file said.")
 
     class Meta:
         ordering = ["project", "model", "item"]

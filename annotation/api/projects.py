@@ -171,11 +171,18 @@ class ImportReportSerializer(serializers.Serializer):
         help_text="Records skipped because their id has different content (skip_conflicts)."
     )
     annotations = serializers.IntegerField(
-        help_text="Annotations the file carried for its new items (a Label Studio export's), imported as "
-        "completed annotations."
+        help_text="Annotations the file carried (a Label Studio export's) that its items did not have yet, "
+        "imported as completed annotations."
     )
     skipped_annotations = serializers.IntegerField(
         help_text="Annotations the file carried that were left out (cancelled in Label Studio)."
+    )
+    merged_annotations = serializers.IntegerField(
+        help_text="Of `annotations`, those added to items the project had already (a re-import's new ones)."
+    )
+    ignored_keys = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Keys of the file's records not read, carrying no data (a Label Studio task's allow_skip...).",
     )
 
 

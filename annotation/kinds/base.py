@@ -37,6 +37,7 @@ class ParsedItem:
     group_key: str = ""
     annotations: tuple[ImportedAnnotation, ...] = ()
     skipped_annotations: int = 0
+    ignored_keys: frozenset[str] = frozenset()  # keys of the record read as carrying no data
 
 
 @dataclass(frozen=True)
@@ -306,9 +307,9 @@ class TaskKind(ABC):
         Label Studio export); default: by each field's level (`generic_typed_answers`)."""
         return generic_typed_answers(self.label_fields(), row)
 
-    def prediction_typed_answers(self, labels: Mapping[str, Any]) -> list[TypedAnswer]:
-        """A model's stored prediction (field -> value) typed as `typed_answers` types an
-        annotation's labels, for Label Studio's export; default: by each field's level."""
+    def prediction_typed_answers(self, labels: Mapping[str, Any], payload: Mapping[str, Any] | None = None) -> list:
+        """A model's prediction (field -> value) of the item with `payload` typed as `typed_answers`
+        types an annotation's labels, for Label Studio's export; default: by each field's level."""
         return typed_labels(self.label_fields(), labels)
 
     # --- adjudication (annotation.services.adjudication) ----------------------------------

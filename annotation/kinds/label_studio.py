@@ -4,8 +4,8 @@ task's `data` is one item, and each annotation not cancelled its label answers t
 (`ImportedAnnotation`, result types mapped back by RESULT_TYPES), which the kind then checks
 against its questions. A task's predictions ride along unread (the item import leaves them);
 a predictions import types them by `task_predictions`, as annotations are. A file is taken for Label Studio's when its
-first object has a `data` object among keys Label Studio gives a task, and `data` is not an
-item key of the task."""
+first object has a `data` object, and `data` is not an item key of the task; a task's keys
+other than READ_KEYS are collected (`Task.ignored`) for the import's reply."""
 
 from __future__ import annotations
 
@@ -21,43 +21,15 @@ from .formats import value_problem
 from .label_studio_results import typed_results
 from .typed import ImportedAnnotation, ImportedPrediction
 
-#: the keys of a task in Label Studio's import and export JSON (its documented task format)
-TASK_KEYS = frozenset(
-    {
-        "id",
-        "data",
-        "annotations",
-        "predictions",
-        "meta",
-        "created_at",
-        "updated_at",
-        "inner_id",
-        "total_annotations",
-        "cancelled_annotations",
-        "total_predictions",
-        "comment_count",
-        "unresolved_comment_count",
-        "last_comment_updated_at",
-        "project",
-        "updated_by",
-        "file_upload",
-        "comment_authors",
-        "annotators",
-        "is_labeled",
-        "overlap",
-        "drafts",
-    }
-)
+#: the keys of a task that are read (the others, `allow_skip`, `inner_id`, `total_annotations`,
+#: `drafts`... carry nothing the platform keeps: they are named in the import's reply)
+READ_KEYS = frozenset({"id", "data", "annotations", "predictions"})
 
 
 def is_label_studio(first: Any, item_keys: set[str]) -> bool:
-    """Whether a JSON array whose first element is `first` holds Label Studio tasks."""
-    return (
-        isinstance(first, Mapping)
-        and isinstance(first.get("data"), Mapping)
-        and "data" not in item_keys
-        and set(first) <= TASK_KEYS
-    )
+    """Whether a JSON array whose first element is `first` holds Label Studio tasks: a `data`
+    object, unless the task file's own records have a key `data`."""
+    return isinstance(first, Mapping) and isinstance(first.get("data"), Mapping) and "data" not in item_keys
 
 
 @dataclass(frozen=True)
@@ -72,6 +44,7 @@ class Task:
     annotations: tuple[ImportedAnnotation, ...] = ()
     cancelled: int = 0
     predictions: Any = None
+    ignored: frozenset[str] = frozenset()
 
 
 def task_records(tasks: list[Any], lines: list[int]) -> Iterator[Task]:
@@ -94,8 +67,15 @@ def task_records(tasks: list[Any], lines: list[int]) -> Iterator[Task]:
         if task_id is not None and (isinstance(task_id, bool) or not isinstance(task_id, int | str)):
             raise ImportProblem(f"{where}: 'id' must be a number or a text", line=line, field="id")
         annotations, cancelled = task_annotations(task.get("annotations"), where, line)
+        ignored = frozenset(task) - READ_KEYS
         yield Task(
-            line, dict(data), None if task_id is None else str(task_id), annotations, cancelled, task.get("predictions")
+            line,
+            dict(data),
+            None if task_id is None else str(task_id),
+            annotations,
+            cancelled,
+            task.get("predictions"),
+            ignored,
         )
 
 
@@ -133,21 +113,30 @@ def task_annotations(raw: Any, where: str, line: int) -> tuple[tuple[ImportedAnn
                 where=name,
                 line=line,
                 seconds=_seconds(annotation.get("lead_time"), name, line),
-                completed_at=_moment(annotation.get("created_at") or annotation.get("updated_at"), name, line),
+                completed_at=moment(annotation.get("created_at") or annotation.get("updated_at"), name, line),
+                updated_at=moment(annotation.get("updated_at"), name, line, "updated_at"),
             )
         )
     return tuple(found), cancelled
 
 
 def task_predictions(raw: Any, where: str, line: int) -> tuple[ImportedPrediction, ...]:
-    """A task's predictions, each its model (`model_version`; None: not named) and its results
-    typed by `typed_results`, as an annotation's are; one with no result is left out."""
+    """A task's predictions, each its model (`model_version`; None: not named, or named "" as
+    Label Studio saves a prediction made without a model), its results typed by `typed_results`,
+    as an annotation's are, its `score` and `created_at`; one with no result is left out."""
     if raw is None:
         return ()
     if not isinstance(raw, list):
         raise ImportProblem(f"{where}: 'predictions' must be a list", line=line, field="predictions")
     found = []
     for number, prediction in enumerate(raw, start=1):
+        if isinstance(prediction, int) and not isinstance(prediction, bool):
+            raise ImportProblem(
+                f"{where}: prediction {number} is only an id ({prediction}), as Label Studio's JSON export lists "
+                "them: import a snapshot export (Export, then Create New Snapshot), which holds them in full",
+                line=line,
+                field="predictions",
+            )
         if not isinstance(prediction, Mapping):
             raise ImportProblem(f"{where}: prediction {number} is not a JSON object", line=line, field="predictions")
         name = f"{where}, prediction {_ref(prediction.get('id'), number)}"
@@ -156,8 +145,12 @@ def task_predictions(raw: Any, where: str, line: int) -> tuple[ImportedPredictio
             raise ImportProblem(f"{name}: 'model_version' must be a text", line=line, field="model_version")
         model = str(version).strip() if version is not None else ""
         typed = typed_results(prediction.get("result"), name, line)
+        score = prediction.get("score")
+        if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
+            raise ImportProblem(f"{name}: 'score' must be a number", line=line, field="score")
+        made = moment(prediction.get("created_at"), name, line)
         if typed:
-            found.append(ImportedPrediction(model or None, typed, name, line))
+            found.append(ImportedPrediction(model or None, typed, name, line, score=score, created_at=made))
     return tuple(found)
 
 
@@ -166,12 +159,15 @@ def _ref(value: Any, number: int) -> str:
 
 
 def _annotator(value: Any, name: str, line: int) -> str:
-    """Who made an annotation: `completed_by`, a user's number (or an object with its `id`)."""
+    """Who made an annotation: `completed_by`, a user's number, or an object with their `email`
+    (which wins: the same person in every project) or `id`."""
     if isinstance(value, Mapping):
-        value = value.get("id")
+        value = value.get("email") or value.get("id")
     if isinstance(value, bool) or not isinstance(value, int | str) or str(value).strip() == "":
         raise ImportProblem(
-            f"{name}: 'completed_by' must name its annotator (a number)", line=line, field="completed_by"
+            f"{name}: 'completed_by' must name its annotator (a number, or an object with their email or id)",
+            line=line,
+            field="completed_by",
         )
     return str(value).strip()
 
@@ -184,8 +180,8 @@ def _seconds(value: Any, name: str, line: int) -> float | None:
     return float(value)
 
 
-def _moment(value: Any, name: str, line: int) -> datetime | None:
-    """When the annotation was made (`created_at`, aware; naive times are UTC); None: not said."""
+def moment(value: Any, name: str, line: int, key: str = "created_at") -> datetime | None:
+    """A moment the file gives (`key`, aware; naive times are UTC); None: not said."""
     if value in (None, ""):
         return None
     try:
@@ -193,5 +189,5 @@ def _moment(value: Any, name: str, line: int) -> datetime | None:
     except ValueError:  # well formed, but no such day or hour
         moment = None
     if moment is None:
-        raise ImportProblem(f"{name}: 'created_at' is not a date and time", line=line, field="created_at")
+        raise ImportProblem(f"{name}: {key!r} is not a date and time", line=line, field=key)
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

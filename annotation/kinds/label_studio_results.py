@@ -76,10 +76,11 @@ def _typed(form: str, value: Mapping[str, Any], field: str, target: str) -> Type
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             raise ValueError("'value.text' must be a list of texts")
         return TypedAnswer(field, form, "\n".join(texts), target)
-    return TypedAnswer(field, form, [_span(value)], target)
+    return TypedAnswer(field, form, [span_of(value)], target)
 
 
-def _span(value: Mapping[str, Any]) -> dict[str, Any]:
+def span_of(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A Labels result's value as a span; ValueError says what is wrong with it."""
     start, end, labels = value.get("start"), value.get("end"), value.get("labels")
     if any(isinstance(v, bool) or not isinstance(v, int) for v in (start, end)):
         raise ValueError("'value.start' and 'value.end' must be whole numbers (offsets in the text)")

@@ -50,12 +50,14 @@ class ImportedAnnotation:
     seconds: float | None = None
     completed_at: datetime | None = None
     answers: Mapping[str, Any] = dataclass_field(default_factory=dict)
+    #: when it was last changed there (None: not said)
+    updated_at: datetime | None = None
 
 
 @dataclass(frozen=True)
 class ImportedPrediction:
     """One model's prediction made elsewhere (a Label Studio task's prediction): `model` (its
-    `model_version`; None: not named), the label answers `typed`; `where` and `line` name it in
+    `model_version`; None: not named, or named ""), the label answers `typed`; `where` and `line` name it in
     errors. `item` (the item's id as imported, `item_field` the key it is read from) and `labels`
     (the values as the kind's page forms read them, by field) are set by the kind that reads it."""
 
@@ -66,6 +68,9 @@ class ImportedPrediction:
     item: str = ""
     item_field: str = "id"
     labels: Mapping[str, Any] = dataclass_field(default_factory=dict)
+    #: the model's confidence and when it was made, as the file says (None: not said)
+    score: float | None = None
+    created_at: datetime | None = None
 
 
 def generic_typed_answers(fields: Sequence[LabelField], row: Mapping[str, Any]) -> list[TypedAnswer]:

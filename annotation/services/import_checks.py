@@ -39,6 +39,8 @@ class Tally:
     #: annotations the file carries for the items created (written after them), and those skipped
     carried: list[Carried] = field(default_factory=list)
     skipped_annotations: int = 0
+    #: keys of the file's records read as carrying no data (a Label Studio task's `allow_skip`...)
+    ignored_keys: set[str] = field(default_factory=set)
 
 
 def differing_fields(new: Any, old: Any) -> list[str]:
@@ -104,20 +106,27 @@ def new_items(
     for item in items:
         check_item(item, max_record_bytes=max_record_bytes)
         tally.total += 1
+        tally.ignored_keys |= item.ignored_keys
         earlier = seen.get(item.external_id)
         if earlier is not None:
             _compare(item, earlier.payload, f"line {earlier.line}", tally, skip_conflicts)
             continue
-        if item.external_id in existing:
-            _compare(item, existing[item.external_id], "the project", tally, skip_conflicts)
-            continue
         seen[item.external_id] = item
+        if item.external_id in existing:
+            # the same item again: its annotations are merged onto it (those it has are skipped)
+            if _compare(item, existing[item.external_id], "the project", tally, skip_conflicts):
+                _carry(item, tally)
+            continue
         tally.created += 1
-        if item.annotations:  # an item already imported keeps what it has: a re-import adds none
-            _check_annotators(item)
-            tally.carried.append(Carried(item.external_id, item.annotations))
-        tally.skipped_annotations += item.skipped_annotations
+        _carry(item, tally)
         yield item
+
+
+def _carry(item: ParsedItem, tally: Tally) -> None:
+    if item.annotations:
+        _check_annotators(item)
+        tally.carried.append(Carried(item.external_id, item.annotations))
+    tally.skipped_annotations += item.skipped_annotations
 
 
 def _check_annotators(item: ParsedItem) -> None:
@@ -130,13 +139,14 @@ def _check_annotators(item: ParsedItem) -> None:
             )
 
 
-def _compare(item: ParsedItem, other: Any, where: str, tally: Tally, skip_conflicts: bool) -> None:
+def _compare(item: ParsedItem, other: Any, where: str, tally: Tally, skip_conflicts: bool) -> bool:
+    """Whether the item's content is `other`'s; a conflict is refused, or skipped and counted."""
     fields = differing_fields(item.payload, other)
     if not fields:
-        return
+        return True
     if skip_conflicts:
         tally.conflicts += 1
-        return
+        return False
     raise ImportProblem(
         f"id {item.external_id!r} is already used in {where} by a record with different content "
         f"({', '.join(fields)} differ); change the id, or import with the option to skip such records",

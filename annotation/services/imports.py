@@ -29,13 +29,19 @@ class ImportReport:
     #: annotations, and those skipped (cancelled)
     annotations: int = 0
     skipped_annotations: int = 0
+    #: of `annotations`, those written onto items the project had already (a re-import's new ones)
+    merged_annotations: int = 0
+    #: keys of the file's records not read, as carrying no data (a Label Studio task's `allow_skip`...)
+    ignored_keys: tuple[str, ...] = ()
 
     def annotations_note(self) -> str:
         """The imported annotations in words for a message ("" when the file carried none)."""
+        ignored = f" Not read (no data): {', '.join(self.ignored_keys)}." if self.ignored_keys else ""
         if not (self.annotations or self.skipped_annotations):
-            return ""
+            return ignored
         skipped = f"; {self.skipped_annotations} cancelled ones were skipped" if self.skipped_annotations else ""
-        return f" {self.annotations} annotations were imported as completed annotations{skipped}."
+        merged = f", {self.merged_annotations} of them onto items already imported" if self.merged_annotations else ""
+        return f" {self.annotations} annotations were imported as completed annotations{merged}{skipped}.{ignored}"
 
 
 def decode_upload(data: bytes, *, max_bytes: int | None = None) -> str:
@@ -90,14 +96,16 @@ def items_import(
         insert(connection, project, fresh_items, source_label(filename), timezone.now())
         if not tally.total:
             raise ImportProblem("the file holds no records")
-        annotations = imported_annotations_create(project=project, carried=tally.carried, alias=alias)
+        written = imported_annotations_create(project=project, carried=tally.carried, alias=alias)
     return ImportReport(
         created=tally.created,
         duplicates=tally.total - tally.created - tally.conflicts,
         total=tally.total,
         conflicts=tally.conflicts,
-        annotations=annotations,
+        annotations=len(written),
         skipped_annotations=tally.skipped_annotations,
+        merged_annotations=len([item for item in written if item in existing]),
+        ignored_keys=tuple(sorted(tally.ignored_keys)),
     )
 
 

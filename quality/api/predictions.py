@@ -41,6 +41,9 @@ class PredictionsReportSerializer(serializers.Serializer):
     model = serializers.CharField(help_text='The model\'s name (several models of one file: joined by ", ").')
     created = serializers.IntegerField(help_text="Predictions imported.")
     replaced = serializers.IntegerField(help_text="The model's earlier predictions, replaced.")
+    unnamed = serializers.CharField(
+        help_text='The name given to predictions naming no model (model_version ""), after the file; "": none.'
+    )
 
 
 class PredictionsErrorSerializer(serializers.Serializer):
@@ -89,7 +92,10 @@ class ProjectPredictionsView(APIView):
             return Response({"detail": " ".join(messages), "line": None, "field": field}, status=400)
         try:
             report = predictions_import(
-                project=project, data=form.validated_data["file"].read(), model=form.validated_data["model"]
+                project=project,
+                data=form.validated_data["file"].read(),
+                model=form.validated_data["model"],
+                filename=getattr(form.validated_data["file"], "name", "") or "",
             )
         except ImportProblem as exc:
             return Response(

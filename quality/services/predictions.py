@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.db import transaction
@@ -39,20 +40,34 @@ class PredictionsReport:
     model: str
     created: int
     replaced: int
+    #: the name given to the file's predictions that name no model ("": none did)
+    unnamed: str = ""
 
 
-def predictions_import(*, project: Project, data: bytes, model: str = "") -> PredictionsReport:
+def unnamed_model(filename: str) -> str:
+    """The name of a file's predictions made without a model (Label Studio saves `model_version`
+    "" then): after the file, `unnamed (tasks.json)`."""
+    name = Path(filename).name.strip() if filename else ""
+    return f"unnamed ({name})"[:MAX_MODEL_NAME] if name else "unnamed"
+
+
+def predictions_import(*, project: Project, data: bytes, model: str = "", filename: str = "") -> PredictionsReport:
     """Store the file's predictions as `model`'s (or, in another tool's tasks, each as its own
-    model's unless `model` is given), replacing the ones each name had. Raises ImportProblem
-    (line and field) on any bad record, and nothing is written."""
+    model's unless `model` is given; one naming none as `unnamed_model(filename)`), replacing the
+    ones each name had, with their score and when they were made. Raises ImportProblem (line and
+    field) on any bad record, and nothing is written."""
     model = model.strip()
     if len(model) > MAX_MODEL_NAME:
         raise ImportProblem(f"the model's name must be 1 to {MAX_MODEL_NAME} characters")
     kind = kind_of(project)
     text = decode_upload(data)
     imported = kind.imported_predictions(text)
+    extra: dict[tuple[str, int], tuple[float | None, Any]] = {}
+    unnamed = ""
     if imported is not None:
-        by_model = _imported_rows(kind, project, imported, model)
+        if not model and any(p.model is None for p in imported):
+            unnamed = unnamed_model(filename)
+        by_model = _imported_rows(kind, project, imported, model or "", unnamed, extra)
     elif not model:
         raise ImportProblem(f"the model's name must be 1 to {MAX_MODEL_NAME} characters")
     else:
@@ -65,21 +80,37 @@ def predictions_import(*, project: Project, data: bytes, model: str = "") -> Pre
         for name, rows in by_model.items():
             replaced += Prediction.objects.filter(project=project, model=name).delete()[0]
             Prediction.objects.bulk_create(
-                Prediction(project=project, item_id=item_id, model=name, labels=labels, imported_at=now)
+                Prediction(
+                    project=project,
+                    item_id=item_id,
+                    model=name,
+                    labels=labels,
+                    imported_at=now,
+                    score=extra.get((name, item_id), (None, None))[0],
+                    created_at=extra.get((name, item_id), (None, None))[1],
+                )
                 for item_id, labels in rows
             )
     created = sum(len(rows) for rows in by_model.values())
-    return PredictionsReport(model=", ".join(by_model), created=created, replaced=replaced)
+    return PredictionsReport(model=", ".join(by_model), created=created, replaced=replaced, unnamed=unnamed)
 
 
-def _imported_rows(kind: TaskKind, project: Project, imported: list[ImportedPrediction], model: str) -> dict[str, Rows]:
-    """{model: (item id, checked labels)} of another tool's predictions, in file order."""
+def _imported_rows(
+    kind: TaskKind,
+    project: Project,
+    imported: list[ImportedPrediction],
+    model: str,
+    unnamed: str,
+    extra: dict[tuple[str, int], tuple[float | None, Any]],
+) -> dict[str, Rows]:
+    """{model: (item id, checked labels)} of another tool's predictions, in file order; each
+    one's score and moment made into `extra` by (model, item id)."""
     items = dict(Item.objects.filter(project=project).values_list("external_id", "id"))
     payloads = _payloads(sorted({items[p.item] for p in imported if p.item in items}))
     by_model: dict[str, Rows] = {}
     seen: dict[tuple[str, int], str] = {}
     for prediction in imported:
-        name, where, line = model or prediction.model, prediction.where, prediction.line
+        name, where, line = model or prediction.model or unnamed, prediction.where, prediction.line
         if not name:
             raise ImportProblem(f"{where} names no model: give the model's name", line=line, field="model_version")
         if len(name) > MAX_MODEL_NAME:
@@ -100,6 +131,7 @@ def _imported_rows(kind: TaskKind, project: Project, imported: list[ImportedPred
                 field="model_version",
             )
         seen[name, item_id] = where
+        extra[name, item_id] = (prediction.score, prediction.created_at)
         labels = {
             field: _value(kind, payloads[item_id], field, value, line, where)
             for field, value in prediction.labels.items()
@@ -126,7 +158,9 @@ def _rows(kind: TaskKind, project: Project, text: str) -> Iterator[tuple[int, di
     found = [(line, _item(record, items, line, seen), record) for line, record in records(text)]
     payloads = _payloads([item_id for _line, item_id, _record in found])
     for line, item_id, record in found:
-        yield item_id, _labels(kind, payloads[item_id], record, fields, line)
+        labels = _labels(kind, payloads[item_id], record, fields, line)
+        if labels:  # every field null: the model predicted nothing of the item
+            yield item_id, labels
 
 
 def _payloads(item_ids: list[int]) -> dict[int, Any]:
@@ -166,7 +200,7 @@ def _labels(
         if value is None:  # the model gave no label here
             continue
         labels[name] = _value(kind, payload, name, value, line)
-    if not labels:
+    if len(record) <= 1:  # a field given as null is a prediction of nothing (docs/predictions.md)
         raise ImportProblem(f"the record predicts none of the label fields ({', '.join(fields)})", line=line)
     return labels
 

@@ -9,7 +9,7 @@ from tests.factories import ItemFactory, ProjectFactory, TeamFactory, UserFactor
 
 pytestmark = pytest.mark.django_db
 #: a file that carries no annotations (only a Label Studio export does) says so
-NO_ANNOTATIONS = {"annotations": 0, "skipped_annotations": 0}
+NO_ANNOTATIONS = {"annotations": 0, "skipped_annotations": 0, "merged_annotations": 0, "ignored_keys": []}
 
 
 @pytest.fixture

@@ -97,6 +97,12 @@ def annotated() -> Project:
     return project
 
 
+def email_of(annotator: Annotator) -> str:
+    if annotator.channel == "label_studio":
+        return f"label-studio-{annotator.external_id}@annotators.invalid"
+    return f"annotator-{annotator.pk}@annotators.invalid"
+
+
 def by_field(annotation: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     found: dict[str, list[dict[str, Any]]] = {}
     for entry in annotation["result"]:
@@ -117,9 +123,11 @@ def test_every_annotation_is_a_task_annotation_with_its_typed_values(annotated):
         assert set(task) >= TASK_KEYS and task["predictions"] == []
         item = items[task["id"]]
         assert task["data"] == item.payload  # the item as imported, keys as they are
-        annotators = {a["completed_by"] for a in task["annotations"]}
-        assert annotators == {r.assignment.annotator_id for r in responses if r.item_id == item.pk}
-        here = [a for a in task["annotations"] if a["completed_by"] not in imported]
+        # never a number (Label Studio would credit its user of that number): a pseudonymous e-mail
+        annotators = {a["completed_by"]["email"] for a in task["annotations"]}
+        assert annotators == {email_of(r.assignment.annotator) for r in responses if r.item_id == item.pk}
+        mails = {email_of(a) for a in Annotator.objects.filter(pk__in=imported)}
+        here = [a for a in task["annotations"] if a["completed_by"]["email"] not in mails]
         assert len(here) == 2 and len(task["annotations"]) == 2 + (item.external_id != "r-3")
         for annotation in here:
             assert set(annotation) >= ANNOTATION_KEYS and annotation["task"] == task["id"]
@@ -223,3 +231,12 @@ def test_a_built_in_kind_exports_its_label_fields_by_level():
             assert entry["type"] == "choices" and all(isinstance(c, str) for c in entry["value"]["choices"])
         else:
             assert entry["type"] == "number" and isinstance(entry["value"]["number"], int | float)
+
+
+def test_the_export_imported_into_its_own_project_adds_nothing(annotated):
+    """Its annotators come back as themselves (`annotator-<number>@annotators.invalid`, and a Label
+    Studio user's pseudonym): no annotation is copied onto the items they have already."""
+    before = Response.objects.filter(item__project=annotated).count()
+    report = items_import(project=annotated, data=json.dumps(export_tasks(annotated)).encode(), filename="again.json")
+    assert (report.created, report.annotations) == (0, 0)
+    assert Response.objects.filter(item__project=annotated).count() == before

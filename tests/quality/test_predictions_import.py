@@ -53,6 +53,14 @@ def test_a_file_is_stored_with_the_kinds_values(project):
     assert stored == {"q0": {"post_choice": 2, "difficulty": "easy"}, "q1": {"post_choice": 3}}
 
 
+def test_a_record_whose_only_field_is_null_is_no_prediction(project):
+    """docs/predictions.md: null means no prediction of the field; all null: none of the item."""
+    data = jsonl({"id": "q0", "post_choice": None}, {"id": "q1", "post_choice": 3})
+    report = predictions_import(project=project, data=data, model="m")
+    assert report.created == 1
+    assert list(Prediction.objects.values_list("item__external_id", flat=True)) == ["q1"]
+
+
 @pytest.mark.parametrize(
     ("records", "line", "field", "words"),
     [
@@ -129,7 +137,7 @@ def test_the_api_imports_lists_and_names_the_problem(project):
     assert (answer.json()["line"], answer.json()["field"]) == (2, "colour")
     assert not Prediction.objects.exists()
     answer = post(jsonl({"id": "q0", "post_choice": 1}))
-    assert answer.status_code == 200 and answer.json() == {"model": "gpt-x", "created": 1, "replaced": 0}
+    assert answer.status_code == 200 and answer.json() == {"model": "gpt-x", "created": 1, "replaced": 0, "unnamed": ""}
     listed = api.get(url).json()
     assert [(row["model"], row["predictions"]) for row in listed] == [("gpt-x", 1)]
     other = ProjectFactory(kind="recam", name="other team's", team=TeamFactory(name="Other"))

@@ -168,7 +168,6 @@ def _unread_type(task: dict[str, Any]) -> None:
         (2, _not_an_option, "sentiment", "prediction 303: 'Furious' is refused"),
         (2, _two_choices, "sentiment", "prediction 303: question 'sentiment' takes one choice"),
         (3, _unknown_item, "data.ref", "no item of the project has the id 'c-99'"),
-        (3, _no_model, "model_version", "prediction 306 names no model"),
         (1, _unknown_question, "mood", "no label question of the task file is named so"),
         (1, _unread_type, "sentiment", "'rectanglelabels' is not imported"),
     ],
@@ -179,6 +178,25 @@ def test_a_result_that_does_not_fit_refuses_the_file_naming_task_line_and_field(
     problem = refused(project, data)
     assert (problem.line, problem.field) == (task_line(data, number), field)
     assert f"task {number} (Label Studio)" in problem.message and words in problem.message
+
+
+def test_a_prediction_naming_no_model_is_named_after_the_file_and_keeps_its_score(project, tmp_path):
+    """Label Studio saves a prediction made without a model with `model_version` ""."""
+    data = tasks()
+    data[0]["predictions"] = [{**data[0]["predictions"][0], "model_version": "", "score": 0.75}]
+    del data[1]["predictions"][0]["model_version"]
+    with pytest.raises(ImportProblem, match=r"task 1 \(Label Studio\): prediction 1 is only an id \(301\)"):
+        predictions_import(project=project, data=dumped([{**data[0], "predictions": [301]}]))
+    path = tmp_path / "project-3-at-2025.json"
+    path.write_bytes(dumped(data))
+    out = io.StringIO()
+    call_command("import_predictions", str(project.pk), str(path), stdout=out)
+    assert "Predictions naming no model were named 'unnamed (project-3-at-2025.json)'" in out.getvalue()
+    found = Prediction.objects.filter(project=project, model="unnamed (project-3-at-2025.json)")
+    assert sorted(found.values_list("item__external_id", "score")) == [
+        ("c-1", 0.75),
+        ("c-2", 0.77),
+    ]  # the file's scores
 
 
 def test_tasks_without_predictions_are_skipped_and_none_at_all_is_refused(project):
@@ -211,7 +229,12 @@ def test_the_command_and_the_api_take_the_export_without_a_name(project, tmp_pat
     assert answer.status_code == 400
     assert (answer.json()["line"], answer.json()["field"]) == (task_line(bad, 2), "sentiment")
     answer = api.post(url, {"file": SimpleUploadedFile("export.json", PREDICTED)}, format="multipart")
-    assert answer.status_code == 200 and answer.json() == {"model": f"{V2}, {V3}", "created": 7, "replaced": 7}
+    assert answer.status_code == 200 and answer.json() == {
+        "model": f"{V2}, {V3}",
+        "created": 7,
+        "replaced": 7,
+        "unnamed": "",
+    }
     assert stored(project) == STORED
 
 

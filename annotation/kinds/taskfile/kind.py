@@ -25,7 +25,7 @@ from .forms import TaskFilePageForm, answer_of, asked, question_context
 from .questions import is_correct, label_of, options_for
 from .records import label_studio_predictions, parse_items
 from .spec import CHOICES, PageSpec, Question, TaskSpec, build
-from .typed import form_data, typed_answer
+from .typed import form_data, predicted_spans, typed_answer
 from .words import words_for
 
 TASK_FILE_KIND = "task_file"
@@ -209,13 +209,19 @@ class TaskFileKind(TaskKind):
         typed = (typed_answer(q, row.get(q.id), self.task) for q in self.task.questions if q.label)
         return [answer for answer in typed if answer is not None]
 
-    def prediction_typed_answers(self, labels: Mapping[str, Any]) -> list[TypedAnswer]:
+    def prediction_typed_answers(
+        self, labels: Mapping[str, Any], payload: Mapping[str, Any] | None = None
+    ) -> list[TypedAnswer]:
         """As `typed_answers`: a prediction holds a question's value as its answer does, but for
-        marked spans (stored as `start-end label` texts, not written back)."""
-        return self.typed_answers({k: v for k, v in labels.items() if self._type_of(k) != "spans"})
+        marked spans, stored as `start-end label` texts (`predicted_spans` makes them spans of the
+        item's text again)."""
+        row = {k: predicted_spans(v, self._source_text(k, payload or {})) for k, v in labels.items()}
+        return self.typed_answers(row)
 
-    def _type_of(self, field: str) -> str | None:
-        return next((q.type for q in self.task.questions if q.id == field), None)
+    def _source_text(self, field: str, payload: Mapping[str, Any]) -> str | None:
+        """The text a span question marks (None: the field is not a span question's)."""
+        question = next((q for q in self.task.questions if q.id == field and q.type == "spans"), None)
+        return None if question is None else text_of(payload.get(question.get("source")))
 
     def adjudication_display(self, payload: Mapping[str, Any], field: str, value: Any) -> str:
         """A choice as the annotator saw it (its option's words and value), not its bare value."""

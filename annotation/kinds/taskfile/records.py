@@ -14,10 +14,11 @@ from typing import Any
 from ..base import ImportProblem, ParsedItem
 from ..formats import content_id, jsonl_records, value_problem
 from ..label_studio import Task, is_label_studio, task_predictions, task_records
+from ..label_studio_min import is_label_studio_min, min_tasks
 from ..problems import MAX_REPORTED, collected
 from ..typed import ImportedPrediction
 from .spec import TaskSpec
-from .typed import form_data
+from .typed import FORM_OF_TYPE, form_data
 
 
 def parse_items(task: TaskSpec, text: str) -> Iterator[ParsedItem]:
@@ -31,6 +32,7 @@ def parse_items(task: TaskSpec, text: str) -> Iterator[ParsedItem]:
             line=entry.line,
             annotations=entry.annotations,
             skipped_annotations=entry.cancelled,
+            ignored_keys=entry.ignored,
         )
 
 
@@ -108,16 +110,27 @@ def _named(problem: ImportProblem, number: int, record: str | None, label_studio
 
 
 def _records(task: TaskSpec, text: str) -> tuple[Iterator[Task], bool]:
-    """The file's records, told apart by content, and whether they are Label Studio's tasks."""
+    """The file's records, told apart by content, and whether they are Label Studio's tasks (its
+    JSON export, or its JSON-MIN or CSV export: `..label_studio_min`)."""
     start = text.lstrip()[:1]
     if start == "[":
         records, starts = _json_array(text)
         if records and is_label_studio(records[0], _item_keys(task)):
             return task_records(records, starts), True
+        if records and isinstance(records[0], dict) and is_label_studio_min(records[0], _item_keys(task)):
+            return min_tasks(_array_records(records, starts), _forms(task)), True
         return (Task(line, record, None) for line, record in _array_records(records, starts)), False
     if start == "{":
         return (Task(line, record, None) for line, record in jsonl_records(text)), False
+    header = next(csv.reader(io.StringIO(text.split("\n", 1)[0])), [])
+    if is_label_studio_min(header, _item_keys(task)):
+        return min_tasks(_table(text, list_keys=set()), _forms(task)), True
     return (Task(line, record, None) for line, record in _table(text, list_keys=_list_keys(task))), False
+
+
+def _forms(task: TaskSpec) -> dict[str, tuple[str, str]]:
+    """Each label question's answer form and the item key it is about (a span question's text)."""
+    return {q.id: (FORM_OF_TYPE[q.type], str(q.get("source") or "")) for q in task.questions if q.label}
 
 
 def _item_keys(task: TaskSpec) -> set[str]:

@@ -50,6 +50,27 @@ def typed_answer(question: Question, answer: Any, task: TaskSpec) -> TypedAnswer
     return TypedAnswer(q.id, form, spans, str(q.get("source")))
 
 
+def predicted_spans(value: Any, text: str | None) -> Any:
+    """A span question's prediction as stored (`start-end label` texts, `questions.label_of`, or
+    span objects, read from Label Studio's tasks) as the spans of `text` an answer holds; `text` None: the value is not a span question's, as it is."""
+    if text is None or not isinstance(value, list):
+        return value
+    spans = []
+    for entry in value:
+        if isinstance(entry, Mapping):  # read from Label Studio's tasks: spans as an answer has them
+            first, last = entry.get("start"), entry.get("end")
+            if isinstance(first, int) and isinstance(last, int):
+                spans.append({"start": first, "end": last, "text": text[first:last], "label": entry.get("label")})
+            continue
+        bounds, _, label = str(entry).partition(" ")
+        start, _, end = bounds.partition("-")
+        if not (start.isdigit() and end.isdigit()):
+            continue
+        first, last = int(start), int(end)
+        spans.append({"start": first, "end": last, "text": text[first:last], "label": label or None})
+    return spans
+
+
 def form_data(task: TaskSpec, payload: Mapping[str, Any], typed: Sequence[TypedAnswer]) -> dict[str, Any]:
     """Typed answers as the page forms' data ({question id: what its field reads}); an answer
     for no label question, or of a form its question does not take, raises ImportProblem naming

@@ -38,13 +38,14 @@ class Command(BaseCommand):
         if not file.is_file():
             raise CommandError(f"{file}: no such file.")
         try:
-            report = predictions_import(project=project, data=file.read_bytes(), model=model)
+            report = predictions_import(project=project, data=file.read_bytes(), model=model, filename=file.name)
         except ImportProblem as exc:
             raise CommandError(f"{file}: {exc}. Nothing was imported.") from None
         self.stdout.write(
             self.style.SUCCESS(
                 f"{project.name}: {report.created} predictions of {report.model} imported"
                 + (f" ({report.replaced} earlier ones replaced)." if report.replaced else ".")
+                + (f" Predictions naming no model were named {report.unnamed!r}." if report.unnamed else "")
                 + " Run quality to score them."
             )
         )
