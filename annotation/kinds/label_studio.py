@@ -16,8 +16,9 @@ from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
+from annotation.structured_input import value_problem
+
 from .base import ImportProblem
-from .formats import value_problem
 from .label_studio_results import typed_results
 from .typed import ImportedAnnotation, ImportedPrediction
 

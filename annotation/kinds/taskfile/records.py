@@ -11,8 +11,10 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from annotation.structured_input import value_problem
+
 from ..base import ImportProblem, ParsedItem
-from ..formats import content_id, jsonl_records, value_problem
+from ..formats import content_id, jsonl_records
 from ..label_studio import Task, is_label_studio, task_predictions, task_records
 from ..typed import ImportedPrediction
 from .spec import TaskSpec

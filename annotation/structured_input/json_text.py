@@ -1,0 +1,146 @@
+"""JSON text into plain values under the rules (see the package's docstring). JSON goes through
+orjson wherever orjson reads exactly what the json module reads (see `float_free`); the json
+module does the rest, so a result never depends on which library ran."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+import orjson
+
+from .rules import (
+    INT_BOUND,
+    MAX_DEPTH,
+    MAX_INT_DIGITS,
+    Refused,
+    check_size,
+    float_free,
+    key_path,
+    number_problem,
+    text_problem,
+    top_key,
+    value_problem,
+)
+
+#: JSON's tokens, enough to find where a problem is without parsing
+_JSON_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}:,\n]|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|-?Infinity|NaN')
+
+
+class _Hook(Exception):
+    """A number the json module's hooks refuse; located afterwards by `_locate`."""
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _Hook
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Hook
+    return value
+
+
+def _parse_constant(text: str) -> float:
+    raise _Hook
+
+
+def load_json(text: str, *, limit: int | None = None, first_line: int = 1) -> Any:
+    """The JSON value of `text`, exactly as json.loads reads it, or Refused naming the line
+    (counted from `first_line`) and key path of the first problem."""
+    if limit is not None:
+        check_size(text, limit)
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return _slow(text, first_line)  # what orjson refuses: NaN, surrogates, depth, or not JSON
+    # orjson refuses NaN, lone surrogates and nesting past 1024; NUL (only as the escape \u0000)
+    # and nesting past MAX_DEPTH remain, possible only where the text has them or many brackets
+    if "\\u0000" in text or text.count("[") + text.count("{") > MAX_DEPTH:
+        problem = value_problem(value)
+        if problem:
+            _locate(text, first_line)
+            raise Refused(problem[0], path=problem[1])
+    return value if float_free(value) else _slow(text, first_line)
+
+
+def _slow(text: str, first_line: int) -> Any:
+    _locate(text, first_line)  # raises for the first problem it sees
+    try:
+        value = json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
+    except json.JSONDecodeError:
+        raise _invalid(text, first_line) from None
+    except (_Hook, RecursionError, ValueError):  # pragma: no cover - _locate saw them first
+        raise Refused("not a JSON document this platform reads", line=first_line) from None
+    problem = value_problem(value)
+    if problem:
+        raise Refused(problem[0], path=problem[1])
+    return value
+
+
+def _invalid(text: str, first_line: int) -> Refused:
+    """What the json module says is wrong with `text`; a final CR (JSON Lines with CRLF) left
+    out, so the column is the one an editor shows."""
+    try:
+        json.loads(text.removesuffix("\r"))
+    except json.JSONDecodeError as exc:
+        return Refused(f"invalid JSON ({exc.msg} at column {exc.colno})", line=exc.lineno + first_line - 1)
+    return Refused("invalid JSON", line=first_line)  # pragma: no cover - a final CR never breaks JSON
+
+
+def _locate(text: str, first_line: int) -> None:
+    """Raises Refused at the first token of `text` that breaks a rule (nesting, a number, a
+    string's NUL or surrogate), with its line and key path; without parsing, so safe at any depth."""
+    line = first_line
+    frames: list[list[Any]] = []  # [is_object, key or index]
+    last = ""
+    for token in _JSON_TOKENS.finditer(text):
+        tok = token.group()
+        first = tok[0]
+        if first == "\n":
+            line += 1
+        elif first in "[{":
+            if len(frames) >= MAX_DEPTH:
+                raise Refused(f"nested more than {MAX_DEPTH} levels deep", line=line, path=top_key(_path(frames)))
+            frames.append([first == "{", None if first == "{" else 0])
+        elif first in "]}":
+            if frames:
+                frames.pop()
+        elif first == ":":
+            if frames and frames[-1][0]:
+                frames[-1][1] = last
+        elif first == ",":
+            if frames and not frames[-1][0]:
+                frames[-1][1] += 1
+        elif first == '"':
+            last = tok[1:-1]
+            if "\\" in tok or not tok.isascii():
+                try:
+                    last = json.loads(tok)
+                except ValueError:
+                    continue
+                problem = text_problem(last)
+                if problem:
+                    is_key = text[token.end() : token.end() + 40].lstrip().startswith(":")
+                    path = (_path(frames[:-1]) + (last,)) if is_key else _path(frames)
+                    raise Refused(("the key: " if is_key else "") + problem, line=line, path=key_path(path))
+        else:
+            number: Any = (
+                float(tok.replace("NaN", "nan"))
+                if not tok.lstrip("-").isdigit()
+                else (len(tok.lstrip("-")) > MAX_INT_DIGITS and INT_BOUND)
+            )
+            problem = number_problem(number) if number is not False else None
+            if problem:
+                raise Refused(
+                    f"{tok[:20]}{'…' if len(tok) > 20 else ''}: {problem}", line=line, path=key_path(_path(frames))
+                )
+
+
+def _path(frames: list[list[Any]]) -> tuple[Any, ...]:
+    return tuple(frame[1] for frame in frames if frame[1] is not None)

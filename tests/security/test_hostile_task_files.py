@@ -1,0 +1,73 @@
+"""Issue 37: a task or study file that would expand, recurse or overflow is refused with a 400 (or
+a command error) naming its line and key path, by the API, the admin and the command."""
+
+from io import StringIO
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from annotation.models import Batch, Project
+from annotation.studies.spec import StudyFileError, build
+from tests.factories import ItemFactory, ProjectFactory, TeamFactory, UserFactory
+from tests.security.hostile import HOSTILE_TASK_FILES
+
+pytestmark = pytest.mark.django_db
+CASES = pytest.mark.parametrize("text,expected", HOSTILE_TASK_FILES.values(), ids=HOSTILE_TASK_FILES.keys())
+
+
+@pytest.fixture
+def api():
+    TeamFactory()
+    client = APIClient()
+    client.force_authenticate(UserFactory(is_staff=True, is_superuser=True))
+    return client
+
+
+@CASES
+def test_the_api_answers_400_naming_line_and_key(api, text, expected):
+    response = api.post("/api/projects/", {"name": "X", "task_file": text}, format="json")
+    assert response.status_code == 400, response.content[:300]
+    assert any(expected in problem for problem in response.json()["task_file"]), response.json()
+    assert not Project.objects.exists()
+
+
+@CASES
+@pytest.mark.parametrize("field", ["task_file_text", "task_file_upload"])
+def test_the_admin_shows_the_refusal_on_the_field(admin_client, admin_user, text, expected, field):
+    team = TeamFactory(members=[admin_user])
+    value = SimpleUploadedFile("t.yaml", text.encode()) if field.endswith("upload") else text
+    data = {"name": "X", "team": team.pk, "kind": "", "language": "en", "settings": "{}", field: value}
+    response = admin_client.post(reverse("admin:annotation_project_add"), data)
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors.get(field, [])
+    assert any(expected in e for e in errors), errors
+    assert not Project.objects.exists()
+
+
+@CASES
+def test_the_command_is_a_command_error_naming_line_and_key(tmp_path, text, expected):
+    path = tmp_path / "task.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CommandError) as raised:
+        call_command("create_project", "--name", "X", "--task", str(path), "--team", "Lab", stdout=StringIO())
+    assert expected in str(raised.value)
+    assert not Project.objects.exists()
+
+
+@CASES
+def test_a_study_file_is_refused_alike(text, expected):
+    with pytest.raises(StudyFileError) as raised:
+        build(text)
+    assert expected in str(raised.value)
+
+
+def test_the_api_refuses_a_study_file_bomb_with_a_400(api):
+    project = ProjectFactory()
+    ItemFactory.create_batch(2, project=project)
+    text, expected = HOSTILE_TASK_FILES["alias bomb"]
+    response = api.post("/api/batches/", {"project": project.pk, "name": "b", "study": text}, format="json")
+    assert response.status_code == 400 and expected in str(response.json()), response.json()
+    assert not Batch.objects.exists()
