@@ -16,11 +16,9 @@ from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
-from annotation.structured_input import value_problem
-
 from .base import ImportProblem
 from .label_studio_results import typed_results
-from .typed import ImportedAnnotation, ImportedPrediction
+from .typed import MAX_SECONDS, ImportedAnnotation, ImportedPrediction, usable_seconds
 
 #: the keys of a task in Label Studio's import and export JSON (its documented task format)
 TASK_KEYS = frozenset(
@@ -75,11 +73,11 @@ class Task:
     predictions: Any = None
 
 
-def task_records(tasks: list[Any], lines: list[int]) -> Iterator[Task]:
-    """Each task; a task that is not one raises ImportProblem naming its number (from 1), its
-    line and the key at fault (an annotation's: its id and the result's field)."""
-    for index, task in enumerate(tasks):
-        line = lines[index] if index < len(lines) else index + 1
+def task_records(tasks: list[tuple[int, Any]]) -> Iterator[Task]:
+    """Each task (with the line it starts on); a task that is not one raises ImportProblem naming
+    its number (from 1), its line and the key at fault (an annotation's: its id and the result's
+    field). NUL, surrogates, nesting and numbers were checked as the file was read."""
+    for index, (line, task) in enumerate(tasks):
         where = f"task {index + 1} (Label Studio)"
         if not isinstance(task, Mapping):
             raise ImportProblem(f"{where} is a {type(task).__name__}, not a JSON object", line=line)
@@ -88,9 +86,6 @@ def task_records(tasks: list[Any], lines: list[int]) -> Iterator[Task]:
             raise ImportProblem(f"{where} has no 'data' object", line=line, field="data")
         if not data:
             raise ImportProblem(f"{where}: 'data' is empty", line=line, field="data")
-        problem = value_problem(dict(data))
-        if problem is not None:  # a NUL or a lone surrogate: no database stores it alike
-            raise ImportProblem(f"{where}: {problem[0]}", line=line, field=f"data.{problem[1]}")
         task_id = task.get("id")
         if task_id is not None and (isinstance(task_id, bool) or not isinstance(task_id, int | str)):
             raise ImportProblem(f"{where}: 'id' must be a number or a text", line=line, field="id")
@@ -170,19 +165,27 @@ def _annotator(value: Any, name: str, line: int) -> str:
     """Who made an annotation: `completed_by`, a user's number (or an object with its `id`)."""
     if isinstance(value, Mapping):
         value = value.get("id")
-    if isinstance(value, bool) or not isinstance(value, int | str) or str(value).strip() == "":
+    text = str(value).strip() if isinstance(value, int | str) and not isinstance(value, bool) else ""
+    if not text or (isinstance(value, int) and value < 0) or any(c < " " or c == "\x7f" for c in text):
         raise ImportProblem(
-            f"{name}: 'completed_by' must name its annotator (a number)", line=line, field="completed_by"
+            f"{name}: 'completed_by' must name its annotator (a number from 0, or a text without control characters)",
+            line=line,
+            field="completed_by",
         )
-    return str(value).strip()
+    return text
 
 
 def _seconds(value: Any, name: str, line: int) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise ImportProblem(f"{name}: 'lead_time' must be seconds (a number from 0)", line=line, field="lead_time")
-    return float(value)
+    seconds = usable_seconds(value)
+    if seconds is None:
+        raise ImportProblem(
+            f"{name}: 'lead_time' must be seconds, a number from 0 to {MAX_SECONDS:,} (a week)",
+            line=line,
+            field="lead_time",
+        )
+    return float(seconds)
 
 
 def _moment(value: Any, name: str, line: int) -> datetime | None:

@@ -14,7 +14,7 @@ JSON goes through orjson wherever orjson reads exactly what the json module read
 `float_free`); the json module does the rest, so a result never depends on which library ran.
 """
 
-from annotation.structured_input.json_text import load_json
+from annotation.structured_input.json_text import json_array, load_json
 from annotation.structured_input.rules import (
     MAX_DEPTH,
     MAX_INT_DIGITS,
@@ -34,6 +34,7 @@ __all__ = [
     "Refused",
     "check_size",
     "float_free",
+    "json_array",
     "key_path",
     "load_json",
     "load_yaml",

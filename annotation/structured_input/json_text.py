@@ -26,6 +26,7 @@ from .rules import (
 )
 
 #: JSON's tokens, enough to find where a problem is without parsing
+_ELEMENT_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}:,\n]|[^\s\[\]{}:,"]+')
 _JSON_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}:,\n]|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|-?Infinity|NaN')
 
 
@@ -67,6 +68,36 @@ def load_json(text: str, *, limit: int | None = None, first_line: int = 1) -> An
             _locate(text, first_line)
             raise Refused(problem[0], path=problem[1])
     return value if float_free(value) else _slow(text, first_line)
+
+
+def json_array(text: str, *, limit: int | None = None) -> list[tuple[int, Any]]:
+    """(line it starts on, value) of each element of the JSON array `text`; Refused when `text`
+    is not a JSON array or breaks a rule."""
+    value = load_json(text, limit=limit)
+    if not isinstance(value, list):
+        raise Refused(f"expected a JSON array, got {type(value).__name__}", line=1)
+    return list(zip(_element_lines(text), value, strict=True))
+
+
+def _element_lines(text: str) -> list[int]:
+    """The line each element of the (valid) JSON array `text` starts on."""
+    lines, depth, line, expecting = [], 0, 1, False
+    for token in _ELEMENT_TOKENS.finditer(text):
+        first = token.group()[0]
+        if first == "\n":
+            line += 1
+            continue
+        if expecting and first not in "]":
+            lines.append(line)
+        expecting = False
+        if first in "[{":
+            depth += 1
+            expecting = depth == 1
+        elif first in "]}":
+            depth -= 1
+        elif first == "," and depth == 1:
+            expecting = True
+    return lines
 
 
 def _slow(text: str, first_line: int) -> Any:

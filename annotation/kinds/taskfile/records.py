@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from annotation.structured_input import value_problem
+from annotation.structured_input import Refused, json_array, value_problem
 
 from ..base import ImportProblem, ParsedItem
 from ..formats import content_id, jsonl_records
@@ -91,10 +91,10 @@ def _records(task: TaskSpec, text: str) -> tuple[Iterator[Task], bool]:
     """The file's records, told apart by content, and whether they are Label Studio's tasks."""
     start = text.lstrip()[:1]
     if start == "[":
-        records, starts = _json_array(text)
-        if records and is_label_studio(records[0], _item_keys(task)):
-            return task_records(records, starts), True
-        return (Task(line, record, None) for line, record in _array_records(records, starts)), False
+        records = _json_array(text)
+        if records and is_label_studio(records[0][1], _item_keys(task)):
+            return task_records(records), True
+        return (Task(line, record, None) for line, record in _array_records(records)), False
     if start == "{":
         return (Task(line, record, None) for line, record in jsonl_records(text)), False
     return (Task(line, record, None) for line, record in _table(text, list_keys=_list_keys(task))), False
@@ -106,48 +106,20 @@ def _item_keys(task: TaskSpec) -> set[str]:
     return {shown.key for shown in task.shown} | set(task.required) | ({task.id_key} if task.id_key else set())
 
 
-def _json_array(text: str) -> tuple[list[Any], list[int]]:
-    """The elements of a JSON array and the line each top-level object starts on."""
+def _json_array(text: str) -> list[tuple[int, Any]]:
+    """The elements of a JSON array, each with the line it starts on."""
     try:
-        records = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ImportProblem(f"invalid JSON ({exc.msg} at column {exc.colno})", line=exc.lineno) from None
-    if not isinstance(records, list):  # pragma: no cover - the text starts with "["
-        raise ImportProblem("expected a JSON array of objects")
-    return records, _object_lines(text)
+        return json_array(text)
+    except Refused as exc:
+        raise ImportProblem(exc.message, line=exc.line, field=exc.path) from None
 
 
-def _array_records(records: list[Any], starts: list[int]) -> Iterator[tuple[int, dict[str, Any]]]:
+def _array_records(records: list[tuple[int, Any]]) -> Iterator[tuple[int, dict[str, Any]]]:
     """The records of a JSON array, each with the line its object starts on."""
-    for index, record in enumerate(records):
-        line = starts[index] if index < len(starts) else None
+    for index, (line, record) in enumerate(records):
         if not isinstance(record, dict):
             raise ImportProblem(f"record {index + 1} is a {type(record).__name__}, not a JSON object", line=line)
-        problem = value_problem(record)
-        if problem is not None:
-            raise ImportProblem(problem[0], line=line, field=problem[1])
-        yield line or index + 1, record
-
-
-def _object_lines(text: str) -> list[int]:
-    """The line of each top-level object of a JSON array (depth 1), by a scan that skips strings."""
-    lines, depth, line, in_string, escaped = [], 0, 1, False, False
-    for char in text:
-        if char == "\n":
-            line += 1
-        if in_string:
-            escaped = not escaped and char == "\\"
-            in_string = escaped or char != '"'
-            continue
-        if char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth == 2 and char == "{":
-                lines.append(line)
-        elif char in "]}":
-            depth -= 1
-    return lines
+        yield line, record
 
 
 def _list_keys(task: TaskSpec) -> set[str]:
