@@ -98,8 +98,12 @@ def value_problem(value: Any) -> tuple[str, str | None] | None:
 
 
 def top_key(path: tuple[Any, ...]) -> str | None:
-    """The top-level key a too deep part is under (its full path would be 64 keys long)."""
-    return path[0] if path and isinstance(path[0], str) else None
+    """Where a too deep part is: its path up to the first key by name (`meta`, `[3].meta`; its
+    full path would be 64 steps long); None when no key by name leads to it."""
+    for index, part in enumerate(path):
+        if isinstance(part, str):
+            return key_path(path[: index + 1])
+    return None
 
 
 def _scalar_problem(value: Any, path: tuple[Any, ...]) -> tuple[str, str | None] | None:
