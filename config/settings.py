@@ -184,8 +184,9 @@ REST_FRAMEWORK = {
     # drf-spectacular's AutoSchema plus the error answers every operation can give (401, 403, 404...)
     "DEFAULT_SCHEMA_CLASS": "annotation.api.schema.ApiAutoSchema",
     # JSON request bodies only (the two uploads name their own multipart parser): a JSON body keeps
-    # its types, so a number where the schema says text is refused, not read as text
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # its types, so a number where the schema says text is refused, not read as text; read by the
+    # one loader of structured input (depth, numbers, text checked; issue 37)
+    "DEFAULT_PARSER_CLASSES": ["annotation.api.parsers.StructuredJSONParser"],
     # JSON answers only, as the schema documents (no browsable HTML pages: /api/docs/ is the
     # interactive page); an Accept header asking for anything else is a 406
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],

@@ -51,23 +51,24 @@ def _parse_constant(text: str) -> float:
     raise _Hook
 
 
-def load_json(text: str, *, limit: int | None = None, first_line: int = 1) -> Any:
+def load_json(text: str, *, limit: int | None = None, first_line: int = 1, check_text: bool = True) -> Any:
     """The JSON value of `text`, exactly as json.loads reads it, or Refused naming the line
-    (counted from `first_line`) and key path of the first problem."""
+    (counted from `first_line`) and key path of the first problem. `check_text` False leaves NUL
+    and surrogates to the caller (the API: each field's schema says what text it takes)."""
     if limit is not None:
         check_size(text, limit)
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
-        return _slow(text, first_line)  # what orjson refuses: NaN, surrogates, depth, or not JSON
+        return _slow(text, first_line, check_text)  # what orjson refuses: NaN, surrogates, depth, or not JSON
     # orjson refuses NaN, lone surrogates and nesting past 1024; NUL (only as the escape \u0000)
     # and nesting past MAX_DEPTH remain, possible only where the text has them or many brackets
-    if "\\u0000" in text or text.count("[") + text.count("{") > MAX_DEPTH:
-        problem = value_problem(value)
+    if (check_text and "\\u0000" in text) or text.count("[") + text.count("{") > MAX_DEPTH:
+        problem = value_problem(value, text=check_text)
         if problem:
-            _locate(text, first_line)
+            _locate(text, first_line, check_text)
             raise Refused(problem[0], path=problem[1])
-    return value if float_free(value) else _slow(text, first_line)
+    return value if float_free(value) else _slow(text, first_line, check_text)
 
 
 def json_array(text: str, *, limit: int | None = None) -> list[tuple[int, Any]]:
@@ -100,15 +101,15 @@ def _element_lines(text: str) -> list[int]:
     return lines
 
 
-def _slow(text: str, first_line: int) -> Any:
-    _locate(text, first_line)  # raises for the first problem it sees
+def _slow(text: str, first_line: int, check_text: bool = True) -> Any:
+    _locate(text, first_line, check_text)  # raises for the first problem it sees
     try:
         value = json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
     except json.JSONDecodeError:
         raise _invalid(text, first_line) from None
     except (_Hook, RecursionError, ValueError):  # pragma: no cover - _locate saw them first
         raise Refused("not a JSON document this platform reads", line=first_line) from None
-    problem = value_problem(value)
+    problem = value_problem(value, text=check_text)
     if problem:
         raise Refused(problem[0], path=problem[1])
     return value
@@ -124,7 +125,7 @@ def _invalid(text: str, first_line: int) -> Refused:
     return Refused("invalid JSON", line=first_line)  # pragma: no cover - a final CR never breaks JSON
 
 
-def _locate(text: str, first_line: int) -> None:
+def _locate(text: str, first_line: int, check_text: bool = True) -> None:
     """Raises Refused at the first token of `text` that breaks a rule (nesting, a number, a
     string's NUL or surrogate), with its line and key path; without parsing, so safe at any depth."""
     line = first_line
@@ -150,7 +151,7 @@ def _locate(text: str, first_line: int) -> None:
                 frames[-1][1] += 1
         elif first == '"':
             last = tok[1:-1]
-            if "\\" in tok or not tok.isascii():
+            if check_text and ("\\" in tok or not tok.isascii()):
                 try:
                     last = json.loads(tok)
                 except ValueError:

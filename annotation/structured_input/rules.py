@@ -70,19 +70,19 @@ def number_problem(value: Any) -> str | None:
     return None
 
 
-def value_problem(value: Any) -> tuple[str, str | None] | None:
+def value_problem(value: Any, *, text: bool = True) -> tuple[str, str | None] | None:
     """(what is wrong, key path) for the first part of already parsed `value` that breaks a rule
     above; None when all is well. Iterative, so no nesting can exhaust the stack. A nesting
     problem names the top-level key it is under (the full path would be 64 keys long)."""
     if type(value) is not dict and type(value) is not list:
-        return _scalar_problem(value, ())
+        return _scalar_problem(value, (), text)
     stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
     while stack:
         node, path = stack.pop()
         if len(path) >= MAX_DEPTH:
             return f"nested more than {MAX_DEPTH} levels deep", top_key(path)
         if type(node) is dict:
-            if text_problem("".join(node)):
+            if text and text_problem("".join(node)):
                 key, problem = next((key, problem) for key in node if (problem := text_problem(key)))
                 return "the key: " + problem, key_path((*path, key))
             pairs: Any = node.items()
@@ -92,8 +92,8 @@ def value_problem(value: Any) -> tuple[str, str | None] | None:
             kind = type(item)
             if kind is dict or kind is list:
                 stack.append((item, (*path, key)))
-            elif kind is not bool and kind is not type(None) and _scalar_problem(item, ()):
-                return _scalar_problem(item, (*path, key))
+            elif kind is not bool and kind is not type(None) and _scalar_problem(item, (), text):
+                return _scalar_problem(item, (*path, key), text)
     return None
 
 
@@ -106,8 +106,11 @@ def top_key(path: tuple[Any, ...]) -> str | None:
     return None
 
 
-def _scalar_problem(value: Any, path: tuple[Any, ...]) -> tuple[str, str | None] | None:
-    problem = text_problem(value) if type(value) is str else number_problem(value)
+def _scalar_problem(value: Any, path: tuple[Any, ...], text: bool = True) -> tuple[str, str | None] | None:
+    if type(value) is str:
+        problem = text_problem(value) if text else None
+    else:
+        problem = number_problem(value)
     return (problem, key_path(path)) if problem else None
 
 

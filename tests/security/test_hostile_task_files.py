@@ -71,3 +71,26 @@ def test_the_api_refuses_a_study_file_bomb_with_a_400(api):
     response = api.post("/api/batches/", {"project": project.pk, "name": "b", "study": text}, format="json")
     assert response.status_code == 400 and expected in str(response.json()), response.json()
     assert not Batch.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "body,expected",
+    [
+        ('{"name": "X", "settings": ' + "[" * 20_000 + "]" * 20_000 + "}", "line 1, settings: nested more than 64"),
+        ('{"name": "X",\n "settings": {"a": NaN}}', "line 2, settings.a: NaN: NaN is not a finite number"),
+        ('{"name": "X", "settings": {"a": 1e309}}', "settings.a: 1e309: Infinity is not a finite number"),
+        ('{"name": "X", "settings": {"a": ' + "9" * 5000 + "}}", "settings.a: 99999999999999999999…: an integer"),
+    ],
+    ids=["deep", "NaN", "1e309", "5000 digits"],
+)
+def test_an_api_body_is_read_by_the_same_rules(api, body, expected):
+    response = api.post("/api/projects/", body, content_type="application/json")
+    assert response.status_code == 400, response.content[:300]
+    assert expected in response.json()["detail"], response.json()
+    assert not Project.objects.exists()
+
+
+def test_an_api_body_over_the_limit_is_a_413_before_it_is_parsed(api, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = api.post("/api/projects/", '{"name": "' + "x" * 2000 + '"}', content_type="application/json")
+    assert response.status_code == 413 and "DATA_UPLOAD_MAX_MEMORY_SIZE" in response.json()["detail"]
