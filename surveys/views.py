@@ -206,6 +206,7 @@ def save_page(
             page_slug=page_slug,
             answer=form.answer(),
             shown_at=flow.shown_at(request.POST.get("shown", ""), response.pk, page_slug),
+            from_page=True,
         )
     except ProtocolError as exc:
         messages.error(request, str(exc))
