@@ -94,3 +94,60 @@ def test_an_api_body_over_the_limit_is_a_413_before_it_is_parsed(api, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     response = api.post("/api/projects/", '{"name": "' + "x" * 2000 + '"}', content_type="application/json")
     assert response.status_code == 413 and "DATA_UPLOAD_MAX_MEMORY_SIZE" in response.json()["detail"]
+
+
+SLIDER = """title: Rate
+item:
+  required: [text]
+  show:
+    - key: text
+pages:
+  - id: rate
+    questions:
+      - id: score
+        type: slider
+        prompt: How good?
+        min: {min}
+        max: {max}
+        step: {step}
+"""
+
+
+@pytest.mark.parametrize(
+    "values,expected",
+    [
+        (
+            {"min": 0, "max": 10, "step": 0},
+            "line 14, pages[0].questions[0].step: 0 is less than or equal to the minimum of 0",
+        ),
+        ({"min": 0, "max": 10, "step": 11}, "step is wider than the slider"),
+        (
+            {"min": -1e16, "max": 10, "step": 1},
+            "line 12, pages[0].questions[0].min: -1e+16 is less than the minimum of -1",
+        ),
+        (
+            {"min": 0, "max": ".inf", "step": 1},
+            "line 13, pages[0].questions[0].max: .inf (Infinity) is not a finite number",
+        ),
+        (
+            {"min": 0, "max": 10, "step": ".nan"},
+            "line 14, pages[0].questions[0].step: .nan (NaN) is not a finite number",
+        ),
+    ],
+    ids=["step 0", "step wider", "min beyond 1e15", "max .inf", "step .nan"],
+)
+def test_a_sliders_numbers_are_finite_and_its_step_fits(api, values, expected):
+    from annotation.kinds.taskfile import TaskFileError
+    from annotation.kinds.taskfile.spec import build as spec_of_text
+
+    with pytest.raises(TaskFileError) as raised:
+        spec_of_text(SLIDER.format(**values))
+    assert expected in str(raised.value)
+    response = api.post("/api/projects/", {"name": "X", "task_file": SLIDER.format(**values)}, format="json")
+    assert response.status_code == 400 and any(expected in p for p in response.json()["task_file"])
+
+
+def test_a_slider_within_the_rules_is_a_task():
+    from annotation.kinds.taskfile.spec import build as spec_of_text
+
+    assert spec_of_text(SLIDER.format(min=-5, max=5, step=0.5)).title == "Rate"
