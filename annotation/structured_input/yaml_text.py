@@ -12,10 +12,10 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, MappingStartEvent, ScalarEvent
 
-from .rules import MAX_DEPTH, MAX_INT_DIGITS, Refused, check_size, key_path, text_problem
+from .rules import INT_BOUND, MAX_DEPTH, MAX_INT_DIGITS, Refused, check_size, key_path, text_problem
 
 #: plain YAML scalars read as numbers (YAML 1.2 core schema, and ruamel's underscores)
-_YAML_INT = re.compile(r"[-+]?(?:0x[0-9a-fA-F_]+|0o[0-7_]+|[0-9][0-9_]*)")
+_YAML_INT = re.compile(r"[-+]?(?:0x[0-9a-fA-F_]+|0o[0-7_]+|0b[01_]+|[0-9][0-9_]*)")
 _YAML_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?")
 _YAML_INF = re.compile(r"[-+]?\.(?:inf|Inf|INF)")
 _YAML_NAN = re.compile(r"\.(?:nan|NaN|NAN)")
@@ -104,8 +104,12 @@ def _yaml_number_problem(value: str) -> str | None:
     if _YAML_INF.fullmatch(value):
         return f"{value} (Infinity) is not a finite number"
     if _YAML_INT.fullmatch(value):
-        digits = sum(c.isalnum() for c in value.lstrip("+-")[2 if value.lstrip("+-")[1:2] in ("x", "o") else 0 :])
-        return f"an integer of more than {MAX_INT_DIGITS} digits" if digits > MAX_INT_DIGITS else None
+        plain = value.replace("_", "").lstrip("+-")
+        if plain[1:2] in ("x", "o", "b"):  # a power-of-two base converts at any length: compare the value
+            too_big = int(plain, 0) >= INT_BOUND
+        else:  # decimal digits are counted: Python converts at most 4,300 of them
+            too_big = len(plain.lstrip("0")) > MAX_INT_DIGITS
+        return f"an integer of more than {MAX_INT_DIGITS} digits" if too_big else None
     if (
         _YAML_FLOAT.fullmatch(value)
         and any(c.isdigit() for c in value)
