@@ -108,3 +108,25 @@ def test_the_preview_answers_400_with_the_reason(client, value, message):
     response = client.post(reverse("surveys:preview", args=[project.pk]), {"record": record})
     assert response.status_code == 400
     assert message in response.content.decode().replace("&quot;", '"').replace("&#x27;", "'")
+
+
+@pytest.mark.parametrize(
+    "cell,message,field",
+    [
+        ('"' + "[" * 20_000 + "]" * 20_000 + '"', "nested more than 64 levels deep", "options"),
+        ('"[""a"", NaN]"', "NaN is not a finite number", "options[1]"),
+        ('"[""a"", ' + "9" * 5000 + ']"', "an integer of more than 50 digits", "options[1]"),
+    ],
+    ids=["deep", "NaN", "5000 digits"],
+)
+def test_a_tables_json_list_cell_is_read_by_the_same_rules(cell, message, field):
+    text = data_file("task_files", "before_reading.yaml").read_text()
+    project = project_create(name="reading", team=TeamFactory(), task_file=text)
+    table = 'id,question,passage,options,label,candidates\nr1,Q?,P.,"[""a"", ""b""]",a,"[""x"", ""y"", ""z""]"\n'
+    table += f'r2,Q?,P.,{cell},a,"[""x"", ""y"", ""z""]"\n'
+    with pytest.raises(ImportProblem) as problem:
+        items_import(project=project, data=table.encode(), filename="items.csv")
+    assert message in problem.value.message and (problem.value.line, problem.value.field) == (3, field), str(
+        problem.value
+    )
+    assert not Item.objects.exists()

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from annotation.structured_input import Refused, json_array, value_problem
+from annotation.structured_input import Refused, json_array, load_json, value_problem
 
 from ..base import ImportProblem, ParsedItem
 from ..formats import content_id, jsonl_records
@@ -150,9 +149,12 @@ def _table_rows(reader: csv.DictReader, list_keys: set[str]) -> Iterator[tuple[i
                 raise ImportProblem("fewer cells than the header names", line=line, field=key)
             if key in list_keys and value.strip().startswith("["):
                 try:
-                    row[key] = json.loads(value)
-                except json.JSONDecodeError as exc:
-                    raise ImportProblem(f"not a JSON list ({exc.msg})", line=line, field=key) from None
+                    row[key] = load_json(value)
+                except Refused as exc:  # not JSON, or JSON no database stores alike (nesting, NaN...)
+                    field = f"{key}{exc.path}" if exc.path and exc.path.startswith("[") else key
+                    raise ImportProblem(
+                        f"not a JSON list this platform reads ({exc.message})", line=line, field=field
+                    ) from None
             else:
                 row[key] = value
         problem = value_problem(row)
