@@ -184,8 +184,9 @@ REST_FRAMEWORK = {
     # drf-spectacular's AutoSchema plus the error answers every operation can give (401, 403, 404...)
     "DEFAULT_SCHEMA_CLASS": "annotation.api.schema.ApiAutoSchema",
     # JSON request bodies only (the two uploads name their own multipart parser): a JSON body keeps
-    # its types, so a number where the schema says text is refused, not read as text
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # its types, so a number where the schema says text is refused, not read as text; read by the
+    # one loader of structured input (depth, numbers, text checked; issue 37)
+    "DEFAULT_PARSER_CLASSES": ["annotation.api.parsers.StructuredJSONParser"],
     # JSON answers only, as the schema documents (no browsable HTML pages: /api/docs/ is the
     # interactive page); an Accept header asking for anything else is a 406
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
@@ -256,8 +257,14 @@ IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=200 * 1024 * 1024)
 # Largest single record (item) of an import, as stored (its JSON), in bytes: a runaway line of a
 # file is refused by name rather than stored and shown to annotators.
 IMPORT_MAX_RECORD_BYTES = env.int("IMPORT_MAX_RECORD_BYTES", default=1024 * 1024)
+# A request body read into memory (API JSON, forms; not file uploads): over it, 413 (API) or 400
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=10 * 1024 * 1024)
-FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# An uploaded file over this goes to a temporary file instead of memory (its size is bounded by
+# IMPORT_MAX_BYTES and nginx's client_max_body_size)
+FILE_UPLOAD_MAX_MEMORY_SIZE = env.int("FILE_UPLOAD_MAX_MEMORY_SIZE", default=5 * 1024 * 1024)
+# Form fields and files one request may carry (Django's defaults, stated: issue 37)
+DATA_UPLOAD_MAX_NUMBER_FIELDS = env.int("DATA_UPLOAD_MAX_NUMBER_FIELDS", default=1000)
+DATA_UPLOAD_MAX_NUMBER_FILES = env.int("DATA_UPLOAD_MAX_NUMBER_FILES", default=100)
 # Export jobs write their files here (one folder per project); a finished file is kept this
 # many days, then the `purge-exports` beat task (or `manage.py purge_exports`) deletes it.
 EXPORT_ROOT = env.path("EXPORT_ROOT", default=BASE_DIR / "exports")

@@ -9,6 +9,10 @@ GUNICORN_TIMEOUT                   seconds before a silent worker is restarted; 
 GUNICORN_MAX_REQUESTS              recycle a worker after this many requests; default 20000 (0: never)
 GUNICORN_WORKER_CLASS              default sync (gunicorn's stock sync worker, behind nginx); gthread
                                    with GUNICORN_THREADS where no buffering proxy faces slow clients
+GUNICORN_LIMIT_REQUEST_LINE        longest request line in bytes; default 4094 (gunicorn's)
+GUNICORN_LIMIT_REQUEST_FIELD_SIZE  longest header field in bytes; default 8190 (gunicorn's)
+GUNICORN_LIMIT_REQUEST_FIELDS      most header fields; default 100 (gunicorn's)
+GUNICORN_WORKER_MAX_MEMORY_MB      a worker's address space limit (RLIMIT_AS), in MB; default 0 (none)
 GUNICORN_LOG_LEVEL                 default info
 GUNICORN_CONTROL_SOCKET            path of gunicorn's control socket (gunicornc); default: none
 GUNICORN_PRELOAD                   load the app in the master before forking (shared memory); default true
@@ -17,6 +21,7 @@ GUNICORN_PRELOAD                   load the app in the master before forking (sh
 import gc
 import multiprocessing
 import os
+import resource
 
 
 def _int(name: str, default: int) -> int:
@@ -42,6 +47,13 @@ keepalive = _int("GUNICORN_KEEPALIVE", 5)
 # requests a second, 2000 meant one every few seconds, a sixth of a core; 20000 keeps leak protection
 max_requests = _int("GUNICORN_MAX_REQUESTS", 20000)
 max_requests_jitter = max_requests // 10 if max_requests else 0
+# What one request may send before Django sees it (gunicorn's documented limits, stated); the body's
+# size is Django's DATA_UPLOAD_MAX_MEMORY_SIZE and nginx's client_max_body_size (deploy/README.md)
+limit_request_line = _int("GUNICORN_LIMIT_REQUEST_LINE", 4094)
+limit_request_field_size = _int("GUNICORN_LIMIT_REQUEST_FIELD_SIZE", 8190)
+limit_request_fields = _int("GUNICORN_LIMIT_REQUEST_FIELDS", 100)
+#: a worker's address space in bytes (0: unlimited); set in post_fork, in the worker alone
+worker_max_memory = _int("GUNICORN_WORKER_MAX_MEMORY_MB", 0) * 1024 * 1024
 
 accesslog = "-"
 errorlog = "-"
@@ -75,6 +87,8 @@ def pre_fork(server, worker) -> None:
 
 def post_fork(server, worker) -> None:
     gc.enable()
+    if worker_max_memory:  # Python's resource module, documented: the soft and hard limit of this process
+        resource.setrlimit(resource.RLIMIT_AS, (worker_max_memory, worker_max_memory))
 
 
 def post_worker_init(worker) -> None:

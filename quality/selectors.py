@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 import pandas as pd
 from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
+from annotation.kinds.typed import MAX_SECONDS, usable_seconds
 from annotation.models import Annotator, Assignment, Item, Participation, Project, Response, Unit, UnitItem
 from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision, RunPlot
 
@@ -155,12 +156,36 @@ def page_seconds(project: Project) -> pd.DataFrame:
         item_id__in=Item.objects.data().filter(project=project).values("id"), assignment__confirmed=True
     )
     rows = [
-        (rid, page, timing["seconds"])
+        (rid, page, seconds)
         for rid, timings in responses.order_by("id").values_list("id", "timings").iterator(chunk_size=2000)
         for page, timing in (timings or {}).items()
-        if isinstance(timing, dict) and timing.get("seconds") is not None
+        if isinstance(timing, dict) and (seconds := usable_seconds(timing.get("seconds"))) is not None
     ]
     return pd.DataFrame(rows, columns=["response_id", "page", "seconds"])
+
+
+def unusable_values(project: Project) -> list[dict[str, Any]]:
+    """The stored times a run cannot use (negative, not finite, beyond MAX_SECONDS: kept before
+    the import checked them), each with its item and annotator; the run reads them as unknown."""
+    responses = Response.objects.filter(item__project=project).order_by("id")
+    found = []
+    for rid, item, annotator, timings in responses.values_list(
+        "id", "item__external_id", "assignment__annotator__external_id", "timings"
+    ).iterator(chunk_size=2000):
+        for page, timing in (timings or {}).items():
+            value = timing.get("seconds") if isinstance(timing, dict) else None
+            if value is not None and usable_seconds(value) is None:
+                found.append(
+                    {
+                        "response_id": rid,
+                        "item": item,
+                        "annotator": annotator,
+                        "field": f"timings.{page}.seconds",
+                        "value": repr(value)[:40],
+                        "reason": f"not a number of seconds from 0 to {MAX_SECONDS:,}: read as unknown",
+                    }
+                )
+    return found
 
 
 def check_results(project: Project) -> pd.DataFrame:

@@ -12,7 +12,6 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
@@ -150,10 +149,12 @@ def _page(
 @login_required
 @require_http_methods(["GET"])
 def adjudicate_login(request: HttpRequest, batch_id: int) -> HttpResponse:
-    """A named login's way in: their adjudicator page of the batch (the batch's setup names them)."""
+    """A named login's way in: their adjudicator page of the batch (the batch's setup names them).
+    A login the batch does not name gets the 404 of a batch that does not exist (SECURITY.md: ids
+    of other teams' objects do not leak)."""
     batch = get_object_or_404(Batch, pk=batch_id)
     try:
         adjudicator = adjudicator_for_user(batch=batch, user=request.user)
-    except AdjudicationRefused as exc:
-        raise PermissionDenied(str(exc)) from None
+    except AdjudicationRefused:
+        raise Http404(_("Unknown batch")) from None
     return redirect("surveys:adjudicate", key=adjudicator.access_key)

@@ -24,8 +24,12 @@ from django.views.decorators.http import require_http_methods
 from annotation.kinds import ImportProblem, PageForm, TaskKind, kind_of
 from annotation.models import Item, Project
 from annotation.selectors.teams import projects_visible_to
+from annotation.structured_input import Refused, load_json
 
 from .pages import ENGINE
+
+#: one record, typed in: far more than any record of a released dataset
+MAX_RECORD_BYTES = 1_000_000
 
 #: what a page's context or form raises when it reads an earlier page's answer not given yet
 NEEDS_EARLIER_ANSWERS = (KeyError, IndexError, TypeError)
@@ -35,6 +39,7 @@ class RecordForm(forms.Form):
     record = forms.CharField(
         required=False,
         strip=True,
+        max_length=MAX_RECORD_BYTES,
         label="Or a record of your own",
         widget=forms.Textarea(attrs={"rows": 8, "cols": 80, "spellcheck": "false"}),
         help_text="One record as the import file holds it (a JSON object for JSON Lines). Empty: the "
@@ -60,9 +65,11 @@ def record_payload(kind: TaskKind, text: str) -> dict[str, Any]:
     """The item a typed record makes, by the kind's own parse; ImportProblem says what is wrong.
     A JSON object typed over several lines is put on one, as a JSON Lines file would hold it."""
     try:
-        value = json.loads(text)
-    except ValueError:
-        value = None
+        value = load_json(text, limit=MAX_RECORD_BYTES)
+    except Refused as exc:
+        if text.lstrip().startswith(("{", "[")):  # JSON, but not JSON the import would take
+            raise ImportProblem(exc.message, line=exc.line, field=exc.path) from None
+        value = None  # a table's row, or text the kind reads its own way
     if isinstance(value, dict):
         text = json.dumps(value, ensure_ascii=False)
     items = kind.parse(text)

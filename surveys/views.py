@@ -216,6 +216,7 @@ def save_page(
             page_slug=page_slug,
             answer=form.answer(),
             shown_at=flow.shown_at(request.POST.get("shown", ""), response.pk, page_slug),
+            from_page=True,
         )
     except TooSoon as exc:  # the page again as answered, its wait counted from its first showing
         messages.error(request, str(exc))

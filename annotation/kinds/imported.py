@@ -9,8 +9,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from annotation.structured_input import value_problem
+
 from .base import ImportProblem, Page, TaskKind
-from .formats import value_problem
 from .typed import ImportedAnnotation, TypedAnswer
 
 #: a kind's typed answers of one item (payload) -> the data its page forms read, by field name;

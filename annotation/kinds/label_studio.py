@@ -17,9 +17,8 @@ from typing import Any
 from django.utils.dateparse import parse_datetime
 
 from .base import ImportProblem
-from .formats import value_problem
 from .label_studio_results import typed_results
-from .typed import ImportedAnnotation, ImportedPrediction
+from .typed import MAX_SECONDS, ImportedAnnotation, ImportedPrediction, usable_seconds
 
 #: the keys of a task that are read (the others, `allow_skip`, `inner_id`, `total_annotations`,
 #: `drafts`... carry nothing the platform keeps: they are named in the import's reply)
@@ -47,11 +46,11 @@ class Task:
     ignored: frozenset[str] = frozenset()
 
 
-def task_records(tasks: list[Any], lines: list[int]) -> Iterator[Task]:
-    """Each task; a task that is not one raises ImportProblem naming its number (from 1), its
-    line and the key at fault (an annotation's: its id and the result's field)."""
-    for index, task in enumerate(tasks):
-        line = lines[index] if index < len(lines) else index + 1
+def task_records(tasks: list[tuple[int, Any]]) -> Iterator[Task]:
+    """Each task (with the line it starts on); a task that is not one raises ImportProblem naming
+    its number (from 1), its line and the key at fault (an annotation's: its id and the result's
+    field). NUL, surrogates, nesting and numbers were checked as the file was read."""
+    for index, (line, task) in enumerate(tasks):
         where = f"task {index + 1} (Label Studio)"
         if not isinstance(task, Mapping):
             raise ImportProblem(f"{where} is a {type(task).__name__}, not a JSON object", line=line)
@@ -60,9 +59,6 @@ def task_records(tasks: list[Any], lines: list[int]) -> Iterator[Task]:
             raise ImportProblem(f"{where} has no 'data' object", line=line, field="data")
         if not data:
             raise ImportProblem(f"{where}: 'data' is empty", line=line, field="data")
-        problem = value_problem(dict(data))
-        if problem is not None:  # a NUL or a lone surrogate: no database stores it alike
-            raise ImportProblem(f"{where}: {problem[0]}", line=line, field=f"data.{problem[1]}")
         task_id = task.get("id")
         if task_id is not None and (isinstance(task_id, bool) or not isinstance(task_id, int | str)):
             raise ImportProblem(f"{where}: 'id' must be a number or a text", line=line, field="id")
@@ -163,21 +159,28 @@ def _annotator(value: Any, name: str, line: int) -> str:
     (which wins: the same person in every project) or `id`."""
     if isinstance(value, Mapping):
         value = value.get("email") or value.get("id")
-    if isinstance(value, bool) or not isinstance(value, int | str) or str(value).strip() == "":
+    text = str(value).strip() if isinstance(value, int | str) and not isinstance(value, bool) else ""
+    if not text or len(text) > 200 or (isinstance(value, int) and value < 0) or any(c < " " or c == "\x7f" for c in text):
         raise ImportProblem(
-            f"{name}: 'completed_by' must name its annotator (a number, or an object with their email or id)",
+            f"{name}: 'completed_by' must name its annotator (a number from 0, an e-mail, or an object with their "
+            "email or id; at most 200 characters, no control characters)",
             line=line,
             field="completed_by",
         )
-    return str(value).strip()
+    return text
 
 
 def _seconds(value: Any, name: str, line: int) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise ImportProblem(f"{name}: 'lead_time' must be seconds (a number from 0)", line=line, field="lead_time")
-    return float(value)
+    seconds = usable_seconds(value)
+    if seconds is None:
+        raise ImportProblem(
+            f"{name}: 'lead_time' must be seconds, a number from 0 to {MAX_SECONDS:,} (a week)",
+            line=line,
+            field="lead_time",
+        )
+    return float(seconds)
 
 
 def moment(value: Any, name: str, line: int, key: str = "created_at") -> datetime | None:

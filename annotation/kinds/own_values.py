@@ -5,11 +5,12 @@ default of every kind, from its label field; a kind with fields of its own overr
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext as _
+
+from annotation.structured_input import Refused, load_json
 
 from .results import LabelField
 
@@ -44,8 +45,8 @@ def label_value(label: LabelField | None, text: str) -> Any:
     if not text:
         raise ValueError(_("Type a value."))
     try:
-        value = json.loads(text)
-    except ValueError:
+        value = load_json(text)
+    except Refused:  # not JSON, or JSON no database stores alike (NaN, 1e309, NUL...): the text
         value = text
     if label is not None and label.order:
         levels = {str(v): v for v in label.order}

@@ -13,6 +13,20 @@ from typing import Any
 
 from .results import LabelField
 
+#: the longest time one annotation or page can have taken: a week (a tab left open over a holiday);
+#: a time beyond it, negative or not finite is refused where it enters and read as unknown where
+#: it was stored before the check (issue 37)
+MAX_SECONDS = 7 * 24 * 3600
+
+
+def usable_seconds(value: Any) -> float | None:
+    """`value` (unchanged: an int stays an int, as exports wrote it) when it is a finite number of
+    seconds from 0 to MAX_SECONDS; None otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value if 0 <= value <= MAX_SECONDS else None  # NaN compares False
+
+
 #: the forms an answer takes, and what its `value` then holds:
 #: choices: a list of texts (one for a single choice); rating: a whole number (a point of a scale
 #: from 1); number: a number; text: a text; spans: a list of {start, end, text, label} (offsets in

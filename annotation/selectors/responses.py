@@ -9,6 +9,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from annotation.kinds import kind_of
+from annotation.kinds.typed import usable_seconds
 from annotation.models import Assignment, Item, Project, Response
 
 BASE_ANNOTATION_COLUMNS = [
@@ -152,11 +153,12 @@ def annotation_rows(
 
 def total_seconds(timings: dict[str, Any]) -> float | None:
     """Seconds over the pages timed ({page: {..., "seconds": s}}), to the millisecond."""
-    seconds = [page["seconds"] for page in timings.values() if page.get("seconds") is not None]
+    seconds = [s for page in timings.values() if (s := usable_seconds(page.get("seconds"))) is not None]
     return round(sum(seconds), 3) if seconds else None
 
 
 def seconds_by_page(timings: dict[str, Any]) -> dict[str, float] | None:
-    """{page: seconds} of the pages timed, in the order they were first saved (None: none timed)."""
-    found = {page: value["seconds"] for page, value in timings.items() if value.get("seconds") is not None}
+    """{page: seconds} of the pages timed, in the order they were first saved (None: none timed).
+    A time no run can use (stored before the import checked it: see `usable_seconds`) is unknown."""
+    found = {page: s for page, value in timings.items() if (s := usable_seconds(value.get("seconds"))) is not None}
     return found or None

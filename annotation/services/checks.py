@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +11,7 @@ from django.db import transaction
 
 from annotation.kinds import check_problems, kind_of
 from annotation.models import Item, Project
+from annotation.structured_input import Refused, load_json
 
 
 class CheckFileError(ValueError):
@@ -39,9 +39,9 @@ def check_lines(text: str) -> list[CheckLine]:
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.append(f"line {number}: not JSON ({exc.msg})")
+            record = load_json(raw, first_line=number)
+        except Refused as exc:
+            problems.append(f"line {number}: not JSON this platform reads ({exc.message})")
             continue
         if (
             not isinstance(record, dict)

@@ -12,8 +12,9 @@ from django.conf import settings
 from django.db import models
 
 from annotation.kinds import ImportProblem, ParsedItem
-from annotation.kinds.formats import UNSTORABLE, payload_json, value_problem
+from annotation.kinds.formats import UNSTORABLE, payload_json
 from annotation.models import Annotator, Item
+from annotation.structured_input import value_problem
 
 from .imported_annotations import Carried
 

@@ -91,13 +91,22 @@ def check_page(response: Response, kind: TaskKind, page_slug: str, answer: dict[
 
 
 def response_save_page(
-    *, response: Response, kind: TaskKind, page_slug: str, answer: dict[str, Any], shown_at: datetime | None = None
+    *,
+    response: Response,
+    kind: TaskKind,
+    page_slug: str,
+    answer: dict[str, Any],
+    shown_at: datetime | None = None,
+    from_page: bool = False,
 ) -> SaveResult:
     """Store one page's answer. Idempotent: the same answer twice changes nothing.
 
     Preconditions: `response` belongs to the annotator who posted (the caller read it with
     `selectors.work.response_for_save`), with its item and assignment. See `check_page` for
-    what is refused. Released work is taken back when its slot is still free.
+    what is refused. Released work is taken back when its slot is still free. `from_page`: the
+    save was posted by an annotator's page, whose note of when it was shown (`shown_at`, None
+    when missing, malformed, expired or another response's) is required: without it the time on
+    the page is unknown and the too-fast rules could be dodged, so the save is refused.
     """
     for _attempt in range(MAX_ATTEMPTS):
         assignment = response.assignment
@@ -120,7 +129,7 @@ def response_save_page(
                 False, response.completed_at is not None, assignment.status == Assignment.Status.SUBMITTED, response
             )
         now = timezone.now()
-        _check_time_on_page(kind, response, page_slug, shown_at, now)
+        _check_time_on_page(kind, response, page_slug, shown_at, now, required=from_page)
         answers = {**response.answers, page_slug: answer}
         timings = {**response.timings, page_slug: timing_of_page(response.timings.get(page_slug), shown_at, now)}
         done = next_page_slug(kind, response.item.payload, answers) is None
@@ -150,10 +159,15 @@ def response_save_page(
 
 
 def _check_time_on_page(
-    kind: TaskKind, response: Response, page_slug: str, shown_at: datetime | None, now: datetime
+    kind: TaskKind, response: Response, page_slug: str, shown_at: datetime | None, now: datetime, *, required: bool
 ) -> None:
-    """A page with a minimum time is refused sooner than that after it was shown (or when the
-    time it was shown is unknown: a missing or forged note of it)."""
+    """A page with a minimum time is refused sooner than that after it was shown; any page
+    posted by an annotator's page (`required`) or with a minimum time is refused when the time
+    it was shown is unknown (a missing, malformed, expired or another response's note of it)."""
+    if required and shown_at is None:
+        raise ProtocolError(
+            _("This page could not be timed (it was open too long, or sent without its form): please reload it.")
+        )
     minimum = kind.page(response.item.payload, page_slug, response.answers).min_seconds
     if not minimum:
         return

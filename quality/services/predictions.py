@@ -11,7 +11,6 @@ replaces its own predictions."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +20,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.kinds import ImportProblem, TaskKind, kind_of
+from annotation.kinds.formats import jsonl_records
 from annotation.kinds.typed import ImportedPrediction
 from annotation.models import Item, Project
 from annotation.services.imports import decode_upload
+from annotation.structured_input import Refused, json_array
 from quality.models import Prediction
 
 #: the record key that names the item: its id as imported (`Item.external_id`)
@@ -207,49 +208,17 @@ def _labels(
 
 def records(text: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
     """(line, record) of a JSON array of objects or of JSON Lines (one object a line, blank lines
-    skipped); a record is numbered by the line it starts on."""
-    start = text.lstrip()
-    if start.startswith("["):
-        yield from _array(text)
+    skipped); a record is numbered by the line it starts on. Read by the one loader (issue 37):
+    nesting, numbers, NUL and surrogates are refused naming the line and the key."""
+    if not text.lstrip().startswith("["):
+        yield from jsonl_records(text)
         return
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if raw.strip():
-            yield number, _object(_decode(raw, number), number)
-
-
-def _array(text: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    decoder = json.JSONDecoder()
-    position = text.index("[") + 1
-    while True:
-        position = _skip(text, position)
-        if position >= len(text):
-            raise ImportProblem("the JSON array is not closed", line=text.count("\n") + 1)
-        if text[position] == "]":
-            if text[position + 1 :].strip():
-                raise ImportProblem("text after the JSON array", line=text.count("\n", 0, position) + 1)
-            return
-        line = text.count("\n", 0, position) + 1
-        try:
-            value, position = decoder.raw_decode(text, position)
-        except json.JSONDecodeError as exc:
-            raise ImportProblem(f"invalid JSON: {exc.msg}", line=exc.lineno) from None
-        yield line, _object(value, line)
-        position = _skip(text, position)
-        if position < len(text) and text[position] == ",":
-            position += 1
-
-
-def _skip(text: str, position: int) -> int:
-    while position < len(text) and text[position].isspace():
-        position += 1
-    return position
-
-
-def _decode(raw: str, line: int) -> Any:
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ImportProblem(f"invalid JSON: {exc.msg} (column {exc.colno})", line=line) from None
+        values = json_array(text)
+    except Refused as exc:
+        raise ImportProblem(exc.message, line=exc.line, field=exc.path) from None
+    for line, value in values:
+        yield line, _object(value, line)
 
 
 def _object(value: Any, line: int) -> Mapping[str, Any]:

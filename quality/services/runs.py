@@ -14,6 +14,7 @@ from annotation.selectors.adjudication import adjudication_summary
 from quality.frames import annotation_frame
 from quality.models import AnnotatorDecision, ItemResult, QualityRun, ResponseDecision, RunPlot
 from quality.scoring import model_scorer_results
+from quality.selectors import unusable_values
 from quality.services.decisions import decisions_respected
 from quality.services.run_agreement import RunExtras, run_extras, run_plots_store
 
@@ -100,6 +101,9 @@ def _store(run: QualityRun, extras: RunExtras | None) -> None:
             "response_values": _value_columns(outcome.responses),
             **extras.report,
         }
+    unusable = unusable_values(run.project)
+    if unusable:  # stored values the run read as unknown, each named (issue 37)
+        report["unusable_values"] = unusable
     adjudication = adjudication_summary(run.project)
     if adjudication:  # the adjudication stage's progress and final labels beside the kind's figures
         keys = report.get("summary_keys", list(report["summary"]))

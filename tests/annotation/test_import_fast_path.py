@@ -11,10 +11,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotation.kinds import ImportProblem, get_kind
-from annotation.kinds.formats import canonical_json, content_id, jsonl_records, payload_json, value_problem
+from annotation.kinds.formats import canonical_json, content_id, jsonl_records, payload_json
 from annotation.models import Item
 from annotation.services import imports, item_inserts
 from annotation.services.imports import items_import
+from annotation.structured_input import value_problem
 from tests.factories import RECAM_PAYLOAD, ProjectFactory
 
 lz4_migration = importlib.import_module("annotation.migrations.0005_item_payload_lz4")

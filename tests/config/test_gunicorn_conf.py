@@ -35,3 +35,30 @@ def test_preloading_can_be_switched_off(monkeypatch, collector_restored, value):
     gc.enable()
     conf = runpy.run_path(str(CONF))
     assert conf["preload_app"] is False and gc.isenabled()
+
+
+def test_the_request_limits_are_stated_and_a_worker_memory_limit_is_set_after_the_fork(monkeypatch, collector_restored):
+    """Issue 37: the limits deploy/README.md lists are set in the files."""
+    monkeypatch.setenv("GUNICORN_WORKER_MAX_MEMORY_MB", "4096")
+    calls = []
+    conf = runpy.run_path(str(CONF))
+    assert (conf["timeout"], conf["max_requests"]) == (60, 20000)
+    assert (conf["limit_request_line"], conf["limit_request_field_size"], conf["limit_request_fields"]) == (
+        4094,
+        8190,
+        100,
+    )
+    monkeypatch.setattr(conf["resource"], "setrlimit", lambda which, limits: calls.append((which, limits)))
+    conf["post_fork"](None, None)
+    assert calls == [(conf["resource"].RLIMIT_AS, (4096 * 1024 * 1024, 4096 * 1024 * 1024))]
+    deploy = CONF.parent
+    nginx = (deploy / "nginx.conf").read_text()
+    assert "client_max_body_size 200m;" in nginx and "client_body_timeout 60s;" in nginx
+    assert "MemoryMax=3G" in (deploy / "annotation-web.service").read_text()
+    for name in (
+        "DATA_UPLOAD_MAX_MEMORY_SIZE",
+        "FILE_UPLOAD_MAX_MEMORY_SIZE",
+        "GUNICORN_TIMEOUT",
+        "client_max_body_size",
+    ):
+        assert name in (deploy / "README.md").read_text()

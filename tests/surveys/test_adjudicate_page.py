@@ -211,7 +211,10 @@ def test_a_named_login_adjudicates_and_others_are_refused(client, django_capture
     named, other = UserFactory(), UserFactory()
     adjudication_setup_set(batch=batch, users=[named])
     client.force_login(other)
-    assert client.get(reverse("surveys:adjudicate-login", args=[batch.pk])).status_code == 403
+    # as a batch that does not exist (issue 37: SECURITY.md's 404 for what is not one's own)
+    missing = client.get(reverse("surveys:adjudicate-login", args=[batch.pk + 1000]))
+    refused = client.get(reverse("surveys:adjudicate-login", args=[batch.pk]))
+    assert refused.status_code == missing.status_code == 404
     client.force_login(named)
     url = client.get(reverse("surveys:adjudicate-login", args=[batch.pk]))["Location"]
     assert re.findall(r'data-field="([a-z_]+)"', client.get(url).content.decode()) == ["a_error", "d_evidence"]

@@ -14,8 +14,9 @@ the adversarial-robustness derivative kept as they are), plus:
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from annotation.structured_input import Refused, load_json
 
 from ..base import ImportProblem, ParsedItem
 from .labels import OPTION_LETTERS, error_code, skill_code
@@ -30,9 +31,9 @@ def _problem(number: int, field: str, message: str) -> ImportProblem:
 
 def _document(text: str) -> list[Any]:
     try:
-        document = json.loads(text.removeprefix("\ufeff"))
-    except json.JSONDecodeError as exc:
-        raise ImportProblem(f"invalid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno} of the file)") from None
+        document = load_json(text.removeprefix("\ufeff"))
+    except Refused as exc:
+        raise ImportProblem(exc.message, line=exc.line, field=exc.path) from None
     if not isinstance(document, dict):
         raise ImportProblem(f'expected a JSON object with "data", got {type(document).__name__}')
     if "data" not in document:

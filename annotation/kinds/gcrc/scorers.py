@@ -3,10 +3,10 @@ JSON format, as the CCL2022 task's eval.py scores them (`quality.stats.gcrc`).""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
+from annotation.structured_input import Refused, load_json
 from quality.stats.gcrc import GcrcFormatError, items_by_id, score
 
 from ..scoring import ProjectResults, ScoreProblem, Scorer, ScorerOption, Upload
@@ -43,11 +43,9 @@ def format_scores(figures: Mapping[str, Any]) -> str:
 def _json(upload: Upload) -> Any:
     """The decoded file; a BOM and CRLF line ends are fine."""
     try:
-        return json.loads(upload.text())
-    except json.JSONDecodeError as exc:
-        raise ScoreProblem(
-            f"{upload.name}: invalid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
-        ) from None
+        return load_json(upload.text())
+    except Refused as exc:
+        raise ScoreProblem(f"{upload.name}: {exc}") from None
 
 
 SCORERS = {

@@ -17,9 +17,10 @@ Payload of an item:
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
+
+from annotation.structured_input import Refused, load_json
 
 from ..base import ImportProblem, ParsedItem
 
@@ -63,9 +64,9 @@ def parse_records(text: str) -> list[ParsedItem]:
 
 def _json_list(text: str) -> list[Any]:
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ImportProblem(f"invalid JSON ({exc.msg} at column {exc.colno})", line=exc.lineno) from None
+        value = load_json(text)
+    except Refused as exc:
+        raise ImportProblem(exc.message, line=exc.line, field=exc.path) from None
     if not isinstance(value, list):
         raise ImportProblem(f"expected a JSON list of passages, got {_type(value)}")
     return value

@@ -12,11 +12,11 @@ from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import ValidationError
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from annotation.structured_input import Refused, load_yaml
 
 #: a task file is a page of words and rules; a megabyte is a mistake (a dataset pasted in)
-MAX_TASK_FILE_CHARS = 200_000
+MAX_TASK_FILE_BYTES = 200_000
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 
 Path_ = tuple[str | int, ...]
@@ -115,20 +115,12 @@ def read_unchecked(
     """The file's data and its schema problems (sorted by line), so a caller may look for more
     mistakes in the same file before it refuses it; raises TaskFileError for a file that reads as
     no mapping at all."""
-    if len(text) > MAX_TASK_FILE_CHARS:
-        raise TaskFileError([TaskFileProblem("", None, f"longer than {MAX_TASK_FILE_CHARS:,} characters")])
     if not text.strip():
         raise TaskFileError([TaskFileProblem("", None, "the task file is empty")])
     try:
-        tree = YAML(typ="rt", pure=True).load(text)
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        raise TaskFileError(
-            [TaskFileProblem("", line, f"not valid YAML or JSON: {exc.problem or exc.context}")]
-        ) from None
-    except YAMLError as exc:
-        raise TaskFileError([TaskFileProblem("", None, f"not valid YAML or JSON: {exc}")]) from None
+        tree = load_yaml(text, limit=MAX_TASK_FILE_BYTES)
+    except Refused as exc:
+        raise TaskFileError([TaskFileProblem(exc.path or "", exc.line, exc.message)]) from None
     if not isinstance(tree, Mapping):
         raise TaskFileError([TaskFileProblem("", 1, "a task file is a mapping of keys (title, item, pages, ...)")])
     located = Located(tree)

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from annotation.structured_input import Refused, json_array, load_json, value_problem
+
 from ..base import ImportProblem, ParsedItem
-from ..formats import content_id, jsonl_records, value_problem
+from ..formats import content_id, jsonl_records
 from ..label_studio import Task, is_label_studio, task_predictions, task_records
 from ..label_studio_min import is_label_studio_min, min_tasks
 from ..problems import MAX_REPORTED, collected
@@ -114,12 +115,12 @@ def _records(task: TaskSpec, text: str) -> tuple[Iterator[Task], bool]:
     JSON export, or its JSON-MIN or CSV export: `..label_studio_min`)."""
     start = text.lstrip()[:1]
     if start == "[":
-        records, starts = _json_array(text)
-        if records and is_label_studio(records[0], _item_keys(task)):
-            return task_records(records, starts), True
-        if records and isinstance(records[0], dict) and is_label_studio_min(records[0], _item_keys(task)):
-            return min_tasks(_array_records(records, starts), _forms(task)), True
-        return (Task(line, record, None) for line, record in _array_records(records, starts)), False
+        records = _json_array(text)
+        if records and is_label_studio(records[0][1], _item_keys(task)):
+            return task_records(records), True
+        if records and isinstance(records[0][1], dict) and is_label_studio_min(records[0][1], _item_keys(task)):
+            return min_tasks(_array_records(records), _forms(task)), True
+        return (Task(line, record, None) for line, record in _array_records(records)), False
     if start == "{":
         return (Task(line, record, None) for line, record in jsonl_records(text)), False
     header = next(csv.reader(io.StringIO(text.split("\n", 1)[0])), [])
@@ -139,48 +140,20 @@ def _item_keys(task: TaskSpec) -> set[str]:
     return {shown.key for shown in task.shown} | set(task.required) | ({task.id_key} if task.id_key else set())
 
 
-def _json_array(text: str) -> tuple[list[Any], list[int]]:
-    """The elements of a JSON array and the line each top-level object starts on."""
+def _json_array(text: str) -> list[tuple[int, Any]]:
+    """The elements of a JSON array, each with the line it starts on."""
     try:
-        records = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ImportProblem(f"invalid JSON ({exc.msg} at column {exc.colno})", line=exc.lineno) from None
-    if not isinstance(records, list):  # pragma: no cover - the text starts with "["
-        raise ImportProblem("expected a JSON array of objects")
-    return records, _object_lines(text)
+        return json_array(text)
+    except Refused as exc:
+        raise ImportProblem(exc.message, line=exc.line, field=exc.path) from None
 
 
-def _array_records(records: list[Any], starts: list[int]) -> Iterator[tuple[int, dict[str, Any]]]:
+def _array_records(records: list[tuple[int, Any]]) -> Iterator[tuple[int, dict[str, Any]]]:
     """The records of a JSON array, each with the line its object starts on."""
-    for index, record in enumerate(records):
-        line = starts[index] if index < len(starts) else None
+    for index, (line, record) in enumerate(records):
         if not isinstance(record, dict):
             raise ImportProblem(f"record {index + 1} is a {type(record).__name__}, not a JSON object", line=line)
-        problem = value_problem(record)
-        if problem is not None:
-            raise ImportProblem(problem[0], line=line, field=problem[1])
-        yield line or index + 1, record
-
-
-def _object_lines(text: str) -> list[int]:
-    """The line of each top-level object of a JSON array (depth 1), by a scan that skips strings."""
-    lines, depth, line, in_string, escaped = [], 0, 1, False, False
-    for char in text:
-        if char == "\n":
-            line += 1
-        if in_string:
-            escaped = not escaped and char == "\\"
-            in_string = escaped or char != '"'
-            continue
-        if char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth == 2 and char == "{":
-                lines.append(line)
-        elif char in "]}":
-            depth -= 1
-    return lines
+        yield line, record
 
 
 def _list_keys(task: TaskSpec) -> set[str]:
@@ -211,9 +184,12 @@ def _table_rows(reader: csv.DictReader, list_keys: set[str]) -> Iterator[tuple[i
                 raise ImportProblem("fewer cells than the header names", line=line, field=key)
             if key in list_keys and value.strip().startswith("["):
                 try:
-                    row[key] = json.loads(value)
-                except json.JSONDecodeError as exc:
-                    raise ImportProblem(f"not a JSON list ({exc.msg})", line=line, field=key) from None
+                    row[key] = load_json(value)
+                except Refused as exc:  # not JSON, or JSON no database stores alike (nesting, NaN...)
+                    field = f"{key}{exc.path}" if exc.path and exc.path.startswith("[") else key
+                    raise ImportProblem(
+                        f"not a JSON list this platform reads ({exc.message})", line=line, field=field
+                    ) from None
             else:
                 row[key] = value
         problem = value_problem(row)

@@ -70,7 +70,7 @@ class HubOptions:
         return [
             f"{what} {value!r} is not a Hub id (lower-case letters, digits, - and .)"
             for what, value in ids
-            if not re.match(HUB_ID, value)
+            if not re.fullmatch(HUB_ID, value)
         ]
 
 

@@ -22,6 +22,7 @@ from quality.report.context import agreement_rows
 from quality.report.study_steps import project_study_steps, study_headline
 from quality.selectors import run_aggregation, run_agreement, run_headline, run_uncertainty
 
+from .markdown import md_code, md_text
 from .splits import SplitPlan
 from .tables import WrittenConfig, type_name
 
@@ -88,7 +89,7 @@ def _yaml(data: Mapping[str, Any]) -> str:
 def dataset_card(project: Project, run: QualityRun, facts: CardFacts) -> str:
     """The whole README.md: `---` YAML `---`, then the sections."""
     sections = [
-        f"# {project.name}\n",
+        f"# {md_text(project.name)}\n",
         _structure(facts),
         _process(project, run),
         _agreement(run),
@@ -101,12 +102,12 @@ def dataset_card(project: Project, run: QualityRun, facts: CardFacts) -> str:
 def _structure(facts: CardFacts) -> str:
     lines = ["## Dataset structure\n", facts.plan.describe(), ""]
     for config in facts.configs:
-        counts = ", ".join(f"{split}: {n:,}" for split, (_, n) in config.splits.items())
-        lines += [f"### `{config.name}` ({counts})\n", CONFIG_WORDS.get(config.name, ""), ""]
+        counts = ", ".join(f"{md_text(split)}: {n:,}" for split, (_, n) in config.splits.items())
+        lines += [f"### {md_code(config.name)} ({counts})\n", CONFIG_WORDS.get(config.name, ""), ""]
         lines += ["| column | type |", "|---|---|"]
         for field in config.schema:
             text = " (mixed values, as JSON text)" if field.name in config.text_columns else ""
-            lines.append(f"| `{field.name}` | {type_name(field.type)}{text} |")
+            lines.append(f"| {md_code(field.name)} | {md_text(type_name(field.type))}{text} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -126,16 +127,18 @@ CONFIG_WORDS = {
 
 def _process(project: Project, run: QualityRun) -> str:
     kind = kind_of(project)
-    lines = ["## Annotation process\n", f"- Task: {kind.title}"]
+    lines = ["## Annotation process\n", f"- Task: {md_text(kind.title)}"]
     batches = list(project.batches.order_by("id").values("channel", "assignments_per_unit", "channel_settings"))
     channels = sorted({b["channel"] for b in batches})
     if channels:
-        lines.append(f"- Recruited through: {', '.join(_channel_title(c) for c in channels)}")
+        lines.append(f"- Recruited through: {', '.join(md_text(_channel_title(c)) for c in channels)}")
         per_item = sorted({b["assignments_per_unit"] for b in batches})
         lines.append(f"- Annotators per item: {', '.join(map(str, per_item))}")
     rewards = sorted({str(b["channel_settings"].get("reward")) for b in batches if b["channel_settings"].get("reward")})
     if rewards:
-        lines.append(f"- Payment per assignment: {', '.join(rewards)} (in the recruiting site's currency)")
+        lines.append(
+            f"- Payment per assignment: {', '.join(map(md_text, rewards))} (in the recruiting site's currency)"
+        )
     lines += _study_lines(project, len(batches))
     headline = run_headline(run)
     if headline:
@@ -152,7 +155,7 @@ def _process(project: Project, run: QualityRun) -> str:
         what = headline.get("annotations_dropped_by_reason") or {}
         for rule in list(dict.fromkeys([*who, *what])):
             shown = "their annotator was dropped (above)" if rule == WITH_ANNOTATOR else rule
-            lines.append(f"| {_cell(shown)} | {who.get(rule, 0)} | {what.get(rule, 0)} |")
+            lines.append(f"| {md_text(shown)} | {who.get(rule, 0)} | {what.get(rule, 0)} |")
         if not who and not what:
             lines.append("| (nothing was dropped) | 0 | 0 |")
     return "\n".join(lines) + "\n"
@@ -188,10 +191,6 @@ def _channel_title(slug: str) -> str:
         return slug
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _agreement(run: QualityRun) -> str:
     rows = agreement_rows(run_agreement(run))
     if not rows:
@@ -205,7 +204,7 @@ def _agreement(run: QualityRun) -> str:
     ]
     for r in rows:
         lines.append(
-            f"| {_cell(str(r['title']))} (`{r['name']}`) | {r['level']} | {r['n_items']} | {r['observed']} | "
+            f"| {md_text(r['title'])} ({md_code(r['name'])}) | {r['level']} | {r['n_items']} | {r['observed']} | "
             f"{r['cohen']} | {r['fleiss']} | {r['alpha']} | {r['interval']} |"
         )
     iccs = [(name, f["icc"]) for name, f in run_agreement(run).items() if f.get("icc")]
@@ -242,9 +241,9 @@ def _aggregation(project: Project, run: QualityRun) -> str:
         s, u = summary.get(field.name) or {}, uncertainty.get(field.name) or {}
         posterior, mean = s.get("ds_mean_posterior"), u.get("mean_posterior")
         lines.append(
-            f"| `{field.name}` | {s.get('n_items', 0)} | {s.get('majority_ties', 0)} | "
+            f"| {md_code(field.name)} | {s.get('n_items', 0)} | {s.get('majority_ties', 0)} | "
             f"{s.get('majority_agrees_with_ds', 0)} | {'—' if posterior is None else f'{posterior:.3f}'} | "
-            f"{u.get('method') or '—'} | {'—' if mean is None else f'{mean:.3f}'} |"
+            f"{md_text(u.get('method') or '—')} | {'—' if mean is None else f'{mean:.3f}'} |"
         )
     return "\n".join(lines) + "\n" + levels
 

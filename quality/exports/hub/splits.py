@@ -15,7 +15,9 @@ from typing import Any
 
 from annotation.models import Item, Project, UnitItem
 
-SPLIT_NAME = re.compile(r"^\w+(\.\w+)*$")  # what the Hub accepts as a split's name
+from .markdown import md_code
+
+SPLIT_NAME = re.compile(r"\w+(\.\w+)*")  # what the Hub accepts as a split's name, matched whole
 BY = ("", "batch", "key")
 
 
@@ -77,16 +79,16 @@ class SplitPlan:
     def describe(self) -> str:
         """The rule in words, for the dataset card."""
         if self.by == "":
-            return f"One split, `{self.default}`, holds every item."
-        mapped = "; ".join(f"`{v}` → `{s}`" for v, s in self.mapping.items())
+            return f"One split, {md_code(self.default)}, holds every item."
+        mapped = "; ".join(f"{md_code(v)} → {md_code(s)}" for v, s in self.mapping.items())
         if self.by == "batch":
-            return f"Items are split by the batch they were annotated in (batch id → split: {mapped}); any other item goes to `{self.default}`."
+            return f"Items are split by the batch they were annotated in (batch id → split: {mapped}); any other item goes to {md_code(self.default)}."
         rule = f"mapped ({mapped})" if self.mapping else "used as the split's name"
-        return f"Items are split by their `{self.key}` field, its value {rule}; an item without it goes to `{self.default}`."
+        return f"Items are split by their {md_code(self.key)} field, its value {rule}; an item without it goes to {md_code(self.default)}."
 
 
 def _check_name(name: str) -> None:
-    if not SPLIT_NAME.match(name):
+    if not SPLIT_NAME.fullmatch(name):
         raise SplitError(f"{name!r} is not a split name the Hub accepts (letters, digits, _ and dots)")
 
 
