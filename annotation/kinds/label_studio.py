@@ -160,12 +160,7 @@ def _annotator(value: Any, name: str, line: int) -> str:
     if isinstance(value, Mapping):
         value = value.get("email") or value.get("id")
     text = str(value).strip() if isinstance(value, int | str) and not isinstance(value, bool) else ""
-    if (
-        not text
-        or len(text) > 200
-        or (isinstance(value, int) and value < 0)
-        or any(c < " " or c == "\x7f" for c in text)
-    ):
+    if not text or (isinstance(value, int) and value < 0) or any(c < " " or c == "\x7f" for c in text):
         raise ImportProblem(
             f"{name}: 'completed_by' must name its annotator (a number from 0, an e-mail, or an object with their "
             "email or id; no control characters)",
