@@ -172,11 +172,11 @@ def run_now(request: HttpRequest, project_id: int) -> HttpResponse:
     run = quality_run_request(project=project, by=request.user)
     run.refresh_from_db()
     if run.status == QualityRun.Status.DONE:
-        messages.success(request, f"Quality run #{run.pk} finished.")
+        messages.success(request, f"Quality run {run.number} finished.")
     elif run.status == QualityRun.Status.FAILED:
-        messages.error(request, f"Quality run #{run.pk} failed: {run.error}")
+        messages.error(request, f"Quality run {run.number} failed: {run.error}")
     else:
-        messages.info(request, f"Quality run #{run.pk} started; reload this page to see it when it finishes.")
+        messages.info(request, f"Quality run {run.number} started; reload this page to see it when it finishes.")
     return redirect("quality:report", project_id=project.pk)
 
 
