@@ -151,7 +151,8 @@ class RunPlot(models.Model):
     name = models.SlugField(max_length=60)
     title = models.CharField(max_length=200)
     position = models.PositiveSmallIntegerField(default=0)
-    svg = models.TextField()
+    svg = models.TextField(blank=True)
+    note = models.TextField(blank=True, help_text="Why the plot is not drawn (its svg is empty).")
 
     class Meta:
         ordering = ["run", "position"]

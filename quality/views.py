@@ -125,7 +125,7 @@ def _run_of(request: HttpRequest, project_id: int, run_id: int) -> QualityRun:
 @require_GET
 def plot(request: HttpRequest, project_id: int, run_id: int, name: str) -> HttpResponse:
     """One stored plot of a run, as an SVG image."""
-    found = run_plots(_run_of(request, project_id, run_id)).filter(name=name).first()
+    found = run_plots(_run_of(request, project_id, run_id)).filter(name=name).exclude(svg="").first()
     if found is None:
         raise Http404("No such plot in this run.")
     return HttpResponse(found.svg, content_type="image/svg+xml")
@@ -155,7 +155,7 @@ def report_download(request: HttpRequest, project_id: int, run_id: int) -> HttpR
         "run": run,
         **run_report_context(run),
         **study_steps_context(run.project),
-        "inline_plots": [(p.title, inline_svg(p.svg)) for p in run_plots(run)],
+        "inline_plots": [(p.title, inline_svg(p.svg) if p.svg else "", p.note) for p in run_plots(run)],
         "summary": _summary(run, kind.figure_styles()),
     }
     response = render(request, "quality/report_download.html", context)

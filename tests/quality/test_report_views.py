@@ -36,7 +36,7 @@ def test_staff_only(client, plain_client, annotated):
 
 def test_report_shows_run_annotators_items_and_exports(staff_client, annotated):
     project = annotated.project
-    run = quality_run_create(project=project)
+    quality_run_create(project=project)
     page = staff_client.get(report_url(project))
     assert page.status_code == 200
     html = page.content.decode()
