@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation.kinds import FigureStyle, kind_of
 from annotation.models import Project
 from annotation.selectors.teams import projects_visible_to, visible_to
-from quality.exports import ExportUnavailable, Options, UnknownExport, dataset_formats, export_open, project_datasets
+from quality.exports import ExportUnavailable, Options, UnknownExport, dataset_formats, export_open, offered_datasets
 from quality.exports.http import export_job_response, export_response
 from quality.forms import ExportForm, HubFolderForm
 from quality.models import ExportJob, QualityRun
@@ -102,7 +102,7 @@ def report(request: HttpRequest, project_id: int) -> HttpResponse:
         "run": run,
         "runs": project_runs(project)[:20],
         "diagnostic_labels": figure_labels(columns, styles),
-        "datasets": [(name, text, dataset_formats(name)) for name, (_, text) in project_datasets(project).items()],
+        "datasets": [(name, text, dataset_formats(name)) for name, (_, text) in offered_datasets(project).items()],
         "export_form": ExportForm(project=project),
         "hub_form": HubFolderForm(initial={"task_categories": ", ".join(kind_of(project).hub_task_categories())}),
         "export_jobs": project_export_jobs(project)[:JOBS_SHOWN],

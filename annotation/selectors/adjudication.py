@@ -12,7 +12,7 @@ from django.db.models import Count, Q
 
 from annotation.channels import annotator_origins
 from annotation.kinds import ValueFormat, kind_of
-from annotation.models import AdjudicationTask, Annotator, FinalLabel, Item, Project, Response, Role
+from annotation.models import AdjudicationSetup, AdjudicationTask, Annotator, FinalLabel, Item, Project, Response, Role
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,16 @@ class Side:
 
     response: Response
     name: str
+
+
+def project_adjudicates(project: Project) -> bool:
+    """Whether the project can have final labels: a batch with the adjudication stage on, or
+    adjudication tasks or final labels from one that had it."""
+    return (
+        AdjudicationSetup.objects.filter(batch__project=project, enabled=True).exists()
+        or AdjudicationTask.objects.filter(batch__project=project).exists()
+        or FinalLabel.objects.filter(item__project=project).exists()
+    )
 
 
 def adjudicator_by_key(key: str) -> Annotator | None:
