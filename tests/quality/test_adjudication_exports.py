@@ -210,3 +210,29 @@ def test_a_project_without_adjudication_is_offered_no_final_datasets(admin_clien
         reverse("api-project-export", args=[plain.pk]), {"dataset": "final_items", "format": "csv"}
     )
     assert answer.status_code == 409 and "adjudication stage" in answer.json()["detail"]
+
+
+def test_one_name_per_annotator_on_the_item_page_the_report_and_the_exports(admin_client, decided):
+    """Issue 38: the platform number ties them together: the item page and the report say
+    "#3 (3-635f…)", the exports carry the number beside the channel id, `decided_by` too."""
+    from django.urls import reverse
+
+    from annotation.models import Response
+    from annotation.naming import annotator_name
+
+    project, adjudicator = decided
+    responses = list(Response.objects.filter(item__project=project).select_related("assignment__annotator", "item"))
+    item = responses[0].item
+    page = admin_client.get(reverse("quality:item", args=[project.pk, item.pk])).content.decode()
+    quality_run_create(project=project)
+    report = admin_client.get(reverse("quality:report", args=[project.pk])).content.decode()
+    for response in responses:
+        who = response.assignment.annotator
+        assert annotator_name(who.pk, who.external_id) in page and annotator_name(who.pk, who.external_id) in report
+    decided_rows = [r for r in rows(project, "final") if r["how"] == "adjudicated"]
+    assert decided_rows and all(
+        (r["decided_by_id"], r["decided_by"]) == (adjudicator.pk, adjudicator.external_id) for r in decided_rows
+    )
+    (task,) = rows(project, "adjudications")
+    assert task["adjudicator_id"] == adjudicator.pk
+    assert {task["first_annotator_id"], task["second_annotator_id"]} == {r.assignment.annotator_id for r in responses}

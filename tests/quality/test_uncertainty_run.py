@@ -12,6 +12,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.kinds import kind_of
+from annotation.naming import annotator_name
 from quality.agreement import aggregate_columns
 from quality.exports import export_open
 from quality.models import RunPlot
@@ -100,7 +101,9 @@ def test_the_report_shows_item_confidence_and_each_annotators_competence(staff_c
     uncertainty = run_uncertainty(run)
     assert list(uncertainty)[:2] == ["post_choice", "pre_choice"]  # the kind's order
     competence = uncertainty["post_choice"]["annotators"]
-    kept = {annotated.annotators[role].external_id for role in ("good_a", "good_b")}  # the rest dropped
+    kept = {  # the rest dropped; one name everywhere: number and channel id
+        annotator_name(a.pk, a.external_id) for a in (annotated.annotators[r] for r in ("good_a", "good_b"))
+    }
     assert {a["name"] for a in competence} == kept
     for a in competence:
         assert a["low"] <= a["competence"] <= a["high"]
