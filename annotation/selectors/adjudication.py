@@ -218,8 +218,8 @@ def adjudication_rows(project: Project) -> Iterator[dict[str, Any]]:
     """Each adjudication task: the two annotators numbered as the adjudicator's page numbers them
     (`task_sides`: by their invite link, not by who finished first), the fields in dispute and the
     adjudicator's decisions as given (the third annotation), each value as the final-labels export
-    shows it (`TaskKind.final_export_value`: GCRC's sentences numbered from 1, as typed). One look-up of the annotators'
-    origins per chunk of tasks."""
+    shows it (`TaskKind.final_export_value`: a kind's sentences numbered from 1, as typed). One look-up of the
+    annotators' origins per chunk of tasks."""
     queryset = (
         AdjudicationTask.objects.filter(item__project=project)
         .order_by("id")
