@@ -58,6 +58,7 @@ class QualityRunAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
     date_hierarchy = "created_at"
     fields = (
         "project",
+        "number",
         "status",
         "created_by",
         "created_at",

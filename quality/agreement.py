@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from annotation.kinds import AGGREGATED_LEVELS, AUTO, LabelField, QualityOutcome, aggregation_methods, bootstrap_rounds
+from annotation.naming import annotator_name
 from quality.drops import drop_annotators
 from quality.frames import kept_frame, label_frame
 from quality.stats.aggregation import agreement_with_majority, majority_vote
@@ -132,11 +133,11 @@ def run_agreement(kept: pd.DataFrame, fields: Sequence[LabelField], settings: Ma
 
 
 def _annotator_names(kept: pd.DataFrame) -> dict[Any, str]:
-    """Annotator id -> the name the report shows (their external id)."""
+    """Annotator id -> the name the report shows (`annotator_name`: number and channel id)."""
     if kept.empty or "annotator" not in kept.columns:
         return {}
     pairs = kept[["annotator_id", "annotator"]].drop_duplicates("annotator_id")
-    return {who: str(name) for who, name in zip(pairs["annotator_id"], pairs["annotator"])}
+    return {who: annotator_name(who, str(name)) for who, name in zip(pairs["annotator_id"], pairs["annotator"])}
 
 
 def pilot_agreement(

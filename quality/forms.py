@@ -8,7 +8,7 @@ from typing import Any, cast
 from django import forms
 
 from annotation.models import Project
-from quality.exports import FORMATS, Options, project_datasets
+from quality.exports import FORMATS, Options, offered_datasets
 from quality.exports.hub import HubOptions, SplitError, SplitPlan
 from quality.models import ResearcherDecision
 
@@ -32,7 +32,7 @@ class ExportForm(forms.Form):
 
     def __init__(self, *args: Any, project: Project, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        cast(forms.ChoiceField, self.fields["dataset"]).choices = [(name, name) for name in project_datasets(project)]
+        cast(forms.ChoiceField, self.fields["dataset"]).choices = [(name, name) for name in offered_datasets(project)]
 
     def options(self) -> Options:
         return Options(spreadsheet_safe=self.cleaned_data["spreadsheet_safe"], item_text=self.cleaned_data["item_text"])

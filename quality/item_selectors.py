@@ -11,6 +11,7 @@ from typing import Any
 from annotation.channels import annotator_origins
 from annotation.kinds import kind_of
 from annotation.models import FinalLabel, Item, Response
+from annotation.naming import annotator_name
 from quality.models import QualityRun, ResearcherDecision, ResponseDecision
 from quality.selectors import latest_run
 
@@ -75,7 +76,8 @@ def item_page(item: Item) -> ItemPage:
     annotations = [
         Annotation(
             response=r,
-            name=f"{origins[r.assignment.annotator_id].name} · #{r.assignment.annotator_id}",
+            name=f"{annotator_name(r.assignment.annotator_id, r.assignment.annotator.external_id)}"
+            f" · {origins[r.assignment.annotator_id].name}",
             completed=r.completed_at is not None,
             keep=verdicts.get(r.pk, (None, []))[0],
             reasons=list(verdicts.get(r.pk, (None, []))[1]),

@@ -13,6 +13,9 @@ class QualityRun(models.Model):
         FAILED = "failed", "Failed"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="quality_runs")
+    number = models.PositiveIntegerField(
+        default=1, help_text="The run's number within its project: a project's first run is run 1."
+    )
     parameters = models.JSONField(default=dict)
     report = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
@@ -23,9 +26,10 @@ class QualityRun(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["project", "number"], name="qualityrun_number_unique")]
 
     def __str__(self) -> str:
-        return f"Quality run #{self.pk} of {self.project}"
+        return f"Run {self.number} of {self.project}"
 
 
 class ResponseDecision(models.Model):
@@ -147,7 +151,8 @@ class RunPlot(models.Model):
     name = models.SlugField(max_length=60)
     title = models.CharField(max_length=200)
     position = models.PositiveSmallIntegerField(default=0)
-    svg = models.TextField()
+    svg = models.TextField(blank=True)
+    note = models.TextField(blank=True, help_text="Why the plot is not drawn (its svg is empty).")
 
     class Meta:
         ordering = ["run", "position"]

@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from annotation.kinds import QualityOutcome
+from annotation.naming import annotator_name
 from quality.stats.speed import PageFloor, flag_too_fast, flag_too_fast_pages, flagged_pages, too_fast_shares
 
 #: flagged rows the report keeps (the count says how many there were)
@@ -182,7 +183,7 @@ def _time_on_task(
             "response_id": int(rid),
             "item_id": int(info.at[rid, "item_id"]),
             "item": str(info.at[rid, "external_id"]),
-            "annotator": str(info.at[rid, "annotator"]),
+            "annotator": annotator_name(int(info.at[rid, "annotator_id"]), str(info.at[rid, "annotator"])),
             "dropped": rid in dropped_answers or info.at[rid, "annotator_id"] in dropped_people,
         }
         if whole.get(rid, False):
@@ -199,7 +200,7 @@ def _time_on_task(
     names = info.groupby("annotator_id")["annotator"].first()
     people = [
         {
-            "annotator": str(names.get(who, who)),
+            "annotator": annotator_name(who, str(names.get(who, ""))),
             "timed": int(row["timed"]),
             "flagged": int(row["fast"]),
             "share": _plain(row["share"]),

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation.kinds import FigureStyle, kind_of
 from annotation.models import Project
 from annotation.selectors.teams import projects_visible_to, visible_to
-from quality.exports import ExportUnavailable, Options, UnknownExport, dataset_formats, export_open, project_datasets
+from quality.exports import ExportUnavailable, Options, UnknownExport, dataset_formats, export_open, offered_datasets
 from quality.exports.http import export_job_response, export_response
 from quality.forms import ExportForm, HubFolderForm
 from quality.models import ExportJob, QualityRun
@@ -102,7 +102,7 @@ def report(request: HttpRequest, project_id: int) -> HttpResponse:
         "run": run,
         "runs": project_runs(project)[:20],
         "diagnostic_labels": figure_labels(columns, styles),
-        "datasets": [(name, text, dataset_formats(name)) for name, (_, text) in project_datasets(project).items()],
+        "datasets": [(name, text, dataset_formats(name)) for name, (_, text) in offered_datasets(project).items()],
         "export_form": ExportForm(project=project),
         "hub_form": HubFolderForm(initial={"task_categories": ", ".join(kind_of(project).hub_task_categories())}),
         "export_jobs": project_export_jobs(project)[:JOBS_SHOWN],
@@ -125,7 +125,7 @@ def _run_of(request: HttpRequest, project_id: int, run_id: int) -> QualityRun:
 @require_GET
 def plot(request: HttpRequest, project_id: int, run_id: int, name: str) -> HttpResponse:
     """One stored plot of a run, as an SVG image."""
-    found = run_plots(_run_of(request, project_id, run_id)).filter(name=name).first()
+    found = run_plots(_run_of(request, project_id, run_id)).filter(name=name).exclude(svg="").first()
     if found is None:
         raise Http404("No such plot in this run.")
     return HttpResponse(found.svg, content_type="image/svg+xml")
@@ -155,7 +155,7 @@ def report_download(request: HttpRequest, project_id: int, run_id: int) -> HttpR
         "run": run,
         **run_report_context(run),
         **study_steps_context(run.project),
-        "inline_plots": [(p.title, inline_svg(p.svg)) for p in run_plots(run)],
+        "inline_plots": [(p.title, inline_svg(p.svg) if p.svg else "", p.note) for p in run_plots(run)],
         "summary": _summary(run, kind.figure_styles()),
     }
     response = render(request, "quality/report_download.html", context)
@@ -172,11 +172,11 @@ def run_now(request: HttpRequest, project_id: int) -> HttpResponse:
     run = quality_run_request(project=project, by=request.user)
     run.refresh_from_db()
     if run.status == QualityRun.Status.DONE:
-        messages.success(request, f"Quality run #{run.pk} finished.")
+        messages.success(request, f"Quality run {run.number} finished.")
     elif run.status == QualityRun.Status.FAILED:
-        messages.error(request, f"Quality run #{run.pk} failed: {run.error}")
+        messages.error(request, f"Quality run {run.number} failed: {run.error}")
     else:
-        messages.info(request, f"Quality run #{run.pk} started; reload this page to see it when it finishes.")
+        messages.info(request, f"Quality run {run.number} started; reload this page to see it when it finishes.")
     return redirect("quality:report", project_id=project.pk)
 
 

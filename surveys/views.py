@@ -67,7 +67,13 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
     return render(
         request,
         "surveys/invite.html",
-        {"project": project, "link": link, "instructions": instructions_of(project), "closed": closed},
+        {
+            "project": project,
+            "link": link,
+            "instructions": instructions_of(project),
+            "adjudicator": link.role == Role.ADJUDICATOR,
+            "closed": closed,
+        },
         using=ENGINE,
     )
 

@@ -12,7 +12,8 @@ from django.db.models import Count, Q
 
 from annotation.channels import annotator_origins
 from annotation.kinds import ValueFormat, kind_of
-from annotation.models import AdjudicationTask, Annotator, FinalLabel, Item, Project, Response, Role
+from annotation.models import AdjudicationSetup, AdjudicationTask, Annotator, FinalLabel, Item, Project, Response, Role
+from annotation.naming import annotator_name
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,16 @@ class Side:
 
     response: Response
     name: str
+
+
+def project_adjudicates(project: Project) -> bool:
+    """Whether the project can have final labels: a batch with the adjudication stage on, or
+    adjudication tasks or final labels from one that had it."""
+    return (
+        AdjudicationSetup.objects.filter(batch__project=project, enabled=True).exists()
+        or AdjudicationTask.objects.filter(batch__project=project).exists()
+        or FinalLabel.objects.filter(item__project=project).exists()
+    )
 
 
 def adjudicator_by_key(key: str) -> Annotator | None:
@@ -63,7 +74,8 @@ def task_sides(task: AdjudicationTask) -> tuple[Side, Side]:
     origins = annotator_origins(r.assignment.annotator for r in responses)
     first, second = sorted(responses, key=lambda r: origins[r.assignment.annotator_id].rank)
     return tuple(  # type: ignore[return-value]
-        Side(r, f"{origins[r.assignment.annotator_id].name} · #{r.assignment.annotator_id}") for r in (first, second)
+        Side(r, f"{annotator_name(r.assignment.annotator_id)} · {origins[r.assignment.annotator_id].name}")
+        for r in (first, second)
     )
 
 
@@ -140,7 +152,7 @@ def adjudication_summary(project: Project) -> dict[str, Any]:
     return {**counts, **kind_of(project).final_quality(resolved_finals(project))}
 
 
-FINAL_COLUMNS = ["item_id", "external_id", "batch", "field", "value", "how", "decided_by", "reason"]
+FINAL_COLUMNS = ["item_id", "external_id", "batch", "field", "value", "how", "decided_by_id", "decided_by", "reason"]
 
 
 def final_label_rows(project: Project) -> Iterator[dict[str, Any]]:
@@ -153,12 +165,13 @@ def final_label_rows(project: Project) -> Iterator[dict[str, Any]]:
         "field",
         "value",
         "how",
+        "decided_by_id",
         "decided_by__external_id",
         "reason",
     )
     kind = kind_of(project)
     queryset = FinalLabel.objects.filter(item__project=project).order_by("item_id", "batch_id", "id")
-    for item_id, ext, batch, field, value, how, who, reason in queryset.values_list(*fields).iterator(2000):
+    for item_id, ext, batch, field, value, how, who_id, who, reason in queryset.values_list(*fields).iterator(2000):
         yield {
             "item_id": item_id,
             "external_id": ext,
@@ -166,6 +179,7 @@ def final_label_rows(project: Project) -> Iterator[dict[str, Any]]:
             "field": field,
             "value": None if value is None else kind.final_export_value(field, value),
             "how": how,
+            "decided_by_id": who_id,
             "decided_by": who or "",
             "reason": reason,
         }
@@ -186,9 +200,12 @@ ADJUDICATION_COLUMNS = [
     "item_id",
     "external_id",
     "batch",
+    "first_annotator_id",
     "first_annotator",
+    "second_annotator_id",
     "second_annotator",
     "fields_in_dispute",
+    "adjudicator_id",
     "adjudicator",
     "answers",
     "status",
@@ -201,8 +218,8 @@ def adjudication_rows(project: Project) -> Iterator[dict[str, Any]]:
     """Each adjudication task: the two annotators numbered as the adjudicator's page numbers them
     (`task_sides`: by their invite link, not by who finished first), the fields in dispute and the
     adjudicator's decisions as given (the third annotation), each value as the final-labels export
-    shows it (`TaskKind.final_export_value`: GCRC's sentences numbered from 1, as typed). One look-up of the annotators'
-    origins per chunk of tasks."""
+    shows it (`TaskKind.final_export_value`: a kind's sentences numbered from 1, as typed). One look-up of the
+    annotators' origins per chunk of tasks."""
     queryset = (
         AdjudicationTask.objects.filter(item__project=project)
         .order_by("id")
@@ -229,9 +246,12 @@ def adjudication_rows(project: Project) -> Iterator[dict[str, Any]]:
                 "item_id": task.item_id,
                 "external_id": task.item.external_id,
                 "batch": task.batch.name,
+                "first_annotator_id": first.assignment.annotator_id,
                 "first_annotator": first.assignment.annotator.external_id,
+                "second_annotator_id": second.assignment.annotator_id,
                 "second_annotator": second.assignment.annotator.external_id,
                 "fields_in_dispute": list(task.fields_in_dispute),
+                "adjudicator_id": task.adjudicator_id,
                 "adjudicator": task.adjudicator.external_id if task.adjudicator else "",
                 "answers": {
                     field: None if value is None else kind.final_export_value(field, value)

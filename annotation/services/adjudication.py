@@ -262,7 +262,7 @@ def final_labels(task: AdjudicationTask, adjudicator: Annotator, values: Mapping
 
 def own_value_reason(kind: TaskKind, field: str, first: Any, second: Any) -> str:
     """The reason of an adjudicator's own value: neither annotator gave it, and what they gave, as
-    the pages and the final-labels export show values (`TaskKind.final_export_value`: GCRC's
+    the pages and the final-labels export show values (`TaskKind.final_export_value`: a kind's
     sentences numbered from 1)."""
     shown = [None if value is None else kind.final_export_value(field, value) for value in (first, second)]
     return OWN_VALUE + f" (the annotations: {shown[0]!r}, {shown[1]!r})"

@@ -17,7 +17,7 @@ from django.utils.text import slugify
 from annotation.models import Project
 
 from .base import EXACT, Dataset, ExportUnavailable, Options
-from .datasets import DATASETS, dataset_formats, project_datasets
+from .datasets import DATASETS, dataset_formats, dataset_unavailable, offered_datasets, project_datasets
 from .writers import FORMATS, Format, encode
 
 __all__ = [
@@ -35,6 +35,8 @@ __all__ = [
     "export_filename",
     "export_open",
     "dataset_formats",
+    "dataset_unavailable",
+    "offered_datasets",
     "project_datasets",
 ]
 
@@ -80,6 +82,8 @@ def export_dataset(
     datasets = project_datasets(project)
     if dataset not in datasets:
         raise UnknownExport(f"unknown dataset {dataset!r}; known datasets for this project: {', '.join(datasets)}")
+    if why := dataset_unavailable(project, dataset):
+        raise ExportUnavailable(why[:1].upper() + why[1:] + ".")
     written_in = dataset_formats(dataset)
     fmt = fmt or written_in[0]
     if fmt not in FORMATS:

@@ -19,6 +19,7 @@ from annotation.selectors.adjudication import (
     adjudication_rows,
     final_label_rows,
     final_values,
+    project_adjudicates,
 )
 from annotation.selectors.responses import annotation_columns, annotation_rows
 from quality.agreement import aggregate_columns
@@ -346,6 +347,30 @@ def dataset_formats(name: str) -> tuple[str, ...]:
 def _item_builder(name: str, row_of: Callable[..., Any]) -> Builder:
     """The builder of one of the kind's further released formats."""
     return lambda project, options: _item_dataset(project, name, row_of)
+
+
+#: datasets only a project with the adjudication stage fills
+ADJUDICATION_DATASETS = ("final", "final_items", "adjudications")
+
+
+def dataset_unavailable(project: Project, name: str) -> str:
+    """Why `name` cannot be filled for the project (empty: it can)."""
+    if name in ADJUDICATION_DATASETS and not project_adjudicates(project):
+        return (
+            f"the {name} dataset holds final labels after adjudication, and project {project.pk} "
+            f"({project.name}) has no batch with the adjudication stage: export raw, clean or items instead"
+        )
+    return ""
+
+
+def offered_datasets(project: Project) -> dict[str, tuple[Builder, str]]:
+    """The datasets the project can fill, as the report and the export form offer them."""
+    adjudicates = project_adjudicates(project)
+    return {
+        name: spec
+        for name, spec in project_datasets(project).items()
+        if adjudicates or name not in ADJUDICATION_DATASETS
+    }
 
 
 def project_datasets(project: Project) -> dict[str, tuple[Builder, str]]:

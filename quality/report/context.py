@@ -6,8 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from annotation.kinds import kind_of
 from quality.models import QualityRun
+from quality.report.format import field_title, field_titles
 from quality.report.levels import level_context
+from quality.report.parameters import parameter_rows
 from quality.report.predictions import predictions_context
 from quality.report.time_on_task import time_on_task_context
 from quality.selectors import (
@@ -39,9 +42,11 @@ def _fixed(value: Any, digits: int = 3) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def agreement_rows(fields: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One row per field; a coefficient that does not apply or cannot be computed shows '—'
-    with the reason as its note."""
+def agreement_rows(
+    fields: Mapping[str, Mapping[str, Any]], titles: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """One row per field, by its title; a coefficient that does not apply or cannot be computed
+    shows '—' with the reason as its note."""
     rows = []
     for name, f in fields.items():
         observed, alpha = f.get("observed") or {}, f.get("alpha") or {}
@@ -53,7 +58,7 @@ def agreement_rows(fields: Mapping[str, Mapping[str, Any]]) -> list[dict[str, An
         rows.append(
             {
                 "name": name,
-                "title": f.get("title") or name,
+                "title": (titles or {}).get(name) or field_title(name, f.get("title")),
                 "level": f.get("level"),
                 "n_items": f.get("n_items"),
                 "observed": "—" if observed.get("value") is None else f"{observed['value'] * 100:.1f}",
@@ -63,6 +68,7 @@ def agreement_rows(fields: Mapping[str, Mapping[str, Any]]) -> list[dict[str, An
                 "interval": "—" if low is None or high is None else f"[{low:.3f}, {high:.3f}]",
                 # one note per reason: the coefficients often fail for the same one ("no item has two labels")
                 "notes": list(dict.fromkeys(r for r in reasons if r)),
+                "why": "; ".join(dict.fromkeys(r for r in reasons if r)) or NOT_COMPUTED,
             }
         )
     return rows
@@ -72,16 +78,25 @@ def _interval(low: Any, high: Any) -> str:
     return "—" if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
 
 
-def uncertainty_rows(fields: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Per aggregated field: its method (and what was asked: "auto" names its choice), the mean
-    posterior of the chosen labels, and each annotator's competence with its bootstrap interval,
-    the most competent first."""
+ONE_ANNOTATOR = "one annotator: no interval"
+NOT_COMPUTED = "not computed: too few items with two kept labels"
+
+
+def uncertainty_rows(
+    fields: Mapping[str, Mapping[str, Any]], titles: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Per aggregated field (by its title): its method (and what was asked: "auto" names its
+    choice), the mean posterior of the chosen labels, and each annotator's competence with its
+    bootstrap interval, the most competent first. A field one annotator labelled has no interval
+    (resampling one annotator always draws the same labels): it says so rather than [1, 1]."""
     rows = []
     for name, f in fields.items():
         requested, method = f.get("requested"), f.get("method")
+        alone = len(f.get("annotators") or []) == 1
         rows.append(
             {
                 "name": name,
+                "title": (titles or {}).get(name) or field_title(name, None),
                 "method": method if requested in (None, method) else f"{method} ({requested})",
                 "n_items": f.get("n_items"),
                 "ties": f.get("ties"),
@@ -93,7 +108,7 @@ def uncertainty_rows(fields: Mapping[str, Mapping[str, Any]]) -> list[dict[str, 
                         "name": a.get("name"),
                         "n_labels": a.get("n_labels"),
                         "competence": _fixed(a.get("competence")),
-                        "interval": _interval(a.get("low"), a.get("high")),
+                        "interval": ONE_ANNOTATOR if alone else _interval(a.get("low"), a.get("high")),
                     }
                     for a in f.get("annotators") or []
                 ],
@@ -124,19 +139,25 @@ def run_report_context(run: QualityRun | None) -> dict[str, Any]:
     """Template context of a run's figures (empty for no run)."""
     if run is None:
         return {}
+    kind = kind_of(run.project)
+    titles = field_titles(kind.label_fields())
     return {
+        "parameter_rows": parameter_rows(run.parameters or {}, kind, titles),
         "headline": run_headline(run),
         "headline_rows": headline_rows(run_headline(run)),
         "agreement_headers": AGREEMENT_HEADERS,
-        "agreement_rows": agreement_rows(run_agreement(run)),
-        "pilot_agreement_rows": agreement_rows(run_pilot_agreement(run)),
-        "aggregation": run_aggregation(run),
-        "uncertainty_rows": uncertainty_rows(run_uncertainty(run)),
-        "plots": list(run_plots(run).only("name", "title", "position")),
+        "agreement_rows": agreement_rows(run_agreement(run), titles),
+        "pilot_agreement_rows": agreement_rows(run_pilot_agreement(run), titles),
+        "aggregation": [
+            {"name": name, "title": titles.get(name) or field_title(name, None), **summary}
+            for name, summary in run_aggregation(run).items()
+        ],
+        "uncertainty_rows": uncertainty_rows(run_uncertainty(run), titles),
+        "plots": list(run_plots(run).only("name", "title", "position", "note", "svg")),
         "time_on_task": time_on_task_context(run_time_on_task(run), run.parameters or {}),
         "checks": run_checks(run),
         "predictions": predictions_context(run),
-        **level_context(run_agreement(run), run_scores(run), run_spans(run)),
+        **level_context(run_agreement(run), run_scores(run), run_spans(run), titles),
     }
 
 

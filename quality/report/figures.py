@@ -11,9 +11,10 @@ import pandas as pd
 from annotation.kinds import KindPlot
 
 from . import plots
+from .format import field_title
 
-#: (name, title, svg)
-Figure = tuple[str, str, str]
+#: (name, title, svg, note): a plot with nothing to draw has no svg and a note saying why
+Figure = tuple[str, str, str, str]
 
 
 def annotator_histograms(annotators: pd.DataFrame, settings: Mapping[str, Any]) -> list[Figure]:
@@ -30,41 +31,46 @@ def annotator_histograms(annotators: pd.DataFrame, settings: Mapping[str, Any]) 
             svg = plots.histogram(
                 values.tolist(),
                 title=title,
-                xlabel=column.replace("_", " "),
+                xlabel=label,
                 threshold=None if threshold is None else float(threshold),
             )
-            found.append((f"annotators_{column}", title, svg))
+            found.append((f"annotators_{column}", title, svg, ""))
     return found
 
 
 def field_intervals(fields: Mapping[str, Mapping[str, Any]]) -> Figure | None:
-    """Krippendorff's alpha of every field with its bootstrap 95 % interval."""
+    """Krippendorff's alpha of every field that has one, with its bootstrap 95 % interval, each
+    field by its title; no field with an alpha: a note instead of an empty frame."""
     if not fields:
         return None
-    names = list(fields)
-    alphas = [fields[n]["alpha"] for n in names]
     title = "Krippendorff's alpha per field (95 % bootstrap interval)"
+    names = [n for n in fields if (fields[n].get("alpha") or {}).get("value") is not None]
+    if not names:
+        reasons = {str(why) for n in fields if (why := (fields[n].get("alpha") or {}).get("reason"))}
+        why = "; ".join(sorted(reasons)) or "no field has an alpha"
+        return ("fields", title, "", f"Not drawn: no field has an alpha in this run ({why}).")
+    alphas = [fields[n]["alpha"] for n in names]
     svg = plots.intervals(
-        names,
+        [field_title(n, fields[n].get("title")) for n in names],
         [a["value"] for a in alphas],
         [a["low"] for a in alphas],
         [a["high"] for a in alphas],
         title=title,
-        xlabel="alpha",
+        xlabel="Krippendorff's alpha",
     )
-    return ("fields", title, svg)
+    return ("fields", title, svg, "")
 
 
-def item_confidence(confidence: Mapping[str, Sequence[float]]) -> list[Figure]:
-    """Per aggregated field: how sure its items' labels are (the posterior of the chosen label)."""
+def item_confidence(confidence: Mapping[str, Sequence[float]], titles: Mapping[str, str] | None = None) -> list[Figure]:
+    """Per aggregated field (by its title): how sure its items' labels are (the posterior of the chosen label)."""
     found = []
     for name, posteriors in confidence.items():
         if posteriors:
-            title = f"Item confidence: {name}"
+            title = f"Item confidence: {field_title(name, (titles or {}).get(name))}"
             svg = plots.histogram(
                 posteriors, title=title, xlabel="posterior of the chosen label", ylabel="items", value_range=(0, 1)
             )
-            found.append((f"confidence_{name}", title, svg))
+            found.append((f"confidence_{name}", title, svg, ""))
     return found
 
 
@@ -76,7 +82,7 @@ def kind_figure(plot: KindPlot) -> Figure:
     }
     if plot.chart not in draw:
         raise ValueError(f"unknown chart {plot.chart!r} of plot {plot.name!r}; known: {', '.join(draw)}")
-    return (plot.name, plot.title, draw[plot.chart]())
+    return (plot.name, plot.title, draw[plot.chart](), "")
 
 
 def time_on_task(frame: pd.DataFrame) -> Figure | None:
@@ -92,7 +98,7 @@ def time_on_task(frame: pd.DataFrame) -> Figure | None:
         title=title,
         ylabel="seconds per annotation",
     )
-    return ("time_on_task", title, svg)
+    return ("time_on_task", title, svg, "")
 
 
 def batch_progress(events: pd.DataFrame, slots: int) -> Figure | None:
@@ -101,17 +107,24 @@ def batch_progress(events: pd.DataFrame, slots: int) -> Figure | None:
     if events.empty or slots <= 0:
         return None
     times = sorted(set(events["started"]) | set(events["ended"].dropna()))
+    title = "Progress of the batches"
+    if len(times) < 2:
+        return (
+            "progress",
+            title,
+            "",
+            "Not drawn: every assignment started and ended at one moment, so there is no time to plot.",
+        )
     done, working = [], []
     for moment in times:
         ended = events["ended"].notna() & (events["ended"] <= moment)
         done.append(int((ended & events["done"]).sum()))
         working.append(int(((events["started"] <= moment) & ~ended).sum()))
     free = [max(slots - d - w, 0) for d, w in zip(done, working, strict=True)]
-    title = "Progress of the batches"
     svg = plots.stacked(
         times, {"done": done, "in progress": working, "open": free}, title=title, ylabel="assignment slots"
     )
-    return ("progress", title, svg)
+    return ("progress", title, svg, "")
 
 
 def run_figures(
@@ -125,12 +138,14 @@ def run_figures(
     slots: int,
     confidence: Mapping[str, Sequence[float]] | None = None,
 ) -> list[Figure]:
-    """Every plot the report shows, in page order; plots without data are left out.
+    """Every plot the report shows, in page order; plots without data are left out, or kept
+    with a note instead of the drawing where the reader would look for them.
     `confidence`: per aggregated field, its items' posteriors of the chosen label."""
+    titles = {name: str(f.get("title") or name) for name, f in fields.items()}
     found = [
         *annotator_histograms(annotators, settings),
         field_intervals(fields),
-        *item_confidence(confidence or {}),
+        *item_confidence(confidence or {}, titles),
         *[kind_figure(plot) for plot in kind_plots],
         time_on_task(frame),
         batch_progress(events, slots),

@@ -105,6 +105,23 @@ def figure(key: str, value: Any, kind_styles: Mapping[str, FigureStyle]) -> tupl
     return style.label, format_figure(value, style.unit)
 
 
+TITLE_LENGTH = 60
+
+
+def field_title(name: str, title: str | None) -> str:
+    """A label field as the researcher named it (the kind's label, the question's prompt),
+    shortened to one line and capitalised; its id only where it has no title."""
+    text = " ".join(str(title or name).split())
+    if len(text) > TITLE_LENGTH:
+        text = text[: TITLE_LENGTH - 1].rstrip() + "…"
+    return text[:1].upper() + text[1:]
+
+
+def field_titles(fields: Any) -> dict[str, str]:
+    """{field id: its title} of a kind's `label_fields()`."""
+    return {f.name: field_title(f.name, f.title) for f in fields}
+
+
 def labels(keys: list[str], kind_styles: Mapping[str, FigureStyle]) -> list[str]:
     return [style_of(key, kind_styles).label for key in keys]
 

@@ -21,6 +21,7 @@ def level_context(
     agreement: Mapping[str, Mapping[str, Any]],
     scores: Mapping[str, Mapping[str, Any]],
     spans: Mapping[str, Mapping[str, Any]],
+    titles: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Rows ready to print: `score_rows` (interval fields) and `span_rows` (span fields), in the
     order of the agreement table."""
@@ -34,7 +35,7 @@ def level_context(
             score_rows.append(
                 {
                     "name": name,
-                    "title": s.get("title") or name,
+                    "title": (titles or {}).get(name) or s.get("title") or name,
                     "n_items": s.get("n_items"),
                     "mean": _fixed(s.get("mean_of_means"), 2),
                     "sd": _fixed(s.get("mean_sd"), 2),
@@ -44,6 +45,8 @@ def level_context(
                     "icc_k": _fixed(icc.get("average")),
                     "k0": _fixed(icc.get("k0"), 1),
                     "notes": [why for why in (icc.get("reason"), alpha.get("reason")) if why],
+                    "why": "; ".join(w for w in (icc.get("reason"), alpha.get("reason")) if w)
+                    or "not computed: too few items with two kept scores",
                     "without_z": s.get("annotators_without_z") or 0,
                 }
             )
@@ -52,7 +55,7 @@ def level_context(
             span_rows.append(
                 {
                     "name": name,
-                    "title": s.get("title") or name,
+                    "title": (titles or {}).get(name) or s.get("title") or name,
                     "n_items": s.get("n_items"),
                     "items_with_spans": s.get("items_with_spans"),
                     "exact_f1": _fixed(s.get("exact_f1")),

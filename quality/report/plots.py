@@ -122,6 +122,7 @@ def stacked(times: Sequence, series: dict[str, Sequence[int]], *, title: str, yl
         list(times), *[list(v) for v in series.values()], labels=list(series), colors=colors[: len(series)], step="post"
     )
     axes.legend(loc="upper left")
+    axes.set_xlim(times[0], times[-1])  # the batch's own time, not the locator's round years
     locator = AutoDateLocator()
     axes.xaxis.set_major_locator(locator)
     axes.xaxis.set_major_formatter(ConciseDateFormatter(locator))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.models import Participation, Project
+from annotation.naming import annotator_name
 from annotation.selectors.study import ENDED_WORDS, batch_participations, study_batches, study_step
 from annotation.studies import StudySpec
 
@@ -104,7 +105,7 @@ def batch_steps(batch_id: int, name: str, study: StudySpec, people: list[Partici
         steps.stopped += ends[p.annotator_id] == ENDED_WORDS["stopped"]
     steps.people = [
         {
-            "annotator": p.annotator.external_id,
+            "annotator": annotator_name(p.annotator_id, p.annotator.external_id),
             "channel": p.annotator.channel,
             "consent": p.get_consent_display() if steps.consent_asked else "—",
             "attempts": len(p.attempts) if _reached_check(steps, p) else "—",

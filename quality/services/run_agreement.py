@@ -104,6 +104,6 @@ def _with_aggregates(items: pd.DataFrame, aggregates: pd.DataFrame) -> pd.DataFr
 def run_plots_store(*, run: QualityRun, figures: list[Figure]) -> None:
     """Store a run's plots (the caller holds the transaction and has removed older ones)."""
     RunPlot.objects.bulk_create(
-        RunPlot(run=run, name=name, title=title, svg=svg, position=position)
-        for position, (name, title, svg) in enumerate(figures)
+        RunPlot(run=run, name=name, title=title, svg=svg, note=note, position=position)
+        for position, (name, title, svg, note) in enumerate(figures)
     )

@@ -25,12 +25,23 @@ def _parameters(project: Project, overrides: dict[str, Any] | None) -> dict[str,
     return kind_of(project).settings_for({**(project.settings or {}), **(overrides or {})})
 
 
+@transaction.atomic
+def _run_record(project: Project, by, overrides: dict[str, Any] | None) -> QualityRun:
+    """A new run numbered after the project's last one (the project row is locked meanwhile, so two
+    requests never take one number)."""
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    last = QualityRun.objects.filter(project=project).order_by("-number").values_list("number", flat=True).first()
+    return QualityRun.objects.create(
+        project=project, number=(last or 0) + 1, parameters=_parameters(project, overrides), created_by=by
+    )
+
+
 def quality_run_create(*, project: Project, by=None, overrides: dict[str, Any] | None = None) -> QualityRun:
     """Run the kind's rules over all responses now; a new run each time (older runs stay).
 
     Raises whatever the rules raise, after marking the run failed with the error.
     """
-    run = QualityRun.objects.create(project=project, parameters=_parameters(project, overrides), created_by=by)
+    run = _run_record(project, by, overrides)
     return quality_run_execute(run=run)
 
 
@@ -42,7 +53,7 @@ def quality_run_request(*, project: Project, by=None, overrides: dict[str, Any] 
     """
     from quality import tasks  # tasks call services; import here to keep the cycle out of module load
 
-    run = QualityRun.objects.create(project=project, parameters=_parameters(project, overrides), created_by=by)
+    run = _run_record(project, by, overrides)
     transaction.on_commit(
         lambda: tasks.run_quality.delay(project.pk, getattr(by, "pk", None), run_id=run.pk), robust=True
     )

@@ -185,7 +185,11 @@ def test_load_demo_twice_is_idempotent_and_prints_working_credentials(settings):
         )
         assert "MTurk workers: http://127.0.0.1:8765/worker/ (the local MTurk endpoint)" in out
         assert "GCRC demo (Chinese) (40 items)" in out
-        assert "Demo project" in out and "ReCAM demo (25 items, " in out
+        # issue 38: the counts the admin shows (it lists the study's check items too)
+        assert Item.objects.filter(project=project).count() == 29
+    assert "ReCAM demo (29 items: 25 to annotate, 4 check items; 29 new)" in first
+    assert "ReCAM demo (29 items: 25 to annotate, 4 check items; 0 new)" in second
+    for out in (first, second):
         assert "Study batch: “Study demo batch” (ReCAM demo; consent, a comprehension check" in out
         assert f"http://demo.test:8000/i/{study_invite.token}/ (study)" in out
         assert (

@@ -79,3 +79,29 @@ def test_back_to_page_one_after_rating_page_opened_cannot_change_the_words(live_
     response = Response.objects.get()
     assert response.answers["inspired"] == {"word_1": "morje", "word_2": "ladja"}
     assert page.get_attribute("#page-form", "data-page") == "rating"
+
+
+def test_the_scale_is_one_row_and_the_question_stays_inside_its_box_on_a_phone(live_server, page):
+    """Issue 38: at 390 px the seven points of the 0-6 scale sit on one row (its two ends above
+    them), and the long question (the legend) wraps inside the box instead of across its border."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    invite = make_invite("hr", items_per_unit=1)
+    page.goto(live_server.url + reverse("surveys:invite", args=[invite.token]))
+    page.locator("form button[type=submit]").click()
+    page.fill("input[name=word_1]", "rijeka")
+    page.fill("input[name=word_2]", "čamac")
+    submit_page(page)
+    assert page.get_attribute("#page-form", "data-page") == "rating"
+    tops = page.evaluate(
+        "() => Array.from(document.querySelectorAll('label.scale-point')).map(l => Math.round(l.getBoundingClientRect().top))"
+    )
+    assert len(tops) == 7 and len(set(tops)) == 1, tops
+    inside = page.evaluate(
+        """() => {
+          const box = document.querySelector('fieldset.rating'), legend = box.querySelector('legend');
+          const b = box.getBoundingClientRect(), l = legend.getBoundingClientRect();
+          const border = parseFloat(getComputedStyle(box).borderTopWidth);
+          return [l.top >= b.top + border, l.right <= b.right, document.documentElement.scrollWidth <= innerWidth];
+        }"""
+    )
+    assert inside == [True, True, True]

@@ -12,7 +12,7 @@ import pytest
 from annotation.services.assignments import annotator_join_via_invite, assignment_next
 from annotation.services.batches import batch_create, invite_link_create
 from annotation.services.imports import items_import
-from quality.exports import dataset_formats, export_open, project_datasets
+from quality.exports import dataset_formats, export_open, offered_datasets
 from quality.models import QualityRun
 from quality.services.runs import quality_run_create
 from tests.factories import ProjectFactory, save_answer
@@ -63,15 +63,17 @@ def parsed(project, dataset: str, fmt: str) -> tuple[list[str], list[dict]]:
     return list(reader.fieldnames or []), rows
 
 
-#: datasets with no rows in this study: it has no adjudication stage
-EMPTY = {"adjudications", "final", "final_items", "participants", "checks"}  # no adjudication, study file, checks
+#: datasets with no rows in this study (no study file, no check items); its final-label datasets
+#: are not offered at all, as it has no adjudication stage (issue 38)
+EMPTY = {"participants", "checks"}
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("fmt", ["csv", "tsv", "jsonl"])
 def test_every_dataset_downloads_with_a_header_and_its_rows(project, fmt):
     quality_run_create(project=project)
-    for dataset in (name for name in project_datasets(project) if fmt in dataset_formats(name)):  # the tables
+    assert not {"adjudications", "final", "final_items"} & set(offered_datasets(project))
+    for dataset in (name for name in offered_datasets(project) if fmt in dataset_formats(name)):  # the tables
         header, rows = parsed(project, dataset, fmt)
         if dataset in EMPTY:
             assert rows == [], (dataset, fmt)

@@ -14,7 +14,11 @@ from .conftest import REJECTION, TASK_URL, Browser, admin, api_raw, draft, publi
 def test_a_participant_opens_the_study_url_and_comes_back_with_the_code(client, server):
     study = published(client)
     browser = Browser(server.url)
-    assert "Take part" in browser.get("/participant/").text
+    chooser = browser.get("/participant/").text
+    assert "Take part" in chooser
+    assert (
+        f"<option value='{study.id}'>Read a passage and answer (batch-1) · {study.id}</option>" in chooser
+    )  # issue 38: by name too
     opened = browser.post("/participant/start", {"study_id": study.id, "participant_id": "P1"})
     assert opened.status == 302
     url = urllib.parse.urlsplit(opened.location)

@@ -10,13 +10,18 @@ from django.apps import apps as django_apps
 
 from annotation.kinds import get_kind
 from annotation.models import FinalLabel
-from annotation.services.adjudication import OWN_VALUE, adjudication_decide, adjudication_task_next
+from annotation.services.adjudication import (
+    OWN_VALUE,
+    adjudication_decide,
+    adjudication_setup_set,
+    adjudication_task_next,
+)
 from quality.exports import export_open
 from quality.exports.datasets import project_datasets
 from quality.models import QualityRun
 from quality.services.runs import quality_run_create
 from tests.annotation.test_adjudication import adjudicator_of, gcrc_batch, two_annotations
-from tests.factories import ProjectFactory
+from tests.factories import BatchFactory, ProjectFactory
 from tests.gcrc.test_export import S1, S2, S3
 
 pytestmark = pytest.mark.django_db
@@ -171,6 +176,63 @@ def test_an_empty_final_items_file_still_has_its_header_line(fmt):
         )
     ]
     other = ProjectFactory(kind="recam")
+    adjudication_setup_set(batch=BatchFactory(project=other))  # a recam batch with the stage on
     assert b"".join(export_open(project=other, dataset="final_items", fmt=fmt).chunks).decode().splitlines() == [
         "item_id"
     ]
+
+
+def test_a_project_without_adjudication_is_offered_no_final_datasets(admin_client, decided):
+    """Issue 38: the report, the export form, the API and the command offer final, final_items and
+    adjudications only where a batch has the adjudication stage, and refuse them elsewhere with
+    the reason."""
+    import io
+
+    from django.core.management import CommandError, call_command
+    from django.urls import reverse
+
+    from quality.exports import ExportUnavailable, offered_datasets
+
+    adjudicated, _ = decided
+    plain = ProjectFactory(kind="gcrc", team=adjudicated.team)
+    assert {"final", "final_items", "adjudications"} <= set(offered_datasets(adjudicated))
+    assert not {"final", "final_items", "adjudications"} & set(offered_datasets(plain))
+    with pytest.raises(ExportUnavailable, match=r"has no batch with the adjudication stage"):
+        export_open(project=plain, dataset="final", fmt="csv")
+    html = admin_client.get(reverse("quality:report", args=[plain.pk])).content.decode()
+    assert reverse("quality:export", args=[plain.pk, "final", "csv"]) not in html
+    assert 'value="final_items"' not in html and 'value="raw"' in html
+    html = admin_client.get(reverse("quality:report", args=[adjudicated.pk])).content.decode()
+    assert reverse("quality:export", args=[adjudicated.pk, "final", "csv"]) in html
+    with pytest.raises(CommandError, match=r"no batch with the adjudication stage"):
+        call_command("export", str(plain.pk), "--dataset", "adjudications", stdout=io.StringIO())
+    answer = admin_client.get(
+        reverse("api-project-export", args=[plain.pk]), {"dataset": "final_items", "format": "csv"}
+    )
+    assert answer.status_code == 409 and "adjudication stage" in answer.json()["detail"]
+
+
+def test_one_name_per_annotator_on_the_item_page_the_report_and_the_exports(admin_client, decided):
+    """Issue 38: the platform number ties them together: the item page and the report say
+    "#3 (3-635f…)", the exports carry the number beside the channel id, `decided_by` too."""
+    from django.urls import reverse
+
+    from annotation.models import Response
+    from annotation.naming import annotator_name
+
+    project, adjudicator = decided
+    responses = list(Response.objects.filter(item__project=project).select_related("assignment__annotator", "item"))
+    item = responses[0].item
+    page = admin_client.get(reverse("quality:item", args=[project.pk, item.pk])).content.decode()
+    quality_run_create(project=project)
+    report = admin_client.get(reverse("quality:report", args=[project.pk])).content.decode()
+    for response in responses:
+        who = response.assignment.annotator
+        assert annotator_name(who.pk, who.external_id) in page and annotator_name(who.pk, who.external_id) in report
+    decided_rows = [r for r in rows(project, "final") if r["how"] == "adjudicated"]
+    assert decided_rows and all(
+        (r["decided_by_id"], r["decided_by"]) == (adjudicator.pk, adjudicator.external_id) for r in decided_rows
+    )
+    (task,) = rows(project, "adjudications")
+    assert task["adjudicator_id"] == adjudicator.pk
+    assert {task["first_annotator_id"], task["second_annotator_id"]} == {r.assignment.annotator_id for r in responses}

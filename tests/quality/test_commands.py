@@ -25,7 +25,7 @@ def test_run_quality_prints_the_outcome(annotated):
     project = annotated.project
     output = run("run_quality", str(project.pk))
     run_ = QualityRun.objects.get()
-    assert f"Quality run #{run_.pk}: done" in output
+    assert f"Quality run 1 (id {run_.pk}): done" in output
     assert "responses kept: 39 of 60" in output and "annotators kept: 3 of 4" in output
     careless = annotated.annotators["careless"].external_id
     assert f"dropped {careless}: accuracy 0.0% on 10 labeled items is not above the minimum of 40%" in output

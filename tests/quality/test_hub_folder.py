@@ -142,7 +142,7 @@ def test_a_built_in_kind_folder_loads_with_its_types_rows_and_card(annotated, tm
     assert "- Annotators per item: 3" in body and "- Recruited through: Invite link" in body
     assert "is not above the minimum of 40% | 1 | 0 |" in body
     assert "| their annotator was dropped (above) | 0 | 10 |" in body
-    assert "| answer after reading (`post_choice`) | nominal | 20 | 100.0 |" in body and "[1.000, 1.000]" in body
+    assert "| Answer after reading (`post_choice`) | nominal | 20 | 100.0 |" in body and "[1.000, 1.000]" in body
     assert "| `difficulty` | 20 |" in body  # aggregation per field
     assert "`<field>_posterior_low`" in body and "| majority | 0.925 |" in body  # with the method's posterior
     assert "hf upload YOUR-NAME/recam-pilot . . --repo-type dataset" in body

@@ -157,7 +157,8 @@ def test_the_report_has_a_section_per_interval_and_span_field_and_no_kappa_for_s
     run = quality_run_create(project=project)
     html = admin_client.get(reverse("quality:report", args=[project.pk])).content.decode()
     agreement = row_of(html, 'id="agreement"', "esa_score")
-    assert 'data-figure="cohen">—<' in agreement and 'data-figure="fleiss">—<' in agreement
+    assert 'data-figure="cohen"><span class="missing" title="kappa treats every value' in agreement
+    assert 'data-figure="fleiss"><span class="missing"' in agreement
     assert "37 and 38" in agreement  # the reason, in the row's note
     icc = run.report["agreement"]["esa_score"]["icc"]["single"]
     assert f'data-figure="icc">{icc:.3f}<' in row_of(html, 'class="figures scores"', "esa_score")

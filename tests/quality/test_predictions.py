@@ -24,7 +24,7 @@ from annotation.services.imports import items_import
 from annotation.services.projects import project_create
 from annotation.services.responses import next_page_slug
 from quality.exports import export_open
-from quality.exports.datasets import dataset_formats, project_datasets
+from quality.exports.datasets import dataset_formats, offered_datasets
 from quality.models import AnnotatorDecision, ItemResult, ResponseDecision
 from quality.services.predictions import predictions_import
 from quality.services.runs import quality_run_create
@@ -172,7 +172,7 @@ def human_side(project: Project, run) -> dict[str, Any]:
     """Everything of a run and the exports that comes from the humans' labels."""
     report = {key: value for key, value in run.report.items() if key != "predictions"}
     exports: dict[tuple[str, str], Any] = {}
-    for dataset in project_datasets(project):
+    for dataset in offered_datasets(project):
         for fmt in dataset_formats(dataset):
             exports[(dataset, fmt)] = b"".join(export_open(project=project, dataset=dataset, fmt=fmt).chunks)
     # Label Studio's tasks carry the models' predictions in their own key, beside the annotations

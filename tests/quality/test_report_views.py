@@ -36,11 +36,11 @@ def test_staff_only(client, plain_client, annotated):
 
 def test_report_shows_run_annotators_items_and_exports(staff_client, annotated):
     project = annotated.project
-    run = quality_run_create(project=project)
+    quality_run_create(project=project)
     page = staff_client.get(report_url(project))
     assert page.status_code == 200
     html = page.content.decode()
-    assert f"Run #{run.pk}" in html and "39 of 60" in html and "3 of 4" in html
+    assert "Run 1 &middot;" in html and "39 of 60" in html and "3 of 4" in html
     assert "accuracy 0.0% on 10 labeled items is not above the minimum of 40%" in html
     assert annotated.annotators["careless"].external_id in html
     assert "Accuracy after reading the passage" in html and "Majority choice" in html and "Gave a second answer" in html
@@ -57,7 +57,7 @@ def test_report_before_any_run_and_an_older_run(staff_client, annotated):
     first = quality_run_create(project=project)
     quality_run_create(project=project, overrides={"require_spans": False})
     html = staff_client.get(report_url(project), {"run": first.pk}).content.decode()
-    assert f"Run #{first.pk}" in html and "39 of 60" in html
+    assert "Run 1 &middot;" in html and "39 of 60" in html
     assert staff_client.get(report_url(project), {"run": 999999}).status_code == 404
 
 
@@ -74,7 +74,7 @@ def test_run_now_button_needs_post_and_csrf(staff, annotated):
     run = QualityRun.objects.get()
     assert run.created_by == staff
     # inside the test transaction the task waits for commit; the page says it started
-    assert f"Quality run #{run.pk}" in response.content.decode()
+    assert "Quality run 1 " in response.content.decode()
 
 
 def test_run_now_runs_inline(staff_client, annotated, django_capture_on_commit_callbacks):
@@ -126,3 +126,18 @@ def test_a_download_at_once_over_the_limit_sends_back_to_the_report(staff_client
     assert "a download at once may hold" in response.content.decode() and "export job" in response.content.decode()
     settings.EXPORT_STREAM_MAX_RECORDS = 100_000
     assert isinstance(staff_client.get(url), StreamingHttpResponse)
+
+
+def test_runs_are_numbered_per_project(staff_client, annotated):
+    """A project's first run is run 1 whatever other projects ran before, and the report says so."""
+    from annotation.models import Project
+
+    project = annotated.project
+    other = Project.objects.create(team=project.team, kind=project.kind, name="Another")
+    quality_run_create(project=other)
+    quality_run_create(project=other)
+    first = quality_run_create(project=project)
+    second = quality_run_create(project=project)
+    assert (first.number, second.number) == (1, 2)
+    html = staff_client.get(report_url(project), {"run": first.pk}).content.decode()
+    assert "Run 1 &middot;" in html and f'<a href="?run={second.pk}">Run 2</a>' in html

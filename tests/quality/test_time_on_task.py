@@ -11,6 +11,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Response
+from annotation.naming import annotator_name
 from quality import speed
 from quality.models import ResponseDecision
 from quality.services.runs import quality_run_create
@@ -86,13 +87,14 @@ def test_the_report_lists_flags_annotators_and_decisions_by_rule(annotated, staf
     )
     section = run.report["time_on_task"]
     answers = Response.objects.filter(assignment__annotator=careless, completed_at__isnull=False).count()
+    named = annotator_name(careless.pk, careless.external_id)  # one name everywhere: "#3 (1-…)"
     assert section["n_answers_flagged"] == answers and section["n_flagged"] == 2 * answers
-    assert len(section["flagged"]) == 3 and {r["annotator"] for r in section["flagged"]} == {careless.external_id}
+    assert len(section["flagged"]) == 3 and {r["annotator"] for r in section["flagged"]} == {named}
     assert section["flagged"][0] | {"response_id": 0, "item_id": 0, "item": ""} == {
         "response_id": 0,
         "item_id": 0,
         "item": "",
-        "annotator": careless.external_id,
+        "annotator": named,
         "page": "pre",
         "seconds": 1.0,
         "threshold": 5.0,
@@ -100,7 +102,7 @@ def test_the_report_lists_flags_annotators_and_decisions_by_rule(annotated, staf
     }
     first = section["annotators"][0]
     assert first == {
-        "annotator": careless.external_id,
+        "annotator": named,
         "timed": answers,
         "flagged": answers,
         "share": 1.0,

@@ -12,6 +12,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.kinds import kind_of
+from annotation.naming import annotator_name
 from quality.agreement import aggregate_columns
 from quality.exports import export_open
 from quality.models import RunPlot
@@ -100,7 +101,9 @@ def test_the_report_shows_item_confidence_and_each_annotators_competence(staff_c
     uncertainty = run_uncertainty(run)
     assert list(uncertainty)[:2] == ["post_choice", "pre_choice"]  # the kind's order
     competence = uncertainty["post_choice"]["annotators"]
-    kept = {annotated.annotators[role].external_id for role in ("good_a", "good_b")}  # the rest dropped
+    kept = {  # the rest dropped; one name everywhere: number and channel id
+        annotator_name(a.pk, a.external_id) for a in (annotated.annotators[r] for r in ("good_a", "good_b"))
+    }
     assert {a["name"] for a in competence} == kept
     for a in competence:
         assert a["low"] <= a["competence"] <= a["high"]
@@ -110,7 +113,7 @@ def test_the_report_shows_item_confidence_and_each_annotators_competence(staff_c
     assert svg.startswith("<?xml") and "<svg" in svg
 
     html = staff_client.get(reverse("quality:report", args=[project.pk])).content.decode()
-    assert 'id="uncertainty"' in html and "Annotators' competence on post_choice, by majority (auto)" in html
+    assert 'id="uncertainty"' in html and "Annotators' competence on Answer after reading, by majority (auto)" in html
     table = html[html.index('class="figures competence" data-field="post_choice"') :]
     table = table[: table.index("</table>")]
     first = competence[0]
@@ -120,4 +123,15 @@ def test_the_report_shows_item_confidence_and_each_annotators_competence(staff_c
 
     download = staff_client.get(reverse("quality:report_download", args=[project.pk, run.pk]))
     body = b"".join(download.streaming_content if download.streaming else [download.content]).decode()
-    assert "Aggregated labels and how sure they are" in body and "Item confidence: post_choice" in body
+    assert "Aggregated labels and how sure they are" in body and "Item confidence: Answer after reading" in body
+
+
+def test_a_field_one_annotator_labelled_says_it_has_no_interval():
+    """Resampling one annotator draws the same labels every time: [1.000, 1.000] would read as
+    certainty, so the competence row says there is no interval."""
+    from quality.report.context import ONE_ANNOTATOR, uncertainty_rows
+
+    alone = {"a": {"method": "majority", "annotators": [{"name": "3", "competence": 1.0, "low": 1.0, "high": 1.0}]}}
+    two = {"a": {"method": "majority", "annotators": [{"name": "3", "competence": 1.0, "low": 0.5, "high": 1.0}] * 2}}
+    assert uncertainty_rows(alone)[0]["annotators"][0]["interval"] == ONE_ANNOTATOR == "one annotator: no interval"
+    assert uncertainty_rows(two)[0]["annotators"][0]["interval"] == "[0.500, 1.000]"

@@ -136,8 +136,8 @@ def test_annotators_are_numbered_by_their_links_not_by_who_finished_first(client
         html = client.get(url).content.decode()
         names = re.findall(r'data-annotator="(\d)">([^<]*)<', html)
         assert names == [
-            ("1", f"annotator-1 · #{people['annotator-1'].pk}"),
-            ("2", f"annotator-2 · #{people['annotator-2'].pk}"),
+            ("1", f"#{people['annotator-1'].pk} · annotator-1"),
+            ("2", f"#{people['annotator-2'].pk} · annotator-2"),
         ]
         first_side = re.search(r'data-field="a_error".*?data-side="first">(.*?)</div>', html, re.S).group(1)
         assert "(DTL)" in first_side  # annotator-1's error reason (FIRST's), though they finished second

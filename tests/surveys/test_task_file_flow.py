@@ -16,7 +16,7 @@ from annotation.models import Response
 from annotation.services.batches import batch_create, invite_link_create
 from annotation.services.imports import items_import
 from annotation.services.projects import project_create
-from quality.exports.datasets import dataset_formats, project_datasets
+from quality.exports.datasets import dataset_formats, offered_datasets
 from quality.services.runs import quality_run_create
 from tests.conftest import data_file
 from tests.factories import TeamFactory
@@ -137,7 +137,7 @@ def test_two_annotators_then_quality_report_and_every_export(client, project):
     assert report.status_code == 200
     text = report.content.decode()
     assert "Answer before you read" in text and "accuracy 0.0% on 4 gold answers" in unescape(text)
-    for dataset in (name for name in project_datasets(project) if "csv" in dataset_formats(name)):  # the tables
+    for dataset in (name for name in offered_datasets(project) if "csv" in dataset_formats(name)):  # the tables
         files = {}
         for fmt in ("csv", "jsonl"):
             download = client.get(reverse("quality:export", args=[project.pk, dataset, fmt]))
@@ -146,8 +146,8 @@ def test_two_annotators_then_quality_report_and_every_export(client, project):
         rows = list(csv.DictReader(io.StringIO(files["csv"])))
         records = [json.loads(line) for line in files["jsonl"].splitlines()]
         assert len(rows) == len(records), dataset  # the same rows in both formats
-        # no adjudication and no study file here
-        assert rows or dataset in ("final", "final_items", "adjudications", "participants", "checks"), dataset
+        # no study file here (and no adjudication: its datasets are not offered)
+        assert rows or dataset in ("participants", "checks"), dataset
     raw = b"".join(client.get(reverse("quality:export", args=[project.pk, "raw", "csv"])).streaming_content).decode()
     header = raw.splitlines()[0].split(",")
     assert {"first_choice", "first_choice_correct", "second_choice", "sure", "why", "blank_1", "blank_2"} <= set(header)

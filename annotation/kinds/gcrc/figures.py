@@ -11,6 +11,19 @@ FIGURES: dict[str, FigureStyle] = {
     "reference_Task2_F1": FigureStyle("Task 2: supporting-sentence F1 against the released labels", "share"),
     "reference_Task3_Acc": FigureStyle("Task 3: error-reason accuracy against the released labels", "share"),
     "reference_Score": FigureStyle("Score (mean of the three tasks) against the released labels", "share"),
+    "final_vs_reference_items": FigureStyle("Items whose final labels were scored against the released ones", "count"),
+    "final_vs_reference_Task1_Acc": FigureStyle(
+        "Final labels, Task 1: answer accuracy against the released labels", "share"
+    ),
+    "final_vs_reference_Task2_F1": FigureStyle(
+        "Final labels, Task 2: supporting-sentence F1 against the released labels", "share"
+    ),
+    "final_vs_reference_Task3_Acc": FigureStyle(
+        "Final labels, Task 3: error-reason accuracy against the released labels", "share"
+    ),
+    "final_vs_reference_Score": FigureStyle(
+        "Final labels, score (mean of the three tasks) against the released labels", "share"
+    ),
     "agreement_items": FigureStyle("Items with two annotators", "count"),
     "agreement_options": FigureStyle("Options with two annotators", "count"),
     "agreement_error_options": FigureStyle("Options with an error reason from either annotator", "count"),

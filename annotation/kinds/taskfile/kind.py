@@ -245,7 +245,9 @@ def _answers_plot(field: LabelField, frame: Any) -> KindPlot | None:
         return None
     title = f"Answers: {field.title or field.name}"
     if field.level == "interval":
-        return KindPlot(f"answers_{field.name}", title, "hist", x=tuple(float(v) for v in values), xlabel=field.name)
+        return KindPlot(
+            f"answers_{field.name}", title, "hist", x=tuple(float(v) for v in values), xlabel=field.title or field.name
+        )
     counts: Counter[str] = Counter()
     for value in values:
         counts.update(str(v) for v in (value if isinstance(value, list) else [value]))

@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from annotation.models import Batch
 from annotation.selectors.batches import invite_url
-from annotation.services.demo import StudyFiles, demo_load
+from annotation.services.demo import DemoSetup, StudyFiles, demo_load
 from annotation.services.examples import examples_load
 
 from ._common import add_base_url_argument, base_url
@@ -26,6 +26,15 @@ GCRC_DEMO_FILES = ("dev_GCRCadvrobust.sample.json", "test_public.sample.json")
 SCDE_DEMO_FILES = ("made_up.dev.json", "made_up.test.json")
 #: the study batch's study file, check items and their expected answers (tests/fixtures/studies)
 STUDY_FILE, STUDY_CHECKS, STUDY_EXPECTED = "demo_study.yaml", "demo_checks.jsonl", "demo_checks.expect.jsonl"
+
+
+def _item_counts(demo: DemoSetup) -> str:
+    """The project's items as the admin lists them: all of them, the work and the check items
+    apart, and how many this run added (the study's check items too)."""
+    items, work = demo.project.items.count(), demo.project.items.data().count()
+    new = demo.items_created + (demo.study.items_created if demo.study else 0)
+    checks = f", {items - work} check items" if items > work else ""
+    return f"{items} items: {work} to annotate{checks}; {new} new"
 
 
 class Command(BaseCommand):
@@ -79,8 +88,7 @@ class Command(BaseCommand):
         )
         base = base_url(options["base_url"])
         lines = [
-            f"Demo project {demo.project.pk}: {demo.project.name} "
-            f"({demo.project.items.data().count()} items, {demo.items_created} new)",
+            f"Demo project {demo.project.pk}: {demo.project.name} ({_item_counts(demo)})",
             f"Admin:       {base}{reverse('admin:index')}",
             f"Username:    {demo.username}",
             f"Password:    {demo.password}",

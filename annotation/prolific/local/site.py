@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from .errors import ApiError
 from .participants import active_submission, complete, leave, start
-from .store import Store
+from .store import Store, loads
 
 COOKIE = "prolific_pid"
 PARTICIPANT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -58,9 +58,18 @@ def handle(store: Store, method: str, path: str, params: dict[str, str], partici
     return _error(404, f"No page {path}.")
 
 
+def _study_label(study_id: str, data: str) -> str:
+    study = loads(data)
+    name, internal = str(study.get("name") or "(no name)"), str(study.get("internal_name") or "")
+    return html.escape(f"{name} ({internal}) · {study_id}" if internal else f"{name} · {study_id}")
+
+
 def _chooser(store: Store) -> Page:
     rows = store.rows("SELECT id, data FROM studies WHERE status = 'ACTIVE' ORDER BY seq")
-    options = "".join(f"<option value='{r['id']}'>{r['id']}</option>" for r in rows)
+    # each study by its name (and the researcher's internal name), then its id
+    options = "".join(
+        f"<option value='{html.escape(r['id'])}'>{_study_label(r['id'], r['data'])}</option>" for r in rows
+    )
     form = (
         f"<form method='post' action='/participant/start'>"
         f"<label>Study <select name='study_id'>{options}</select></label> "

@@ -54,7 +54,7 @@ class Command(BaseCommand):
         self._print(run_with_counts(run.pk))
 
     def _print(self, run) -> None:
-        self.stdout.write(self.style.SUCCESS(f"Quality run #{run.pk}: {run.status}"))
+        self.stdout.write(self.style.SUCCESS(f"Quality run {run.number} (id {run.pk}): {run.status}"))
         self.stdout.write(f"responses kept: {run.n_responses_kept} of {run.n_responses}")
         self.stdout.write(f"annotators kept: {run.n_annotators_kept} of {run.n_annotators}")
         for decision in annotator_decisions(run).filter(keep=False):
