@@ -1,11 +1,11 @@
-"""Migration quality 0007 numbers each project's existing runs 1, 2, ... in the order they were made."""
+"""Migration quality 0008 numbers each project's existing runs 1, 2, ... in the order they were made."""
 
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-BEFORE = [("quality", "0006_predictions"), ("annotation", "0026_final_label_reasons_as_shown")]
-AFTER = [("quality", "0007_run_number")]
+BEFORE = [("quality", "0007_prediction_score"), ("annotation", "0026_final_label_reasons_as_shown")]
+AFTER = [("quality", "0008_run_number")]
 
 
 @pytest.mark.django_db(transaction=True)

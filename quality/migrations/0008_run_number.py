@@ -17,7 +17,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('annotation', '0026_final_label_reasons_as_shown'),
-        ('quality', '0006_predictions'),
+        ('quality', '0007_prediction_score'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
