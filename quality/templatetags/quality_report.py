@@ -12,14 +12,13 @@ from quality.report.format import MISSING
 
 register = template.Library()
 
-#: short visible words of the usual reasons, by the reason's first word
-SHORT = {"not": "n/a", "no": "none"}
+#: the visible word beside the dash; the reason itself is the title (shown on hover and read out)
+SHORT = "n/a"
 
 
 def missing(reason: str) -> str:
     """The dash with `reason` as its title and a short visible word."""
-    short = SHORT.get(reason.split(" ", 1)[0].lower(), "n/a")
-    return format_html('<span class="missing" title="{}">— <small>{}</small></span>', reason, short)
+    return format_html('<span class="missing" title="{}">— <small>{}</small></span>', reason, SHORT)
 
 
 @register.filter
