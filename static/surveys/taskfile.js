@@ -299,14 +299,17 @@
     var box = event.target.closest && event.target.closest("fieldset.question");
     if (box) { active = box; }
   });
-  // a slider moved (mouse, touch or keys) is answered: its keep box is ticked for the server
-  document.addEventListener("input", function (event) {
+  // a slider moved (mouse, touch or keys), or clicked where it stands, is answered: its keep box
+  // is ticked for the server
+  function sliderChosen(event) {
     var input = event.target;
     if (input && input.type === "range" && form()) {
       var keep = form().querySelector("[data-slider-keep='" + input.getAttribute("data-question") + "']");
-      if (keep) { keep.checked = true; }
+      if (keep && !keep.checked) { keep.checked = true; applyConditions(); }
     }
-  });
+  }
+  document.addEventListener("input", sliderChosen);
+  document.addEventListener("click", sliderChosen);
   document.addEventListener("input", applyConditions);
   document.addEventListener("change", applyConditions);
   document.addEventListener("click", function (event) {

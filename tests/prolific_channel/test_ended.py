@@ -16,6 +16,7 @@ from django.core.management import call_command
 from annotation.channels import get_channel
 from annotation.channels.prolific import completion_codes
 from annotation.models import Assignment, Participation, Response, Submission
+from annotation.naming import annotator_name
 from annotation.selectors.responses import annotation_rows
 from annotation.services.checks import CheckLine, items_mark_checks
 from annotation.services.review import Decisions, decisions_apply, reject_unverified
@@ -134,7 +135,9 @@ def test_a_participant_who_fails_the_check_is_asked_to_return_never_rejected_and
     assert len(judged) == 4 and mine.annotator_id not in judged
     (steps,) = project_study_steps(batch.project)
     assert (steps.failed, steps.ended) == (1, 1)
-    assert {p["annotator"]: p["ended"] for p in steps.people}[pid("FAILER")] == "comprehension check failed"
+    assert {p["annotator"]: p["ended"] for p in steps.people}[
+        annotator_name(mine.annotator_id, pid("FAILER"))
+    ] == "comprehension check failed"
 
 
 def test_without_the_fix_reject_unverified_would_have_rejected_them(server):
