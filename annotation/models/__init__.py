@@ -1,5 +1,6 @@
 from .adaptive import AnnotatorEstimate, ItemEstimate
 from .adjudication import AdjudicationSetup, AdjudicationTask, FinalLabel, Role
+from .llm import ModelCall, ModelConnection, ModelRun
 from .projects import Item, Project
 from .recruitment import BulkPayment, ChannelCall, Payment, Posting, PublishJob, Submission
 from .study import Participation
@@ -30,4 +31,7 @@ __all__ = [
     "Role",
     "ItemEstimate",
     "AnnotatorEstimate",
+    "ModelConnection",
+    "ModelRun",
+    "ModelCall",
 ]

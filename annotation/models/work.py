@@ -81,6 +81,26 @@ class Batch(models.Model):
         "posterior probability, once they gave enough labels to judge. Empty: nobody is stopped (0.3 when the "
         "study has live quality on). 0.6 also stops annotators right about 60 % of the time on 4 classes.",
     )
+    model = models.ForeignKey(
+        "annotation.ModelConnection",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="batches",
+        help_text="The model whose labels this batch shows as suggestions or counts as a vote (docs/models.md).",
+    )
+    suggestions = models.CharField(
+        max_length=10,
+        choices=[("off", "off"), ("hint", "shown as a hint"), ("preselect", "pre-selected")],
+        default="off",
+        help_text="Show the model's label to annotators: as a hint beside the question, or chosen for them "
+        "to keep or change. Recorded with each answer, so the report can show anchoring.",
+    )
+    model_votes = models.BooleanField(
+        default=False,
+        help_text="Adaptive: count the model's label as one vote, with its competence estimated like an "
+        "annotator's, so items the model and the minimum number of people settle get no more paid labels.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -249,6 +269,11 @@ class Response(models.Model):
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="responses")
     position = models.PositiveIntegerField(help_text="Order of the item within the unit.")
     answers = models.JSONField(default=dict, blank=True, help_text="{page slug: cleaned answer}")
+    suggestions = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="{page slug: {field: {model, value, kept}}}: the model's suggestions shown with the page.",
+    )
     timings = models.JSONField(default=dict, blank=True, help_text="{page slug: {shown_at, saved_at, seconds}}")
     completed_at = models.DateTimeField(null=True, blank=True)
     check_passed = models.BooleanField(
