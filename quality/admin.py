@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
-from annotation.admin.common import OwnTeamsFilter, TeamScoped
+from annotation.admin.common import OwnTeamsFilter, TeamScoped, breakable, ref_column, time_column
 from annotation.kinds import kind_of
 from quality.models import AnnotatorDecision, ExportJob, ItemResult, Prediction, QualityRun, ResponseDecision
 from quality.report.context import run_report_context
@@ -21,6 +22,12 @@ from quality.selectors import export_jobs, run_summary, runs_with_counts
 
 if TYPE_CHECKING:
     from quality.selectors import CountedRun
+
+
+@admin.display(description="run", ordering="run__number")
+def run_number(obj: ResponseDecision | ItemResult) -> str:
+    """The run as its project's report numbers it (`QualityRun.number`), not its id across projects."""
+    return str(obj.run.number)
 
 
 def _reasons(obj) -> str:
@@ -53,7 +60,14 @@ class AnnotatorDecisionInline(ReadOnlyMixin, admin.TabularInline):
 
 @admin.register(QualityRun)
 class QualityRunAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ("__str__", "status", "created_at", "responses_kept", "annotators_kept", "report_link")
+    list_display = (
+        "__str__",
+        "status",
+        time_column("created_at", "Created"),
+        "responses_kept",
+        "annotators_kept",
+        "report_link",
+    )
     list_filter = ("status", ("project", OwnTeamsFilter))
     date_hierarchy = "created_at"
     fields = (
@@ -79,13 +93,13 @@ class QualityRunAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
         run = self.get_object(request, object_id)
         return super().change_view(request, object_id, form_url, {**run_report_context(run), **(extra_context or {})})
 
-    @admin.display(description="responses kept", ordering="n_responses_kept")
+    @admin.display(description="responses", ordering="n_responses_kept")
     def responses_kept(self, run: CountedRun) -> str:
-        return f"{run.n_responses_kept} / {run.n_responses}"
+        return f"{run.n_responses_kept} of {run.n_responses} kept"
 
-    @admin.display(description="annotators kept", ordering="n_annotators_kept")
+    @admin.display(description="annotators", ordering="n_annotators_kept")
     def annotators_kept(self, run: CountedRun) -> str:
-        return f"{run.n_annotators_kept} / {run.n_annotators}"
+        return f"{run.n_annotators_kept} of {run.n_annotators} kept"
 
     @admin.display(description="summary")
     def summary(self, run: QualityRun) -> str:
@@ -104,20 +118,20 @@ class ResponseDecisionAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
 
     project_path = "run__project"
 
-    list_display = ("response_id", "run_id", "item", "annotator", "keep", "reasons_text")
+    list_display = ("response_id", run_number, "item", "annotator", "keep", "reasons_text")
     list_filter = ("keep", ("run__project", OwnTeamsFilter), ("run", OwnTeamsFilter))
-    list_select_related = ("response__item", "response__assignment__annotator")
+    list_select_related = ("run", "response__item", "response__assignment__annotator")
     search_fields = ("response__item__external_id", "response__assignment__annotator__external_id")
     raw_id_fields = ("run", "response")
     show_full_result_count = False
 
     @admin.display(description="item")
-    def item(self, obj: ResponseDecision) -> str:
-        return obj.response.item.external_id
+    def item(self, obj: ResponseDecision) -> SafeString:
+        return breakable(obj.response.item.external_id)
 
     @admin.display(description="annotator")
-    def annotator(self, obj: ResponseDecision) -> str:
-        return obj.response.assignment.annotator.external_id
+    def annotator(self, obj: ResponseDecision) -> SafeString:
+        return breakable(obj.response.assignment.annotator.external_id)
 
     @admin.display(description="reasons")
     def reasons_text(self, obj: ResponseDecision) -> str:
@@ -127,9 +141,9 @@ class ResponseDecisionAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
 @admin.register(ItemResult)
 class ItemResultAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
     project_path = "run__project"
-    list_display = ("item", "run_id", "diagnostics")
+    list_display = (ref_column("item", "Item", ordering="item__external_id"), run_number, "diagnostics")
     list_filter = (("run__project", OwnTeamsFilter), ("run", OwnTeamsFilter))
-    list_select_related = ("item",)
+    list_select_related = ("item", "run")
     search_fields = ("item__external_id",)
     raw_id_fields = ("run", "item")
     show_full_result_count = False
@@ -142,12 +156,10 @@ class ExportJobAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
     list_display = (
         "__str__",
         "status",
-        "cells",
         "progress_shown",
         "rows_written",
         "size",
-        "created_by",
-        "created_at",
+        time_column("created_at", "Created"),
         "download_link",
     )
     list_filter = ("status", "format", ("project", OwnTeamsFilter))
@@ -194,7 +206,12 @@ class PredictionAdmin(TeamScoped, ReadOnlyMixin, admin.ModelAdmin):
     """A model's imported predictions, read-only (`manage.py import_predictions` writes them). No
     filter by model name: its choices would list other teams' models."""
 
-    list_display = ("model", "item", "project", "imported_at")
+    list_display = (
+        ref_column("model", "Model"),
+        ref_column("item", "Item", ordering="item__external_id"),
+        "project",
+        time_column("imported_at", "Imported"),
+    )
     list_filter = (("project", OwnTeamsFilter),)
     search_fields = ("model", "item__external_id")
     fields = ("project", "item", "model", "labels", "imported_at")

@@ -4,6 +4,7 @@ labels (made by the annotation flow and the adjudicators)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django import forms
@@ -15,7 +16,7 @@ from django.utils.safestring import SafeString
 from annotation.models import AdjudicationSetup, AdjudicationTask, FinalLabel
 from annotation.services.adjudication import adjudication_setup_set
 
-from .common import OwnTeamsFilter, TeamScoped, pretty_json
+from .common import OwnTeamsFilter, TeamScoped, breakable, pretty_json, ref_column, time_column
 from .work import ReadOnlyAdmin
 
 
@@ -62,7 +63,14 @@ class AdjudicationSetupSaving:
 @admin.register(AdjudicationTask)
 class AdjudicationTaskAdmin(TeamScoped, ReadOnlyAdmin):
     project_path = "batch__project"
-    list_display = ("id", "item", "batch", "status", "adjudicator", "disputed", "claimed_at", "decided_at")
+    list_display = (
+        ref_column("item", "Item", ordering="item__external_id"),
+        "batch",
+        "status",
+        ref_column("adjudicator", "Adjudicator", ordering="adjudicator__external_id"),
+        "disputed",
+        time_column("decided_at", "Decided"),
+    )
     list_filter = ("status", ("batch__project", OwnTeamsFilter), ("batch", OwnTeamsFilter))
     list_select_related = ("item", "batch", "adjudicator")
     search_fields = ("item__external_id", "adjudicator__external_id")
@@ -84,7 +92,7 @@ class AdjudicationTaskAdmin(TeamScoped, ReadOnlyAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[AdjudicationTask]:
         return super().get_queryset(request).defer("item__payload")
 
-    @admin.display(description="Fields in dispute")
+    @admin.display(description="Disputed")
     def disputed(self, task: AdjudicationTask) -> str:
         return ", ".join(task.fields_in_dispute)
 
@@ -96,7 +104,15 @@ class AdjudicationTaskAdmin(TeamScoped, ReadOnlyAdmin):
 @admin.register(FinalLabel)
 class FinalLabelAdmin(TeamScoped, ReadOnlyAdmin):
     project_path = "batch__project"
-    list_display = ("item", "batch", "field", "how", "value_pretty", "decided_by", "reason")
+    list_display = (
+        ref_column("item", "Item", ordering="item__external_id"),
+        "batch",
+        "field",
+        "how",
+        "value_short",
+        ref_column("decided_by", "Decided by", ordering="decided_by__external_id"),
+        "reason",
+    )
     list_filter = ("how", ("batch__project", OwnTeamsFilter), ("batch", OwnTeamsFilter))
     list_select_related = ("item", "batch", "decided_by")
     search_fields = ("item__external_id", "field")
@@ -109,3 +125,9 @@ class FinalLabelAdmin(TeamScoped, ReadOnlyAdmin):
     @admin.display(description="Value")
     def value_pretty(self, label: FinalLabel) -> SafeString:
         return pretty_json(label.value)
+
+    @admin.display(description="Value")
+    def value_short(self, label: FinalLabel) -> SafeString:
+        """On one line in the list (the page shows it indented), breakable: a span or a list of
+        sentence numbers has no spaces to wrap at."""
+        return breakable(json.dumps(label.value, ensure_ascii=False))

@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.safestring import SafeString
 
 from annotation.models import Batch, InviteLink, Role
 from annotation.selectors.batches import batches_with_progress, invite_url, labels_saved, progress_of
@@ -23,7 +24,7 @@ from annotation.services.batches import (
 from .adjudication import AdjudicationSetupInline, AdjudicationSetupSaving
 from .batch_forms import BatchChangeForm, BatchCreateForm
 from .calls import RecruitingStatus
-from .common import OwnTeamsFilter, TeamScoped, adopt, invite_link_column, request_base_url
+from .common import OwnTeamsFilter, TeamScoped, adopt, breakable, invite_link_column, request_base_url
 from .recruitment import RecruitmentActions
 
 
@@ -55,8 +56,6 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
         "slots",
         "active",
         "submitted",
-        "released",
-        "created_at",
     )
     list_filter = ("status", "channel", ("project", OwnTeamsFilter))
     list_select_related = ("project",)
@@ -150,7 +149,7 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
     def units(self, batch: Batch) -> int:
         return progress_of(batch)["units"]
 
-    @admin.display(description="Slots (units × annotators)")
+    @admin.display(description="Slots")  # units × annotators
     def slots(self, batch: Batch) -> int:
         return progress_of(batch)["slots"]
 
@@ -162,7 +161,7 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
     def submitted(self, batch: Batch) -> int:
         return progress_of(batch)["submitted"]
 
-    @admin.display(description="Released (abandoned)", ordering="progress_released")
+    @admin.display(description="Released", ordering="progress_released")  # abandoned, handed out again
     def released(self, batch: Batch) -> int:
         return progress_of(batch)["released"]
 
@@ -236,14 +235,23 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
 @admin.register(InviteLink)
 class InviteLinkAdmin(TeamScoped, admin.ModelAdmin):
     project_path = "batch__project"
-    list_display = ("__str__", "batch", "active", "max_annotators", "created_at")
+    list_display = ("name", "batch", "active", "limit")
     list_filter = ("active", ("batch__project", OwnTeamsFilter))
     list_select_related = ("batch",)
     search_fields = ("label", "token")
     fields = ("batch", "label", "max_annotators", "active", "created_at")
 
     def get_list_display(self, request: HttpRequest) -> tuple:
-        return (*self.list_display, invite_link_column(request))
+        return (*self.list_display, invite_link_column(request, "Invite link"))
+
+    @admin.display(description="Invite", ordering="label")
+    def name(self, invite: InviteLink) -> SafeString:
+        return breakable(invite)  # the token when it has no label
+
+    @admin.display(description="Limit", ordering="max_annotators")
+    def limit(self, invite: InviteLink) -> int | None:
+        """The most annotators the link lets in (empty: no limit)."""
+        return invite.max_annotators
 
     def get_fields(self, request: HttpRequest, obj: InviteLink | None = None) -> tuple:
         return (*self.fields, invite_link_column(request)) if obj is not None else self.fields

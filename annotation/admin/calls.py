@@ -16,7 +16,7 @@ from annotation.selectors.batches import publishable_units
 from annotation.services.publish import consistency_lead_count, job_stale_minutes
 from annotation.services.review import unverified_pending
 
-from .common import TeamScoped
+from .common import TeamScoped, ref_column, time_column
 from .work import ReadOnlyAdmin
 
 LATEST_CALLS = 10
@@ -140,7 +140,16 @@ def _job_lines(batch: Batch) -> list[SafeString]:
 @admin.register(ChannelCall)
 class ChannelCallAdmin(TeamScoped, ReadOnlyAdmin):
     project_path = "batch__project"  # a call made for no batch (the balance) is shown to superusers only
-    list_display = ("created_at", "channel", "operation", "status", "outcome", "duration_ms", "batch", "error")
+    list_display = (
+        time_column("created_at", "Time"),
+        "channel",
+        ref_column("operation", "Operation"),  # an API's name: CreateHITWithHITType
+        "status",
+        "outcome",
+        "took",
+        "batch",
+        "error",
+    )
     list_filter = ("outcome", "channel", "operation", "batch")
     list_select_related = ("batch",)
     search_fields = ("operation", "request", "error")
@@ -150,11 +159,24 @@ class ChannelCallAdmin(TeamScoped, ReadOnlyAdmin):
     def has_delete_permission(self, request, obj: ChannelCall | None = None) -> bool:
         return False  # the record of what was sent and paid stays
 
+    @admin.display(description="Took", ordering="duration_ms")
+    def took(self, call: ChannelCall) -> str | None:
+        """Seconds, retries included."""
+        return None if call.duration_ms is None else f"{call.duration_ms / 1000:.1f} s"
+
 
 @admin.register(BulkPayment)
 class BulkPaymentAdmin(TeamScoped, ReadOnlyAdmin):
     project_path = "batch__project"
-    list_display = ("label", "part", "batch", "state", "total", "ref", "created_at", "paid_at")
+    list_display = (
+        "label",
+        "part",
+        "batch",
+        "state",
+        "total",
+        ref_column("ref", "Order"),
+        time_column("paid_at", "Paid"),
+    )
     list_filter = ("state", "batch")
     list_select_related = ("batch",)
     fields = ("batch", "label", "part", "ref", "state", "total", "error", "created_at", "paid_at")

@@ -12,8 +12,10 @@ from django.db.models import ForeignKey, Model, QuerySet
 from django.forms import ModelChoiceField
 from django.http import HttpRequest
 from django.urls import NoReverseMatch, reverse
+from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.timezone import localtime
 
 from annotation.models import Batch, InviteLink, Project, Team
 from annotation.selectors.batches import invite_url
@@ -29,6 +31,62 @@ def adopt(obj: Model, created: Model) -> None:
 def pretty_json(value: Any) -> SafeString:
     """JSON as released or answered, readable, never re-encoded (ensure_ascii off)."""
     return format_html("<pre class='json-value'>{}</pre>", json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def breakable(value: object) -> SafeString:
+    """An id, hash, token or URL that may break anywhere to fit its column, in lines of at least
+    `BREAKABLE_LINE` characters (ordinary words never do: admin.css gives only `.breakable`
+    `overflow-wrap: anywhere`). A value no longer than that has no need to break."""
+    text = str(value)
+    if len(text) <= BREAKABLE_LINE:
+        return format_html("{}", text)
+    return format_html('<span class="breakable">{}</span>', text)
+
+
+#: the shortest line a breakable value breaks into (`min-width: 10ch` in admin.css): ten characters
+#: keep a 24-character Prolific id to three lines and two such columns within 1,280 px
+BREAKABLE_LINE = 10
+
+
+#: a list_display column: a row in, what the cell shows out (None: the admin's "-"); typed loosely
+#: because django-stubs allows only str or bool there
+Column = Callable[[Any], Any]
+
+
+def ref_column(field: str, description: str, ordering: str | None = None) -> Column:
+    """A list column of an id, or of a related row named by one: shown whole, breakable
+    anywhere (empty: the admin's "-"). Named `field` for the column's CSS class."""
+
+    @admin.display(description=description, ordering=ordering or field)
+    def column(obj: Model) -> SafeString | None:
+        value = getattr(obj, field)
+        return breakable(value) if value not in (None, "") else None
+
+    column.__name__ = field
+    return column
+
+
+def time_column(field: str, description: str) -> Column:
+    """A list column of a date and time in 16 characters ("2026-11-28 10:05", local time; it may
+    wrap between the two, never at a hyphen), the whole date in its tooltip: the admin's "Nov. 28, 2026, 10:05 a.m."
+    takes half as much again."""
+
+    @admin.display(description=description, ordering=field)
+    def column(obj: Model) -> SafeString | None:
+        value = getattr(obj, field)
+        if value is None:
+            return None
+        value = localtime(value)
+        return format_html(
+            '<time datetime="{}" title="{}"><span class="nowrap">{}</span> <span class="nowrap">{}</span></time>',
+            value.isoformat(),
+            date_format(value, "DATETIME_FORMAT"),
+            value.strftime("%Y-%m-%d"),
+            value.strftime("%H:%M"),
+        )
+
+    column.__name__ = field
+    return column
 
 
 def quality_report_url(project_id: int) -> str | None:
@@ -52,27 +110,32 @@ def request_base_url(request: HttpRequest) -> str:
     return request.build_absolute_uri("/")
 
 
-#: the column made for a request, for as long as the request lives
-_INVITE_LINK_COLUMNS: WeakKeyDictionary[HttpRequest, Callable[[InviteLink], SafeString]] = WeakKeyDictionary()
+#: the columns made for a request (by description), for as long as the request lives
+_INVITE_LINK_COLUMNS: WeakKeyDictionary[HttpRequest, dict[str, Callable[[InviteLink], SafeString]]] = (
+    WeakKeyDictionary()
+)
 
 
-def invite_link_column(request: HttpRequest) -> Callable[[InviteLink], SafeString]:
-    """A list/readonly column showing an invite's full URL; it needs the request for the host.
+def invite_link_column(
+    request: HttpRequest, description: str = "Invite link (send this to annotators)"
+) -> Callable[[InviteLink], SafeString]:
+    """A list/readonly column showing an invite's full URL (breakable: a token has no spaces); it
+    needs the request for the host.
 
     The same function object is returned for the whole request: the admin matches readonly
     fields by identity.
     """
-    cached = _INVITE_LINK_COLUMNS.get(request)
-    if cached is not None:
-        return cached
+    made = _INVITE_LINK_COLUMNS.setdefault(request, {})
+    if description in made:
+        return made[description]
     base = request_base_url(request)
 
-    @admin.display(description="Invite link (send this to annotators)")
+    @admin.display(description=description)
     def invite_link(invite: InviteLink) -> SafeString:
         url = invite_url(invite.token, base_url=base)
-        return format_html('<a href="{}" target="_blank" rel="noopener">{}</a>', url, url)
+        return format_html('<a href="{}" target="_blank" rel="noopener">{}</a>', url, breakable(url))
 
-    _INVITE_LINK_COLUMNS[request] = invite_link
+    made[description] = invite_link
     return invite_link
 
 

@@ -24,7 +24,7 @@ from annotation.selectors.teams import default_team_of
 from annotation.services.projects import consistency_set_choose, project_create, project_task_file_change
 from annotation.services.uploads import items_import_file
 
-from .common import OwnTeamsFilter, TeamScoped, adopt, pretty_json, preview_url, quality_report_url
+from .common import OwnTeamsFilter, TeamScoped, adopt, pretty_json, preview_url, quality_report_url, ref_column
 from .task_files import PASTE, UPLOAD, ProjectForm, task_file_pretty
 
 
@@ -58,10 +58,7 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
     form = ProjectForm
     project_path = ""  # the project itself
 
-    class Media:
-        css = {"all": ["annotation/admin.css"]}  # pretty_json's <pre> (no inline style under the CSP)
-
-    list_display = ("name", "team", "kind", "language", "item_count", "created_at", "links")
+    list_display = ("name", "team", "kind", "language", "item_count", "links")
     list_filter = ("kind", "language", ("team", OwnTeamsFilter))
     list_select_related = ("team",)
     search_fields = ("name",)
@@ -243,10 +240,13 @@ class ProjectAdmin(TeamScoped, admin.ModelAdmin):
 class ItemAdmin(TeamScoped, admin.ModelAdmin):
     """Items change only by importing; here they can be looked up and inspected."""
 
-    list_display = ("external_id", "project", "group_key", "source", "created_at", "annotations_link")
-
-    class Media:
-        css = {"all": ["annotation/admin.css"]}
+    list_display = (
+        ref_column("external_id", "External id"),
+        "project",
+        ref_column("group_key", "Group"),
+        ref_column("source", "Source"),
+        "annotations_link",
+    )
 
     list_filter = (("project", OwnTeamsFilter),)
     search_fields = ("external_id",)

@@ -12,7 +12,7 @@ from django.utils.safestring import SafeString
 from annotation.models import Participation
 from annotation.services.study import study_lift_stop
 
-from .common import OwnTeamsFilter, TeamScoped, pretty_json
+from .common import OwnTeamsFilter, TeamScoped, pretty_json, ref_column, time_column
 
 
 class Stopped(admin.SimpleListFilter):
@@ -34,15 +34,12 @@ class Stopped(admin.SimpleListFilter):
 class ParticipationAdmin(TeamScoped, admin.ModelAdmin):
     project_path = "batch__project"
     list_display = (
-        "annotator",
+        ref_column("annotator", "Annotator", ordering="annotator__external_id"),
         "batch",
         "consent",
         "comprehension",
-        "attempt_count",
-        "exit_at",
-        "stopped_at",
+        time_column("stopped_at", "Stopped"),
         "stop_reason",
-        "lifted_at",
     )
     list_filter = ("comprehension", "consent", Stopped, ("batch", OwnTeamsFilter))
     list_select_related = ("annotator", "batch")
@@ -66,10 +63,6 @@ class ParticipationAdmin(TeamScoped, admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # made by the annotation flow
-
-    @admin.display(description="Attempts")
-    def attempt_count(self, participation: Participation) -> int:
-        return len(participation.attempts or [])
 
     @admin.display(description="Attempts (answers, which were right)")
     def attempts_shown(self, participation: Participation) -> SafeString:

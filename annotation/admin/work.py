@@ -11,7 +11,7 @@ from django.utils.safestring import SafeString
 
 from annotation.models import Annotator, Assignment, Response
 
-from .common import OwnTeamsFilter, TeamScoped, pretty_json
+from .common import OwnTeamsFilter, TeamScoped, breakable, pretty_json, ref_column, time_column
 
 
 class ItemExternalId(TypedDict):
@@ -38,7 +38,13 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(Annotator)
 class AnnotatorAdmin(TeamScoped, ReadOnlyAdmin):
-    list_display = ("external_id", "channel", "project", "batch", "user", "created_at")
+    list_display = (
+        ref_column("external_id", "External id"),
+        "channel",
+        "project",
+        "batch",
+        time_column("created_at", "Joined"),
+    )
     list_filter = ("channel", ("project", OwnTeamsFilter))
     list_select_related = ("project", "batch", "user")
     search_fields = ("external_id",)
@@ -51,14 +57,12 @@ class AssignmentAdmin(TeamScoped, ReadOnlyAdmin):
     project_path = "unit__batch__project"
     list_display = (
         "id",
-        "annotator",
+        ref_column("annotator", "Annotator", ordering="annotator__external_id"),
         "batch",
         "unit_position",
         "status",
-        "confirmed",
-        "started_at",
-        "last_activity_at",
-        "submitted_at",
+        time_column("last_activity_at", "Last active"),
+        time_column("submitted_at", "Submitted"),
     )
     list_filter = (
         "status",
@@ -107,7 +111,14 @@ class CompletedFilter(admin.SimpleListFilter):
 @admin.register(Response)
 class ResponseAdmin(TeamScoped, ReadOnlyAdmin):
     project_path = "item__project"
-    list_display = ("id", "item_external_id", "annotator", "assignment_status", "position", "completed_at")
+    list_display = (
+        "id",
+        "item_external_id",
+        "annotator",
+        "assignment_status",
+        "position",
+        time_column("completed_at", "Completed"),
+    )
     list_filter = (CompletedFilter, "assignment__status", ("item__project", OwnTeamsFilter))
     search_fields = ("item__external_id", "assignment__annotator__external_id")
     fields = ("assignment", "item", "position", "completed_at", "answers_pretty", "timings_pretty")
@@ -123,14 +134,14 @@ class ResponseAdmin(TeamScoped, ReadOnlyAdmin):
         )
 
     @admin.display(description="Item", ordering="item__external_id")
-    def item_external_id(self, response: ListedResponse) -> str:
-        return response.item_external_id
+    def item_external_id(self, response: ListedResponse) -> SafeString:
+        return breakable(response.item_external_id)
 
     @admin.display(description="Annotator", ordering="assignment__annotator__external_id")
-    def annotator(self, response: Response) -> str:
-        return str(response.assignment.annotator)
+    def annotator(self, response: Response) -> SafeString:
+        return breakable(response.assignment.annotator)
 
-    @admin.display(description="Assignment status", ordering="assignment__status")
+    @admin.display(description="Status", ordering="assignment__status")
     def assignment_status(self, response: Response) -> str:
         return response.assignment.get_status_display()
 

@@ -44,7 +44,7 @@ def review_check(*, batch: Batch, operation: str, **texts: Any) -> Channel:
 
 @dataclass(frozen=True)
 class Decisions:
-    """Who is kept: annotator id -> keep, and where that comes from (e.g. "quality run #4")."""
+    """Who is kept: annotator id -> keep, and where that comes from (e.g. "quality run 4 of 2026-11-28 10:05")."""
 
     source: str
     keep: dict[int, bool]

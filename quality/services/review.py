@@ -39,8 +39,9 @@ __all__ = [
 
 
 def run_decisions(run: QualityRun) -> Decisions:
+    """Who the run keeps, named as the report names the run: its number within the project."""
     keep = dict(AnnotatorDecision.objects.filter(run=run).values_list("annotator_id", "keep"))
-    return Decisions(source=f"quality run #{run.pk} of {run.created_at:%Y-%m-%d %H:%M}", keep=keep)
+    return Decisions(source=f"quality run {run.number} of {run.created_at:%Y-%m-%d %H:%M}", keep=keep)
 
 
 @register_decision_source

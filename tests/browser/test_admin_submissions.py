@@ -45,7 +45,7 @@ def test_every_column_fits_at_1400_px_and_batches_are_told_apart(live_server, br
         submissions()
         page.goto(live_server.url + "/admin/annotation/submission/")
         right = page.evaluate(
-            "document.querySelector('#result_list th.column-synced_at').getBoundingClientRect().right"
+            "document.querySelector('#result_list thead th:last-child').getBoundingClientRect().right"
         )
         results = page.evaluate("document.querySelector('#changelist .results').getBoundingClientRect().right")
         verified = page.evaluate(

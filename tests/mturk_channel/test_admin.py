@@ -149,7 +149,7 @@ def test_review_approves_kept_and_rejects_dropped(admin_client, mturk_settings, 
     AnnotatorDecision.objects.create(run=run, annotator=keep.assignment.annotator, keep=True)
     AnnotatorDecision.objects.create(run=run, annotator=drop.assignment.annotator, keep=False)
     page = text(action(admin_client, "review_submissions", [batch]))
-    assert f"Decisions: “{batch}”: quality run #{run.pk}" in page
+    assert f"Decisions: “{batch}”: quality run {run.number} of " in page
     missing = action(admin_client, "review_submissions", [batch], operation="review", who="kept", apply="1")
     assert missing.status_code == 200 and "Needed for this operation." in text(missing)
     response = action(

@@ -9,6 +9,7 @@ from annotation.mturk.local import records
 from annotation.services import review as channel_review
 from annotation.services.publish import publish_job_run
 from quality.models import AnnotatorDecision, QualityRun
+from tests.factories import ProjectFactory
 
 from .conftest import BASE_URL, do_work, hit_rows, local_assignment, mturk_batch
 
@@ -43,7 +44,7 @@ def test_estimate_publish_sync_review(mturk_settings, server, settings, django_c
     AnnotatorDecision.objects.create(run=run_, annotator=good.assignment.annotator, keep=True)
     AnnotatorDecision.objects.create(run=run_, annotator=bad.assignment.annotator, keep=False)
     out = run("review", str(batch.pk), "--reject-feedback", "Answers did not match the passage.")
-    assert f"quality run #{run_.pk}" in out and "1 approved, 1 rejected" in out
+    assert f"quality run {run_.number} of " in out and "1 approved, 1 rejected" in out
     assert local_assignment(server, good.mturk_id)["status"] == "Approved"
     assert local_assignment(server, bad.mturk_id)["status"] == "Rejected"
     assert set(Submission.objects.values_list("review", flat=True)) == {"approved", "rejected"}
@@ -65,8 +66,11 @@ def test_review_takes_the_quality_decisions_registered_by_the_quality_app(mturk_
     assert review.latest_decisions in channel_review._SOURCES
     with pytest.raises(channel_review.ReviewError, match="no quality decisions"):
         channel_review.decisions_for(batch)  # registered, but the project has no run yet
+    other = QualityRun.objects.create(project=ProjectFactory(), status=QualityRun.Status.DONE)
     run_ = QualityRun.objects.create(project=batch.project, status=QualityRun.Status.DONE)
-    assert channel_review.decisions_for(batch).source.startswith(f"quality run #{run_.pk} of ")
+    assert run_.number == 1 and run_.pk > other.pk  # its id counts the other project's run too
+    # the run as the project's report numbers it, not its id across projects (issue 38)
+    assert channel_review.decisions_for(batch).source.startswith("quality run 1 of ")
 
 
 def recruit(*args) -> str:

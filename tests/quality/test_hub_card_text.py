@@ -47,3 +47,15 @@ def test_the_cards_body_holds_the_projects_name_and_key_values_as_text(annotated
     assert header["pretty_name"] == project.name  # the YAML header keeps the name as it is, quoted
     assert "\n## Injected heading" not in body and "<img" not in body
     assert body.splitlines()[1] == "# Pilot ## Injected heading &lt;img src=x onerror=alert(1)&gt;"
+
+
+def test_the_card_names_the_run_as_the_report_numbers_it(annotated, tmp_path):
+    """Issue 38: runs count per project; the card says the project's run number, not the id."""
+    from tests.factories import ProjectFactory
+
+    quality_run_create(project=ProjectFactory())  # another project's run takes an id first
+    run = quality_run_create(project=annotated.project)
+    assert run.number == 1 and run.pk != 1
+    export_hub(annotated.project, tmp_path / "hub")
+    _header, body = card(tmp_path / "hub")
+    assert f"Quality run 1 of {run.finished_at:%Y-%m-%d}." in body and f"#{run.pk}" not in body

@@ -7,7 +7,7 @@ from django.contrib import admin
 
 from annotation.models import Posting, PublishJob, Submission
 
-from ..common import OwnTeamsFilter, TeamScoped
+from ..common import OwnTeamsFilter, TeamScoped, ref_column, time_column
 from ..work import ReadOnlyAdmin
 
 
@@ -20,11 +20,8 @@ class PublishJobAdmin(TeamScoped, ReadOnlyAdmin):
         "status",
         "done",
         "total",
-        "dispatches",
-        "progress_at",
-        "created_by",
-        "created_at",
-        "finished_at",
+        time_column("created_at", "Started"),
+        time_column("finished_at", "Finished"),
     )
     list_filter = ("status", ("batch__project", OwnTeamsFilter))
     list_select_related = ("batch", "created_by")
@@ -46,31 +43,46 @@ class PublishJobAdmin(TeamScoped, ReadOnlyAdmin):
     )
     readonly_fields = fields
 
+    @admin.display(description="Status", ordering="channel_status")
+    def site_status(self, submission: Submission) -> str:
+        """The recruiting site's status of the work when last synced."""
+        return submission.channel_status
+
 
 @admin.register(Posting)
 class PostingAdmin(TeamScoped, ReadOnlyAdmin):
     project_path = "unit__batch__project"
-    list_display = ("ref", "unit", "round", "status", "places", "expiration", "created_at")
+    list_display = (
+        ref_column("ref", "Posting"),
+        "unit",
+        "round",
+        "status",
+        "places",
+        time_column("expiration", "Expires"),
+    )
     list_filter = ("status", ("unit__batch", OwnTeamsFilter))
     list_select_related = ("unit__batch",)
     search_fields = ("ref", "group_ref")
     fields = ("ref", "group_ref", "unit", "round", "status", "places", "expiration", "created_at", "updated_at")
     readonly_fields = fields
 
+    @admin.display(description="Status", ordering="channel_status")
+    def site_status(self, submission: Submission) -> str:
+        """The recruiting site's status of the work when last synced."""
+        return submission.channel_status
+
 
 @admin.register(Submission)
 class SubmissionAdmin(TeamScoped, ReadOnlyAdmin):
     project_path = "batch__project"
     list_display = (
-        "ref",
-        "participant_ref",
+        ref_column("ref", "Id"),  # the site's: MTurk's assignmentId, a Prolific submission
+        ref_column("participant_ref", "Participant"),
         "batch",
-        "channel_status",
+        "site_status",
         "verified",
         "problem",
-        "ended",
         "review",
-        "synced_at",
     )
     list_filter = ("verified", "channel_status", "review", ("batch", OwnTeamsFilter))
     list_select_related = ("batch",)
@@ -93,5 +105,7 @@ class SubmissionAdmin(TeamScoped, ReadOnlyAdmin):
     )
     readonly_fields = fields
 
-    class Media:
-        css = {"all": ["annotation/admin.css"]}  # the list fits at 1,400 px (ids break, times wrap)
+    @admin.display(description="Status", ordering="channel_status")
+    def site_status(self, submission: Submission) -> str:
+        """The recruiting site's status of the work when last synced."""
+        return submission.channel_status

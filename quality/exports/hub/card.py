@@ -147,7 +147,7 @@ def _process(project: Project, run: QualityRun) -> str:
             f"- Annotations: {headline['annotations']} ({headline['annotations_dropped']} dropped by the quality rules)",
             "",
             "### Quality rules applied\n",
-            f"Quality run #{run.pk} of {run.finished_at:%Y-%m-%d}. Each rule with how many it dropped:\n",
+            f"Quality run {run.number} of {run.finished_at:%Y-%m-%d}. Each rule with how many it dropped:\n",
             "| rule | annotators dropped | annotations dropped |",
             "|---|---|---|",
         ]
