@@ -30,9 +30,15 @@ def project_predictions(project: Project, *, by: str = "item_id") -> dict[str, d
         found.setdefault(model, {})[item] = labels
     connections = _connections(project)
     if connections:  # a model run's labels: predictions of the connection, by its name
-        ids = dict(Item.objects.filter(project=project).values_list("id", by)) if by != "item_id" else None
+        ids = (
+            dict(Item.objects.filter(project=project).values_list("id", by.removeprefix("item__")))
+            if by != "item_id"
+            else None
+        )
         for connection in connections:
-            labeled = model_labels(connection=connection, item_ids=Item.objects.filter(project=project).values("id"))
+            labeled = model_labels(
+                connection=connection, item_ids=Item.objects.filter(project=project).values_list("id", flat=True)
+            )
             named = labeled if ids is None else {ids[item]: labels for item, labels in labeled.items()}
             found.setdefault(connection.name, {}).update(named)
     return found
