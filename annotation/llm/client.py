@@ -15,9 +15,11 @@ import os
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
+from openai.types.shared_params import ResponseFormatJSONSchema
 
 #: sent as the key to a server that needs none (the library insists on one; never OPENAI_API_KEY
 #: read behind the researcher's back)
@@ -105,15 +107,14 @@ def complete(
 ) -> Completion:
     """One chat completion whose answer must follow `schema`. Raises ModelError."""
     client = client_for(connection, timeout=timeout, max_retries=max_retries)
-    extra: dict[str, Any] = {} if max_tokens is None else {"max_completion_tokens": max_tokens}
     started = time.monotonic()
     try:
         raw = client.chat.completions.with_raw_response.create(
             model=connection.model,
-            messages=messages,  # type: ignore[arg-type]
-            response_format=response_format(schema),  # type: ignore[arg-type]
+            messages=cast(list[ChatCompletionMessageParam], messages),
+            response_format=cast(ResponseFormatJSONSchema, response_format(schema)),
             temperature=0,
-            **extra,
+            max_completion_tokens=openai.omit if max_tokens is None else max_tokens,
         )
         reply = raw.parse()
     except openai.APITimeoutError:

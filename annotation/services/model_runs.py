@@ -194,7 +194,8 @@ def model_run_execute(*, run: ModelRun) -> ModelRun:
     run = ModelRun.objects.select_related("project__team", "connection").get(pk=run.pk)
     kind = kind_of(run.project)
     ModelRun.objects.filter(pk=run.pk).update(status=ModelRun.Status.RUNNING, started_at=timezone.now(), error="")
-    progress, status, error = _Progress(run), ModelRun.Status.DONE, ""
+    progress, error = _Progress(run), ""
+    status: str = ModelRun.Status.DONE
     with ThreadPoolExecutor(max_workers=run.connection.concurrency, thread_name_prefix="model-run") as pool:
         pace = _Pace(run.connection.requests_per_minute)
         for chunk in _requests(run, kind):
