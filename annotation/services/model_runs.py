@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from decimal import Decimal
 from typing import Any
 
@@ -29,6 +29,8 @@ from annotation.llm.prompts import ModelRequest, build_request, check_reply, ins
 from annotation.models import Item, ModelCall, ModelConnection, ModelRun, Project
 
 CHUNK = 200
+#: how often a run writes its counters while it runs
+PROGRESS_SECONDS = 1.0
 DONE_OUTCOMES = (ModelCall.Outcome.LABELED, ModelCall.Outcome.INVALID)
 MILLION = Decimal(1_000_000)
 
@@ -39,20 +41,28 @@ def call_cost(connection: ModelConnection, input_tokens: int, output_tokens: int
 
 
 def _requests(run: ModelRun, kind: TaskKind) -> Iterator[list[tuple[int, Any, ModelRequest]]]:
-    """The run's items a chunk at a time, each with its payload and request."""
+    """The run's items a chunk at a time (by id, each chunk read in full: no cursor stays open
+    while the run writes, which SQLite would refuse once another process wrote), each with its
+    payload and request."""
     instructions = instructions_text(kind=kind, project_instructions=run.project.instructions, override=run.prompt)
     items = Item.objects.filter(project=run.project).order_by("id").values_list("id", "external_id", "payload")
-    chunk: list[tuple[int, Any, ModelRequest]] = []
-    for item_id, external_id, payload in items.iterator(chunk_size=CHUNK):
-        request = build_request(
-            kind=kind, payload=payload, item_key=external_id, instructions=instructions, model=run.connection.model
-        )
-        chunk.append((item_id, payload, request))
-        if len(chunk) == CHUNK:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
+    last = 0
+    while rows := list(items.filter(id__gt=last)[:CHUNK]):
+        last = rows[-1][0]
+        yield [
+            (
+                item_id,
+                payload,
+                build_request(
+                    kind=kind,
+                    payload=payload,
+                    item_key=external_id,
+                    instructions=instructions,
+                    model=run.connection.model,
+                ),
+            )
+            for item_id, external_id, payload in rows
+        ]
 
 
 def _answered(run: ModelRun, chunk: list[tuple[int, Any, ModelRequest]]) -> dict[tuple[int, str], str]:
@@ -186,60 +196,53 @@ def _still_wanted(run: ModelRun) -> bool:
     return not ModelRun.objects.filter(pk=run.pk, cancel_requested=True).exists()
 
 
+def _todo(run: ModelRun, kind: TaskKind, progress: _Progress) -> Iterator[tuple[int, Any, ModelRequest]]:
+    """The items still to ask, chunk by chunk; those answered before are counted as done."""
+    for chunk in _requests(run, kind):
+        answered = _answered(run, chunk)
+        for outcome in answered.values():
+            progress.count(outcome)
+        yield from (entry for entry in chunk if (entry[0], entry[2].prompt_hash) not in answered)
+
+
 def model_run_execute(*, run: ModelRun) -> ModelRun:
     """Make the run's calls not yet answered (see the module's docstring); safe to run again.
-    A connection's own error (a bad key, an unknown model) stops the run as failed; calls that
-    failed for a transient reason after the client's retries are kept as failed, and tried again
-    when the run is started again."""
+    `concurrency` calls are in flight; as each comes back it is kept, then the cancel is checked
+    and the next call starts. On a cancel or a connection's own error (a bad key, an unknown
+    model: the run fails) no call starts and those in flight are kept. Calls that failed for a
+    transient reason after the client's retries are kept as failed, and asked again when the
+    run is started again."""
     run = ModelRun.objects.select_related("project__team", "connection").get(pk=run.pk)
-    kind = kind_of(run.project)
+    kind, size = kind_of(run.project), run.connection.concurrency
     ModelRun.objects.filter(pk=run.pk).update(status=ModelRun.Status.RUNNING, started_at=timezone.now(), error="")
-    progress, error = _Progress(run), ""
+    progress, pace = _Progress(run), _Pace(run.connection.requests_per_minute)
+    entries = _todo(run, kind, progress)
     status: str = ModelRun.Status.DONE
-    with ThreadPoolExecutor(max_workers=run.connection.concurrency, thread_name_prefix="model-run") as pool:
-        pace = _Pace(run.connection.requests_per_minute)
-        for chunk in _requests(run, kind):
-            answered = _answered(run, chunk)
-            for outcome in answered.values():
-                progress.count(outcome)
-            todo = [entry for entry in chunk if (entry[0], entry[2].prompt_hash) not in answered]
-            status, error = _call_chunk(run, kind, todo, pool, pace, progress)
-            if status != ModelRun.Status.DONE:
+    error, saved = "", time.monotonic()
+    pending: dict[Future, tuple[int, Any, ModelRequest]] = {}
+    with ThreadPoolExecutor(max_workers=size, thread_name_prefix="model-run") as pool:
+        while True:
+            while status == ModelRun.Status.DONE and len(pending) < size and (entry := next(entries, None)):
+                pace.wait()
+                budget = max(64, entry[2].output_tokens() * 4)
+                pending[pool.submit(_ask, run.connection, entry[2], budget)] = entry
+            if not pending:
                 break
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                item_id, payload, request = pending.pop(future)
+                reply = future.result()
+                if isinstance(reply, client.ModelError) and not reply.transient:
+                    status, error = ModelRun.Status.FAILED, str(reply)
+                progress.count(_record(run, kind, item_id, payload, request, reply))
+            if status == ModelRun.Status.DONE and not _still_wanted(run):
+                status = ModelRun.Status.CANCELLED
+            if time.monotonic() - saved >= PROGRESS_SECONDS:
+                progress.save()
+                saved = time.monotonic()
     if status == ModelRun.Status.DONE and progress.failed:
         status = ModelRun.Status.FAILED
         error = f"{progress.failed} call(s) failed after retries; start the run again to retry them"
     progress.save(status=status, error=error, finished_at=timezone.now())
     run.refresh_from_db()
     return run
-
-
-def _call_chunk(
-    run: ModelRun,
-    kind: TaskKind,
-    todo: list[tuple[int, Any, ModelRequest]],
-    pool: ThreadPoolExecutor,
-    pace: _Pace,
-    progress: _Progress,
-) -> tuple[str, str]:
-    """The chunk's calls, `concurrency` at a time, the cancel checked before each group; the
-    run's status after them (done: go on) and its error."""
-    size = run.connection.concurrency
-    for start in range(0, len(todo), size):
-        if not _still_wanted(run):
-            return ModelRun.Status.CANCELLED, ""
-        futures: list[tuple[int, Any, ModelRequest, Future]] = []
-        for item_id, payload, request in todo[start : start + size]:
-            pace.wait()
-            budget = max(64, request.output_tokens() * 4)
-            futures.append((item_id, payload, request, pool.submit(_ask, run.connection, request, budget)))
-        error = ""
-        for item_id, payload, request, future in futures:
-            reply = future.result()
-            if isinstance(reply, client.ModelError) and not reply.transient:
-                error = str(reply)
-            progress.count(_record(run, kind, item_id, payload, request, reply))
-        progress.save()
-        if error:
-            return ModelRun.Status.FAILED, error
-    return ModelRun.Status.DONE, ""

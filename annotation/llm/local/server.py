@@ -136,7 +136,10 @@ class _Handler(EndpointHandler):
             reply = self.app.chat(raw)
         else:
             reply = _error(404, f"no route {method} {url.path}", "invalid_request_error")
-        self.send(reply.status, json.dumps(reply.body).encode(), "application/json", list(reply.headers))
+        try:
+            self.send(reply.status, json.dumps(reply.body).encode(), "application/json", list(reply.headers))
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a slow reply past its timeout)
+            self.close_connection = True
 
 
 class LocalModelServer(LocalServer):
