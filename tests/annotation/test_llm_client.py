@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import logging
 import random
+import urllib.error
 
+import openai
 import pytest
 
-from annotation.llm.client import MissingKey, ModelError, complete, list_models
+from annotation.llm.client import MissingKey, ModelError, client_for, complete, list_models
 from annotation.llm.local import LocalModelServer
 from tests.annotation.llm_helpers import admin, connection
 
@@ -111,3 +113,16 @@ def test_the_key_comes_from_the_environment_and_is_never_logged(local_model, mon
     with pytest.raises(MissingKey) as raised:
         complete(connection(local_model, key_env="TEST_LLM_KEY"), messages=messages, schema=SCHEMA)
     assert not raised.value.transient and "TEST_LLM_KEY" in str(raised.value)
+
+
+def test_the_endpoint_lists_scripted_models_and_refuses_what_it_does_not_answer(local_model):
+    admin(local_model, "POST", "models", {"model": "sim-85", "accuracy": 0.85, "answers": {}})
+    assert {"local-model", "sim-85"} <= set(list_models(connection(local_model)))
+    with pytest.raises(openai.BadRequestError) as raised:  # no structured output asked for
+        client_for(connection(local_model)).chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}]
+        )
+    assert "json_schema" in str(raised.value)
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        admin(local_model, "POST", "faults", {"rates": {"teapot": 0.5}})
+    assert refused.value.code == 400 and "teapot" in refused.value.read().decode()

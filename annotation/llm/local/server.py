@@ -124,6 +124,12 @@ class _Handler(EndpointHandler):
     server_version = "LocalModel/1.0"
     app: LocalModel  # set on the subclass made per server
 
+    def handle_one_request(self) -> None:
+        try:
+            super().handle_one_request()
+        except ConnectionResetError:  # a client that died mid-request (killed, as the bench's crash)
+            self.close_connection = True
+
     def dispatch(self, method: str, raw: bytes) -> None:
         url = urlsplit(self.path)
         path = url.path.rstrip("/")
