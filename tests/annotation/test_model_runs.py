@@ -138,3 +138,17 @@ def test_the_command_prints_the_estimate_and_runs_when_told(local_model, capsys)
     call_command("run_model", str(project.pk), "local-zero-shot", "--yes")
     out = capsys.readouterr().out
     assert "done; 5 of 5 item(s) answered" in out and ModelRun.objects.filter(status="done").count() == 1
+
+
+@FAST
+def test_a_run_stuck_as_running_is_cancelled_then_started_again(local_model, django_capture_on_commit_callbacks):
+    project = project_with(3)
+    run = model_run_estimate(project=project, connection=connection_for(project, local_model))
+    ModelRun.objects.filter(pk=run.pk).update(status="running")  # its worker died
+    run.refresh_from_db()
+    assert model_runs.model_run_start(run=run).status == "running"  # not started twice
+    run = model_run_cancel(run=run)
+    with django_capture_on_commit_callbacks(execute=True):
+        model_runs.model_run_start(run=run)
+    run.refresh_from_db()
+    assert run.status == "done" and run.items_done == 3 and not run.cancel_requested
