@@ -6,10 +6,11 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from annotation.channels import ChannelUnavailable
-from annotation.models import Batch, PublishJob, Response
+from annotation.models import Batch, ModelRun, PublishJob, Response
 from annotation.services.adaptive import estimates_update
 from annotation.services.adjudication import adjudication_open_for_item, adjudication_tasks_release_idle
 from annotation.services.assignments import assignments_release_abandoned
+from annotation.services.model_runs import model_run_execute
 from annotation.services.publish import job_transient_failures, publish_job_run, publish_watchdog
 from annotation.services.sync import batch_sync, open_batches_sync
 
@@ -77,3 +78,11 @@ def update_estimates(batch_id: int) -> int:
     """After a unit of an adaptive batch completed: aggregate its labels again
     (`estimates_update`, idempotent). How many items have an estimate."""
     return estimates_update(batch=Batch.objects.select_related("project").get(pk=batch_id))
+
+
+@shared_task(autoretry_for=TRANSIENT, retry_backoff=True, max_retries=3, acks_late=True)
+def run_model(run_id: int) -> dict:
+    """Run a model run (`model_run_execute`): safe to run again after a crash, a call already
+    answered is never made twice."""
+    run = model_run_execute(run=ModelRun.objects.get(pk=run_id))
+    return {"run": run.pk, "status": run.status, "done": run.items_done, "total": run.items_total}

@@ -307,3 +307,8 @@ PROLIFIC_CORPORATE = env.bool("PROLIFIC_CORPORATE", default=False)
 # The workspace's currency (Prolific workspaces pay in GBP or USD): rewards, bonuses and costs.
 PROLIFIC_CURRENCY = env.str("PROLIFIC_CURRENCY", default="GBP")
 PROLIFIC_VAT_COUNTRY = env.str("PROLIFIC_VAT_COUNTRY", default="GB")
+
+# --- Language models (annotation/llm, docs/models.md) -----------------------------------------
+# Each call's timeout and the openai client's retries (429, 5xx, timeouts: backoff, retry-after).
+LLM_TIMEOUT_SECONDS = env.float("LLM_TIMEOUT_SECONDS", default=60.0)
+LLM_MAX_RETRIES = env.int("LLM_MAX_RETRIES", default=4)

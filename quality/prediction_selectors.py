@@ -8,18 +8,39 @@ from typing import Any
 from django.db.models import Count, Max
 
 from annotation.kinds import TaskKind
-from annotation.models import Item, Project
+from annotation.models import Item, ModelCall, ModelConnection, Project
+from annotation.selectors.model_labels import model_labels
 from quality.models import Prediction, QualityRun
 
 
+def _connections(project: Project) -> list[ModelConnection]:
+    """The model connections that labeled any of the project's items (a model run's)."""
+    called = ModelCall.objects.filter(item__project=project, outcome=ModelCall.Outcome.LABELED)
+    return list(ModelConnection.objects.filter(pk__in=called.values("connection_id")).order_by("name"))
+
+
 def project_predictions(project: Project, *, by: str = "item_id") -> dict[str, dict[Any, dict[str, Any]]]:
-    """model -> item -> the model's labels, of every model imported into the project; the item named
+    """model -> item -> the model's labels, of every model imported into the project and of every
+    model connection whose run labeled its items (`model_labels`, under the connection's name); the item named
     by `by`: its number (`item_id`), or its id as imported (`item__external_id`, what a kind's
     scorer reads)."""
     found: dict[str, dict[Any, dict[str, Any]]] = {}
     rows = Prediction.objects.filter(project=project).order_by("model", "item_id")
     for model, item, labels in rows.values_list("model", by, "labels").iterator():
         found.setdefault(model, {})[item] = labels
+    connections = _connections(project)
+    if connections:  # a model run's labels: predictions of the connection, by its name
+        ids = (
+            dict(Item.objects.filter(project=project).values_list("id", by.removeprefix("item__")))
+            if by != "item_id"
+            else None
+        )
+        for connection in connections:
+            labeled = model_labels(
+                connection=connection, item_ids=Item.objects.filter(project=project).values_list("id", flat=True)
+            )
+            named = labeled if ids is None else {ids[item]: labels for item, labels in labeled.items()}
+            found.setdefault(connection.name, {}).update(named)
     return found
 
 
@@ -34,9 +55,13 @@ def project_gold(project: Project, kind: TaskKind) -> dict[int, dict[str, Any]]:
 
 
 def prediction_imports(project: Project) -> dict[str, tuple[int, datetime]]:
-    """model -> (predictions, when they were imported) of the project's models."""
+    """model -> (predictions, when they were imported or last labeled) of the project's models."""
     rows = Prediction.objects.filter(project=project).values("model").annotate(n=Count("id"), at=Max("imported_at"))
-    return {row["model"]: (row["n"], row["at"]) for row in rows.order_by("model")}
+    found = {row["model"]: (row["n"], row["at"]) for row in rows.order_by("model")}
+    calls = ModelCall.objects.filter(item__project=project, outcome=ModelCall.Outcome.LABELED)
+    for row in calls.values("connection__name").annotate(n=Count("item_id", distinct=True), at=Max("created_at")):
+        found.setdefault(row["connection__name"], (row["n"], row["at"]))
+    return found
 
 
 def run_predictions(run: QualityRun) -> dict[str, Any]:

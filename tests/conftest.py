@@ -37,3 +37,12 @@ def _no_language_left_active():
     from django.utils import translation
 
     translation.deactivate()
+
+
+@pytest.fixture
+def local_model():
+    """The local OpenAI-compatible endpoint on a free port (annotation.llm.local)."""
+    from annotation.llm.local import LocalModelServer
+
+    with LocalModelServer() as server:
+        yield server

@@ -36,3 +36,20 @@ def test_worker_releases_abandoned_assignments_and_runs_quality():
     assert Assignment.objects.get(pk=held.pk).status == Assignment.Status.RELEASED
     run = QualityRun.objects.get(project=project)
     assert run.status == QualityRun.Status.DONE
+
+
+def test_worker_runs_a_model_run_against_the_local_endpoint(local_model):
+    from annotation.models import ModelConnection, ModelRun
+    from annotation.services.model_runs import model_run_estimate
+    from annotation.tasks import run_model
+
+    project = ProjectFactory()
+    ItemFactory.create_batch(3, project=project)
+    connection = ModelConnection.objects.create(
+        team=project.team, name="worker-model", base_url=local_model.base_url, model="m", requests_per_minute=6000
+    )
+    run = model_run_estimate(project=project, connection=connection)
+    with celery_worker() as queue:
+        result = run_model.apply_async(args=[run.pk], queue=queue).get(timeout=90)
+    assert result["status"] == "done" and result["done"] == 3
+    assert ModelRun.objects.get(pk=run.pk).calls.filter(outcome="labeled").count() == 3

@@ -62,12 +62,13 @@ class AdminBrowser(Browser):
 
 @pytest.fixture
 def demo(tmp_path):
-    port, mturk_port, prolific_port = free_port(), free_port(), free_port()
+    port, mturk_port, prolific_port, llm_port = free_port(), free_port(), free_port(), free_port()
     log = tmp_path / "demo.log"
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("MTURK_", "PROLIFIC_", "CELERY_", "AWS_")) and k not in ("PUBLIC_BASE_URL", "DATABASE_URL")
+        if not k.startswith(("MTURK_", "PROLIFIC_", "LLM_", "CELERY_", "AWS_"))
+        and k not in ("PUBLIC_BASE_URL", "DATABASE_URL")
     }
     env.update(
         VENV=sys.prefix,
@@ -77,6 +78,8 @@ def demo(tmp_path):
         MTURK_STATE=str(tmp_path / "mturk.sqlite3"),
         PROLIFIC_PORT=str(prolific_port),
         PROLIFIC_STATE=str(tmp_path / "prolific.sqlite3"),
+        LLM_PORT=str(llm_port),
+        LLM_STATE=str(tmp_path / "llm.sqlite3"),
         DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}",
         STATIC_ROOT=str(tmp_path / "static"),
         DEMO_PASSWORD=PASSWORD,
@@ -93,7 +96,14 @@ def demo(tmp_path):
         )
     try:
         wait_for(lambda: "Serving on" in log.read_text() and listening(port), "the demo did not serve", 180, log)
-        yield {"process": process, "port": port, "mturk_port": mturk_port, "prolific_port": prolific_port, "log": log}
+        yield {
+            "process": process,
+            "port": port,
+            "mturk_port": mturk_port,
+            "prolific_port": prolific_port,
+            "llm_port": llm_port,
+            "log": log,
+        }
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
@@ -156,15 +166,21 @@ def test_demo_serves_the_platform_and_the_local_endpoints_and_stops_them_all(dem
     with urllib.request.urlopen(prolific + "/participant/", timeout=10) as page:
         assert studies[0]["id"] in page.read().decode()  # the simulator offers it
 
-    # a TERM (like Ctrl-C) stops the script and the three servers
+    # the local model endpoint answers as an OpenAI-compatible server
+    with urllib.request.urlopen(f"http://127.0.0.1:{demo['llm_port']}/v1/models", timeout=10) as answer:
+        assert "local-model" in {model["id"] for model in json.load(answer)["data"]}
+
+    # a TERM (like Ctrl-C) stops the script and the four servers
     os.kill(demo["process"].pid, signal.SIGTERM)
     demo["process"].wait(timeout=60)
-    wait_for(
-        lambda: not any(listening(p) for p in (port, mturk_port, prolific_port)), "the servers did not stop", 30, log
-    )
+    servers = (port, mturk_port, prolific_port, demo["llm_port"])
+    wait_for(lambda: not any(listening(p) for p in servers), "the servers did not stop", 30, log)
 
 
-@pytest.mark.parametrize("state", ["mturk-local.sqlite3", "prolific-local.sqlite3", "prolific-local.sqlite3-journal"])
+@pytest.mark.parametrize(
+    "state",
+    ["mturk-local.sqlite3", "prolific-local.sqlite3", "prolific-local.sqlite3-journal", "llm-local.sqlite3-wal"],
+)
 def test_the_demo_endpoints_state_files_are_ignored_by_git(state):
     """The demo writes them in the clone; `git status` must not offer them for a commit."""
     root = Path(settings.BASE_DIR)

@@ -16,7 +16,9 @@ from django import forms
 from django.forms import renderers
 from django.utils.functional import Promise
 
+from . import model_task as model_tasks
 from . import own_values
+from .model_task import ModelTask
 from .own_values import ValueFormat
 from .presets import ChannelPreset
 from .problems import ImportProblem as ImportProblem  # re-exported: the kinds import it from here
@@ -357,6 +359,11 @@ class TaskKind(ABC):
         stored as the adjudicator's own value would be (`adjudication_value`; a text as it is,
         anything else as its JSON). Raises ValueError with the reason when the field refuses it."""
         return self.adjudication_value(payload, field, value if isinstance(value, str) else json.dumps(value))
+
+    def model_task(self, payload: Mapping[str, Any]) -> ModelTask:
+        """What a language model reads of the item and is asked (annotation.llm.prompts); default:
+        the adjudicator's view of the item and a question per label field, by its level."""
+        return model_tasks.from_label_fields(self.label_fields(), self.adjudication_item(payload))
 
     def imported_predictions(self, text: str) -> list[ImportedPrediction] | None:
         """The predictions in another tool's file of tasks (Label Studio's, for a kind whose item

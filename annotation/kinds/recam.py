@@ -24,6 +24,7 @@ from .base import (
     TaskKind,
 )
 from .formats import content_id, jsonl_records, require_str
+from .model_task import ModelTask, choice
 from .registry import register
 from .results import KindPlot, LabelField, column_label
 from .spans import find_span
@@ -312,6 +313,27 @@ class ReCAM(TaskKind):
 
     def report_plots(self, frame: Any) -> list[KindPlot]:
         return _pre_post_plot(frame)
+
+    def model_task(self, payload: Mapping[str, Any]) -> ModelTask:
+        """The question, its five options and the passage; the answer after reading, a second
+        answer, the evidence's relation and the difficulty (the choice before reading is a
+        person's, made without the passage: not asked)."""
+        options = [(i, str(payload[key])) for i, key in enumerate(OPTION_KEYS)]
+        item = {
+            "question": payload["question"],
+            "options": "\n".join(f"{i}: {text}" for i, text in options),
+            "article": payload["article"],
+        }
+        second = [*options, (NO_OTHER_ANSWER, str(NO_OTHER_ANSWER_LABEL))]
+        return ModelTask(
+            item,
+            (
+                choice("post_choice", f"Which option fills the blank ({PLACEHOLDER})?", options),
+                choice("second_choice", "Which other option could also fill the blank?", second),
+                choice("relation", str(QUESTIONS["relation"]), [(k, str(v)) for k, v in RELATIONS]),
+                choice("difficulty", str(QUESTIONS["difficulty"]), [(k, str(v)) for k, v in DIFFICULTIES]),
+            ),
+        )
 
 
 # --- label fields and the report's plot (agreement, aggregation) ----------------------------

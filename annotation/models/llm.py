@@ -6,6 +6,7 @@ adaptive redundancy. The API key is never stored: the connection names the envir
 that holds it."""
 
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings as django_settings
 from django.core.validators import MinValueValidator
@@ -14,7 +15,12 @@ from django.db import models
 from .projects import Item, Project
 from .teams import Team
 
-PRICE = {"max_digits": 12, "decimal_places": 6, "default": Decimal(0), "validators": [MinValueValidator(Decimal(0))]}
+PRICE: dict[str, Any] = {
+    "max_digits": 12,
+    "decimal_places": 6,
+    "default": Decimal(0),
+    "validators": [MinValueValidator(Decimal(0))],
+}
 
 
 class ModelConnection(models.Model):

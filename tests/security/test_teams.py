@@ -25,6 +25,9 @@ from annotation.models import (
     BulkPayment,
     ChannelCall,
     FinalLabel,
+    ModelCall,
+    ModelConnection,
+    ModelRun,
     Participation,
     Posting,
     Project,
@@ -87,6 +90,13 @@ def teams(world) -> Teams:
     )
     Prediction.objects.create(
         project=world.project, item=item, model="model-of-team-a", labels={"choice": 1}, imported_at=timezone.now()
+    )
+    connection = ModelConnection.objects.create(
+        team=world.project.team, name="model-of-team-a", base_url="http://127.0.0.1:9/v1", model="m"
+    )
+    run = ModelRun.objects.create(project=world.project, connection=connection)
+    ModelCall.objects.create(
+        connection=connection, run=run, item=item, prompt_hash="a" * 64, outcome="labeled", labels={"choice": 1}
     )
     a_objects = {m: set(m._default_manager.values_list("pk", flat=True)) for m in registered_models()}
     missing = [m._meta.label for m, pks in a_objects.items() if not pks]

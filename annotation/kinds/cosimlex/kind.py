@@ -26,6 +26,7 @@ from ..base import (
     QualityOutcome,
     TaskKind,
 )
+from ..model_task import ModelTask, number
 from ..registry import register
 from ..results import KindPlot, LabelField, column_label
 from ..scoring import ProjectResults, Scorer
@@ -238,6 +239,14 @@ class CoSimLex(TaskKind):
     # --- agreement and aggregation: label fields and the report's plot ---------------------
     def label_fields(self) -> tuple[LabelField, ...]:
         return COSIMLEX_LABEL_FIELDS
+
+    def model_task(self, payload: Mapping[str, Any]) -> ModelTask:
+        """The context and the two words; their similarity in it on the page's 0-6 scale."""
+        item = {"context": plain_context(payload[f"context{payload['context']}"]), "word 1": payload["word1"]}
+        item["word 2"] = payload["word2"]
+        note = "A whole number from 0 (not similar at all) to 6 (extremely similar)."
+        prompt = "How similar in meaning are the two words, as they are used in this context?"
+        return ModelTask(item, (number("rating", prompt, low=0, high=6, whole=True, note=note),))
 
     def report_plots(self, frame: Any) -> list[KindPlot]:
         """How often each point of the 0-6 scale was given, in the kept ratings."""

@@ -17,6 +17,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from ..base import Column, FigureStyle, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind, ValueFormat
+from ..model_task import ModelTask
 from ..registry import register
 from ..results import LabelField
 from ..scoring import Scorer
@@ -26,6 +27,7 @@ from .adjudication import field_name, split_field
 from .figures import FIGURES
 from .forms import OPTION_FORMS, AnswerForm, item_answer, preset_wrong
 from .labels import OPTION_LETTERS, polarity
+from .model import model_task
 from .records import parse_records
 from .released import COLUMNS, LABEL_FIELDS, option_page, released_item
 from .scorers import SCORERS
@@ -199,6 +201,9 @@ class GCRC(TaskKind):
             parsed = super().prediction_value(payload, field, ", ".join(str(n) for n in value))
             return [index + 1 for index in parsed]
         return super().prediction_value(payload, field, value)
+
+    def model_task(self, payload: Mapping[str, Any]) -> ModelTask:
+        return model_task(payload)
 
     def final_item(self, payload: Mapping[str, Any], final: Mapping[str, Any]) -> dict[str, Any]:
         return adjudication.released(payload, final)

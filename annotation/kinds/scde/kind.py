@@ -16,9 +16,11 @@ from django.utils.translation import gettext_lazy as _
 from quality.stats import scde as scde_stats
 
 from ..base import ChannelPreset, FigureStyle, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
+from ..model_task import ModelTask, choice
 from ..registry import register
 from ..results import LabelField
 from . import results
+from .answers import candidate_label
 from .figures import FIGURES
 from .page import PASSAGE_PAGE, passage_context
 from .preset import MTURK_PRESET
@@ -59,6 +61,19 @@ class SCDE(TaskKind):
     def label_fields(self) -> Sequence[LabelField]:
         """Each blank's chosen candidate and the difficulty rating (agreement between workers)."""
         return results.LABEL_FIELDS
+
+    def model_task(self, payload: Mapping[str, Any]) -> ModelTask:
+        """The passage with its blanks and the candidates; per blank of the study the candidate
+        that fills it, and the difficulty."""
+        options = [(i, f"{candidate_label(i)}. {text}") for i, text in enumerate(payload["candidates"])]
+        blanks = sum(1 for piece in payload["pieces"] if "blank" in piece)
+        questions = [
+            choice(f"blank_{n}", f"Which candidate fills blank <{n}>?", options)
+            for n in range(1, min(blanks, results.BLANKS_AGREED) + 1)
+        ]
+        levels = [(level, level) for level in scde_stats.DIFFICULTY_LEVELS]
+        questions.append(choice("difficulty", "How difficult is the passage?", levels))
+        return ModelTask(self.adjudication_item(payload), tuple(questions))
 
     def parse(self, text: str) -> list[ParsedItem]:
         return parse_records(text)

@@ -18,8 +18,10 @@ from quality.stats import gold_accuracy
 
 from ..base import Column, FigureStyle, Page, ParsedItem, QualityOutcome, TaskKind
 from ..imported import checked_annotation
+from ..model_task import ModelTask
 from ..results import KindPlot, LabelField
 from ..typed import ImportedPrediction, TypedAnswer
+from . import model
 from .display import markdown_html, sentences_of, text_of
 from .forms import TaskFilePageForm, answer_of, asked, question_context
 from .questions import is_correct, label_of, options_for
@@ -192,6 +194,9 @@ class TaskFileKind(TaskKind):
             )
         typed = [options[str(v)] for v in given]
         return typed if isinstance(value, list) else typed[0]
+
+    def model_task(self, payload: Mapping[str, Any]) -> ModelTask:
+        return model.model_task(self.task, payload, self.words)
 
     def hub_task_categories(self) -> list[str]:
         """The file's `task_categories`, else what its label fields suggest."""
