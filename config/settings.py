@@ -312,3 +312,5 @@ PROLIFIC_VAT_COUNTRY = env.str("PROLIFIC_VAT_COUNTRY", default="GB")
 # Each call's timeout and the openai client's retries (429, 5xx, timeouts: backoff, retry-after).
 LLM_TIMEOUT_SECONDS = env.float("LLM_TIMEOUT_SECONDS", default=60.0)
 LLM_MAX_RETRIES = env.int("LLM_MAX_RETRIES", default=4)
+# The local endpoint scripts/demo starts: load_demo points the demo team's connection at it.
+LLM_LOCAL_URL = env.str("LLM_LOCAL_URL", default="http://127.0.0.1:8767/v1")

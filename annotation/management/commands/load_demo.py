@@ -12,9 +12,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
 
-from annotation.models import Batch
+from annotation.models import Batch, ModelConnection, ModelRun, Project
 from annotation.selectors.batches import invite_url
 from annotation.services.demo import DemoSetup, StudyFiles, demo_load
+from annotation.services.demo_model import demo_model_ensure
 from annotation.services.examples import examples_load
 
 from ._common import add_base_url_argument, base_url
@@ -104,14 +105,23 @@ class Command(BaseCommand):
                     for link in (other.invite, *other.more_invites)
                 ),
             ]
+        user = get_user_model().objects.get(username=demo.username)
+        model_projects = [demo.project]
         if options["examples"]:
-            user = get_user_model().objects.get(username=demo.username)
             for example in examples_load(team=demo.project.team, created_by=user):
+                model_projects.append(example.project)
                 lines += [
                     f"Example project {example.project.pk}: {example.project.name} "
                     f"({example.project.items.count()} items, from {example.example.task_file.parent.name}/)",
                     f"Invite link: {invite_url(example.invite.token, base_url=base)}",
                 ]
+        lines += model_lines(
+            demo_model_ensure(
+                team=demo.project.team, base_url=settings.LLM_LOCAL_URL, projects=model_projects, by=user
+            ),
+            model_projects,
+            base,
+        )
         if demo.study is not None:
             lines += [
                 f"Study batch: “{demo.study.batch.name}” (ReCAM demo; consent, a comprehension check, a practice "
@@ -123,6 +133,26 @@ class Command(BaseCommand):
         if demo.prolific_batch is not None:
             lines += prolific_lines(demo.prolific_batch, base)
         self.stdout.write(self.style.SUCCESS("\n".join(lines)))
+
+
+def model_lines(connection: ModelConnection, projects: list[Project], base: str) -> list[str]:
+    """The "Run the model" step: each project's estimated run, and where to start it."""
+    runs = ModelRun.objects.filter(connection=connection, project__in=projects).order_by("project_id", "-created_at")
+    newest: dict[int, ModelRun] = {}
+    for run in runs:
+        newest.setdefault(run.project_id, run)
+    lines = [
+        f"Model:       {connection.name} at {connection.base_url} (the local model endpoint); to run it, tick a run "
+        f"at {base}{reverse('admin:annotation_modelrun_changelist')} and run “Run the chosen models (shows the cost first)”"
+    ]
+    for project in projects:
+        run = newest.get(project.pk)
+        if run is not None:
+            lines.append(
+                f"Model run:   {project.name}: {run.items_total} items, estimated cost {run.estimated_cost:.4f} "
+                f"({run.status})"
+            )
+    return lines
 
 
 def mturk_lines(batch: Batch, base: str) -> list[str]:
