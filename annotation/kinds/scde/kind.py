@@ -18,6 +18,7 @@ from quality.stats import scde as scde_stats
 from ..base import ChannelPreset, FigureStyle, ItemExport, Page, ParsedItem, QualityOutcome, TaskKind
 from ..registry import register
 from ..results import LabelField
+from ..suggestions import Place
 from . import results
 from .figures import FIGURES
 from .page import PASSAGE_PAGE, passage_context
@@ -55,6 +56,7 @@ class SCDE(TaskKind):
     }
     columns = results.COLUMNS
     item_text_columns = results.ITEM_TEXT_COLUMNS
+    suggestion_places = {f.name: Place(PASSAGE_PAGE.slug, f.name) for f in results.LABEL_FIELDS}
 
     def label_fields(self) -> Sequence[LabelField]:
         """Each blank's chosen candidate and the difficulty rating (agreement between workers)."""
