@@ -31,7 +31,9 @@ def _saved(kind, payload, page, data, answers=None):
 def test_a_recam_page_suggests_its_own_label_field_in_the_options_words():
     kind = get_kind("recam")
     page, found = _suggested(kind, RECAM_PAYLOAD, "pre", {"pre_choice": 2, "post_choice": 1})
-    assert [(s.field, s.question, s.initial, s.text) for s in found] == [("pre_choice", "choice", {"choice": 2}, "cold")]
+    assert [(s.field, s.question, s.initial, s.text) for s in found] == [
+        ("pre_choice", "choice", {"choice": 2}, "cold")
+    ]
     kept = kept_record(kind, RECAM_PAYLOAD, _saved(kind, RECAM_PAYLOAD, page, {"choice": "2"}), found, "m")
     assert kept == {"pre_choice": {"model": "m", "value": 2, "kept": True}}
     changed = kept_record(kind, RECAM_PAYLOAD, _saved(kind, RECAM_PAYLOAD, page, {"choice": "4"}), found, "m")
@@ -58,9 +60,10 @@ def test_marked_spans_are_suggested_as_the_text_they_mark_and_kept_as_a_set():
     kept = kept_record(ESA, ESA_ITEM, _saved(ESA, ESA_ITEM, page, {"esa_spans": posted}), found, "m")
     assert kept["esa_spans"]["kept"] is True
     fewer = json.dumps(marked[:1])
-    assert kept_record(ESA, ESA_ITEM, _saved(ESA, ESA_ITEM, page, {"esa_spans": fewer}), found, "m")["esa_spans"][
-        "kept"
-    ] is False
+    assert (
+        kept_record(ESA, ESA_ITEM, _saved(ESA, ESA_ITEM, page, {"esa_spans": fewer}), found, "m")["esa_spans"]["kept"]
+        is False
+    )
 
 
 def test_a_slider_suggestion_is_pre_filled_as_a_chosen_value():

@@ -19,7 +19,13 @@ MAX_SWAPPED_SAVE_QUERIES = 2  # the read and the UPDATE: the next page of the it
 
 
 #: the model's labels of every item: each ReCAM page with a label field shows a suggestion
-MODEL_LABELS = {"pre_choice": 2, "post_choice": 1, "second_choice": "none", "relation": "summarize", "difficulty": "easy"}
+MODEL_LABELS = {
+    "pre_choice": 2,
+    "post_choice": 1,
+    "second_choice": "none",
+    "relation": "summarize",
+    "difficulty": "easy",
+}
 
 
 def _with_suggestions(batch, mode: str) -> None:
