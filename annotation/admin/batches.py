@@ -16,6 +16,7 @@ from annotation.selectors.batches import batches_with_progress, invite_url, labe
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import (
     ADAPTIVE_FIELDS,
+    SUGGESTION_FIELDS,
     batch_create,
     invite_link_create,
 )
@@ -91,6 +92,7 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
         "pilot_items",
         "progress",
         *ADAPTIVE_FIELDS,
+        *SUGGESTION_FIELDS,
         "labels_saved",
         "channel_settings",
         "use_preset",
@@ -143,6 +145,8 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
                 channel_settings=data["channel_settings"],
                 study=data.get("study", ""),
                 adaptive={name: data[name] for name in ADAPTIVE_FIELDS} if data.get("adaptive") else None,
+                model=data.get("model"),
+                suggestions=data.get("suggestions") or "off",
             ),
         )
 
