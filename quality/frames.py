@@ -10,7 +10,7 @@ import pandas as pd
 
 from annotation.kinds import LabelField
 from annotation.models import Project
-from annotation.selectors.responses import annotation_columns, annotation_rows
+from annotation.selectors.responses import annotation_columns, annotation_rows, has_suggestions
 
 
 def annotation_frame(project: Project) -> pd.DataFrame:
@@ -20,8 +20,9 @@ def annotation_frame(project: Project) -> pd.DataFrame:
 
     A value a row lacks stays None in the text and object columns: pandas would read it back as
     NaN, which is truthy and not a string, so every kind's `row.get(key) or ...` would see it."""
-    rows = annotation_rows(project)
-    frame = pd.DataFrame.from_records(list(rows), columns=annotation_columns(project))
+    shown = has_suggestions(project)  # the model's suggestions shown with each answer (the report's anchoring)
+    rows = annotation_rows(project, suggestions=shown)
+    frame = pd.DataFrame.from_records(list(rows), columns=annotation_columns(project, suggestions=shown))
     text = frame.select_dtypes(include=["object", "str"]).columns
     frame[text] = frame[text].astype(object).where(frame[text].notna(), None)
     return frame

@@ -67,3 +67,10 @@ def prediction_imports(project: Project) -> dict[str, tuple[int, datetime]]:
 def run_predictions(run: QualityRun) -> dict[str, Any]:
     """The run's "predictions" section (empty when no model's predictions were imported before it)."""
     return (run.report or {}).get("predictions") or {}
+
+
+def suggestion_labels(project: Project, model: str, item_ids: Any) -> dict[int, dict[str, Any]]:
+    """item id -> the labels of the project's team's model named `model` (the one whose suggestions
+    annotators were shown), of the items `item_ids`; empty when no such model is left."""
+    connection = ModelConnection.objects.filter(team_id=project.team_id, name=model).first()
+    return {} if connection is None else model_labels(connection=connection, item_ids=item_ids)

@@ -13,6 +13,7 @@ from typing import Any
 from django.core import signing
 
 from annotation.kinds import Page, PageForm, TaskKind
+from annotation.kinds.suggestions import Suggestion
 from annotation.models import Response
 from annotation.services.responses import next_page_slug
 
@@ -41,8 +42,23 @@ def step_for(response: Response, kind: TaskKind) -> Step | None:
     return Step(kind=kind, response=response, page=pages[index], index=index + 1, count=len(pages))
 
 
-def build_form(page: Page, response: Response, data: Any = None) -> PageForm:
-    return page.form_class(data, payload=response.item.payload, answers=response.answers)
+def build_form(page: Page, response: Response, data: Any = None, initial: Any = None) -> PageForm:
+    return page.form_class(data, payload=response.item.payload, answers=response.answers, initial=initial)
+
+
+def suggestion_mode(response: Response) -> str:
+    """How the response's batch shows its model's labels: "off", "hint" or "preselect" (read with
+    the response by `selectors.work.with_suggestion`; "off" for a response read without it)."""
+    return getattr(response, "suggestion_mode", None) or "off"
+
+
+def suggestions_for(kind: TaskKind, page: Page, form: PageForm, response: Response) -> list[Suggestion]:
+    """The model's labels of the response's own item that `page` shows (none when its batch
+    shows none): the page draws them, and its save records whether each was kept."""
+    labels = getattr(response, "suggestion_labels", None)
+    if suggestion_mode(response) == "off" or not labels:
+        return []
+    return kind.suggestions(page, form, labels)
 
 
 def page_context(step: Step) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
 from annotation.kinds import kind_of
+from annotation.kinds.suggestions import initial_of
 from annotation.models import Batch, InviteLink, Project, Response, Role
 from annotation.selectors.work import (
     UnitProgress,
@@ -157,11 +158,18 @@ def render_step(
     left counts from then); None: shown now. `wait_seconds`: what the page's minimum time leaves."""
     assert step is not None, "render_step needs an item with a page left"
     shown = shown or flow.shown_token(step.response.pk, step.page.slug)
+    mode = flow.suggestion_mode(step.response)
+    page_form = form or flow.build_form(step.page, step.response)
+    suggested = flow.suggestions_for(step.kind, step.page, page_form, step.response)
+    if suggested and form is None and mode == "preselect":  # a refused answer stays as it was posted
+        page_form = flow.build_form(step.page, step.response, initial=initial_of(suggested))
     context = {
         "project": project,
         "instructions": instructions_of(project),
         "step": step,
-        "form": form or flow.build_form(step.page, step.response),
+        "form": page_form,
+        "suggestions": {s.question: s for s in suggested},
+        "suggestion_mode": mode,
         "shown": shown,
         "wait_seconds": flow.wait_seconds(step.page, flow.shown_at(shown, step.response.pk, step.page.slug)),
         "item_number": progress.done + 1,
@@ -223,6 +231,9 @@ def save_page(
             answer=form.answer(),
             shown_at=flow.shown_at(request.POST.get("shown", ""), response.pk, page_slug),
             from_page=True,
+            # what the page showed, read again on the server with the response: never the client's word
+            suggestions=flow.suggestions_for(kind_of(project), page, form, response),
+            model=getattr(response, "suggestion_model", None) or "",
         )
     except TooSoon as exc:  # the page again as answered, its wait counted from its first showing
         messages.error(request, str(exc))

@@ -13,10 +13,12 @@ from annotation.kinds import PresetError, kind_of, preset_fill, preset_for_chann
 from annotation.models import Batch, Item
 from annotation.services.batches import (
     ADAPTIVE_FIELDS,
+    SUGGESTION_FIELDS,
     channel_settings_check,
     study_change_problem,
     study_check,
     study_project_problem,
+    suggestions_problem,
 )
 from annotation.studies import StudyFileError
 
@@ -65,11 +67,43 @@ class HandoutOptional(forms.ModelForm):
         return text + "\n" if text else ""
 
 
-class BatchChangeForm(HandoutOptional, BatchSettingsForm):
-    pass
+class ModelSuggestions(forms.ModelForm):
+    """The batch's model (one of its project's team's connections) and how its labels are shown to
+    annotators; a post without them keeps the batch's (forms written before them)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if "suggestions" in self.fields:
+            self.fields["suggestions"].required = False
+        project = getattr(self.instance, "project", None) if self.instance.project_id else None
+        if "model" in self.fields and project is not None:
+            field = self.fields["model"]
+            field.queryset = field.queryset.filter(team_id=project.team_id)  # type: ignore[attr-defined]
+
+    def clean_suggestions(self) -> str:
+        return self.cleaned_data.get("suggestions") or self.instance.suggestions
+
+    def clean_model(self) -> Any:
+        """A post without the field keeps the batch's model (an empty choice clears it)."""
+        return self.cleaned_data.get("model") if "model" in self.data else self.instance.model
+
+    def _check_suggestions(self, data: dict[str, Any]) -> None:
+        project = data.get("project") or (self.instance.project if self.instance.project_id else None)
+        if project is None or "suggestions" not in self.fields:
+            return
+        model, mode = data.get("model"), data.get("suggestions") or "off"
+        if problem := suggestions_problem(project=project, model=model, suggestions=mode):
+            self.add_error("model" if model is not None or mode != "off" else "suggestions", problem)
 
 
-class BatchCreateForm(HandoutOptional):
+class BatchChangeForm(ModelSuggestions, HandoutOptional, BatchSettingsForm):
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        self._check_suggestions(data)
+        return data
+
+
+class BatchCreateForm(ModelSuggestions, HandoutOptional):
     items_per_unit = forms.IntegerField(
         min_value=1,
         required=False,
@@ -119,6 +153,7 @@ class BatchCreateForm(HandoutOptional):
             "channel_settings",
             "study",
             *ADAPTIVE_FIELDS,
+            *SUGGESTION_FIELDS,
         ]
         widgets = {"study": forms.Textarea(attrs={"rows": 12, "cols": 90, "class": "study-file"})}
 
@@ -129,6 +164,7 @@ class BatchCreateForm(HandoutOptional):
         project, text = data.get("project"), data.get("external_ids", "")
         if project is None:
             return data
+        self._check_suggestions(data)
         if not data.get("assignments_per_unit"):
             data["assignments_per_unit"] = kind_of(project).suggested_annotators_per_item(project.language)
         self._fill_channel(project, data)

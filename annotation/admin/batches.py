@@ -17,6 +17,7 @@ from annotation.selectors.batches import batches_with_progress, invite_url, labe
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import (
     ADAPTIVE_FIELDS,
+    SUGGESTION_FIELDS,
     batch_create,
     invite_link_create,
 )
@@ -90,6 +91,7 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
         "pilot_items",
         "progress",
         *ADAPTIVE_FIELDS,
+        *SUGGESTION_FIELDS,
         "labels_saved",
         "channel_settings",
         "use_preset",
@@ -142,6 +144,8 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
                 channel_settings=data["channel_settings"],
                 study=data.get("study", ""),
                 adaptive={name: data[name] for name in ADAPTIVE_FIELDS} if data.get("adaptive") else None,
+                model=data.get("model"),
+                suggestions=data.get("suggestions") or "off",
             ),
         )
 

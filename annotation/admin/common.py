@@ -17,7 +17,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.timezone import localtime
 
-from annotation.models import Batch, InviteLink, Project, Team
+from annotation.models import Batch, InviteLink, ModelConnection, Project, Team
 from annotation.selectors.batches import invite_url
 from annotation.selectors.teams import projects_visible_to, teams_of, visible_to
 
@@ -157,6 +157,8 @@ class TeamScoped:
             kwargs["queryset"] = visible_to(request.user, Batch.objects.all())
         elif db_field.related_model is Team:
             kwargs["queryset"] = teams_of(request.user)
+        elif db_field.related_model is ModelConnection:
+            kwargs["queryset"] = ModelConnection.objects.filter(team__in=teams_of(request.user))
         return super().formfield_for_foreignkey(db_field, request, **kwargs)  # type: ignore[misc]
 
 

@@ -13,17 +13,19 @@ from rest_framework.response import Response
 
 from annotation.channels import channel_choices
 from annotation.kinds import kind_of
-from annotation.models import Batch, InviteLink, Item, Project
+from annotation.models import Batch, InviteLink, Item, ModelConnection, Project
 from annotation.selectors.batches import batches_with_progress, invite_url, labels_saved, progress_of
-from annotation.selectors.teams import projects_visible_to, visible_to
+from annotation.selectors.teams import projects_visible_to, teams_of, visible_to
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import (
     ADAPTIVE_FIELDS,
+    SUGGESTION_MODES,
     BatchError,
     adaptive_problem,
     batch_create,
     invite_link_create,
     study_check,
+    suggestions_problem,
 )
 from annotation.studies import StudyFileError
 
@@ -73,6 +75,8 @@ class BatchSerializer(serializers.ModelSerializer):
             "max_annotators",
             "target_confidence",
             "min_competence",
+            "model",
+            "suggestions",
             "created_at",
             "progress",
             "labels",
@@ -106,6 +110,16 @@ class VisibleProjectId(ExistingId):
     def get_queryset(self) -> QuerySet[Project]:
         request = self.context.get("request")
         return projects_visible_to(request.user) if request is not None else Project.objects.none()
+
+
+class VisibleModelId(ExistingId):
+    """A model connection of the requesting user's teams: another team's id is a 404."""
+
+    def get_queryset(self) -> QuerySet[ModelConnection]:
+        request = self.context.get("request")
+        if request is None:
+            return ModelConnection.objects.none()
+        return ModelConnection.objects.filter(team__in=teams_of(request.user))
 
 
 class BatchCreateSerializer(JsonTypes):
@@ -180,6 +194,20 @@ class BatchCreateSerializer(JsonTypes):
         "work. Null: nobody is stopped (0.3 when the study has live quality on).",
     )
 
+    model = VisibleModelId(
+        queryset=ModelConnection.objects.all(),  # the queryset for the schema only
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The model connection whose labels the pages show (one of the project's team's; docs/models.md).",
+    )
+    suggestions = serializers.ChoiceField(
+        choices=SUGGESTION_MODES,
+        default="off",
+        help_text="Show the model's label to annotators: `hint` (beside the question) or `preselect` (chosen for "
+        "them to keep or change); recorded with each answer. Needs `model`.",
+    )
+
     def validate_study(self, text: str) -> str:
         try:
             study_check(text)
@@ -193,6 +221,11 @@ class BatchCreateSerializer(JsonTypes):
         problem = adaptive_problem(data["adaptive"])
         if problem:
             raise serializers.ValidationError({"max_annotators": [problem]})
+        problem = suggestions_problem(
+            project=data["project"], model=data.get("model"), suggestions=data.get("suggestions", "off")
+        )
+        if problem:
+            raise serializers.ValidationError({"model": [problem]})
         if "assignments_per_unit" not in data:
             project = data["project"]
             data["assignments_per_unit"] = kind_of(project).suggested_annotators_per_item(project.language)

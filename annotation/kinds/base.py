@@ -24,6 +24,7 @@ from .presets import ChannelPreset
 from .problems import ImportProblem as ImportProblem  # re-exported: the kinds import it from here
 from .results import GENERIC_SETTINGS, KindPlot, LabelField, aggregation_settings_problems
 from .scoring import ProjectResults, Scorer
+from .suggestions import Place, Suggestion, placed
 from .typed import ImportedAnnotation, ImportedPrediction, TypedAnswer, generic_typed_answers, typed_labels
 
 
@@ -165,6 +166,8 @@ class TaskKind(ABC):
     #: z-score, agreed spans: `quality.level_results`); False where a released row is not one
     #: item (a pair's two items written as one row, with the release's own scores)
     item_results: ClassVar[bool] = True
+    #: where each label field is asked (label field -> `Place`): a model's suggestion goes there
+    suggestion_places: ClassVar[Mapping[str, Place]] = {}
 
     # --- import --------------------------------------------------------------------
     @abstractmethod
@@ -193,6 +196,10 @@ class TaskKind(ABC):
             if page.slug == slug:
                 return page
         raise KeyError(slug)
+
+    def suggestions(self, page: Page, form: PageForm, labels: Mapping[str, Any]) -> list[Suggestion]:
+        """A model's labels (label field -> value) that `page`'s `form` asks, as the page shows them."""
+        return placed(page, form, labels, self.suggestion_places)
 
     # --- results -------------------------------------------------------------------
     def gold(self, payload: Mapping[str, Any]) -> Any | None:

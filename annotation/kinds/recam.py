@@ -28,6 +28,7 @@ from .model_task import ModelTask, choice
 from .registry import register
 from .results import KindPlot, LabelField, column_label
 from .spans import find_span
+from .suggestions import Place
 
 OPTION_KEYS = [f"option_{i}" for i in range(5)]
 PLACEHOLDER = "@placeholder"
@@ -207,6 +208,13 @@ class ReCAM(TaskKind):
         Column("post_correct", lambda payload, answers: _is_label(payload, answers, "post"), payload_keys=("label",)),
     )
     item_text_columns = (Column.item("question"), Column.item("article"))
+    suggestion_places = {
+        "pre_choice": Place("pre", "choice"),
+        "post_choice": Place("post", "choice"),
+        "second_choice": Place("second", "choice"),
+        "relation": Place("relation", "relation"),
+        "difficulty": Place("difficulty", "difficulty"),
+    }
     default_instructions = _(
         "Each question is a one-sentence summary of a news passage with one word left out "
         "(shown as a blank). You will first pick the missing word without seeing the passage, "

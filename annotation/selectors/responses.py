@@ -46,11 +46,17 @@ _RESPONSE_FIELDS = (
 
 
 def annotation_columns(
-    project: Project, *, item_text: bool = False, keep_unconfirmed: bool = False, page_seconds: bool = False
+    project: Project,
+    *,
+    item_text: bool = False,
+    keep_unconfirmed: bool = False,
+    page_seconds: bool = False,
+    suggestions: bool = False,
 ) -> list[str]:
     """The columns of `annotation_rows`: the base ones (with `keep_unconfirmed`, `confirmed` after
     the assignment's status; with `page_seconds`, `page_seconds` after `seconds`), the kind's, then
-    (with `item_text`) the item's text columns."""
+    (with `suggestions`) the model's suggestions shown (`suggestion_columns`), then (with
+    `item_text`) the item's text columns."""
     kind = kind_of(project)
     text = [column.name for column in kind.item_text_columns] if item_text else []
     base = list(BASE_ANNOTATION_COLUMNS)
@@ -58,7 +64,37 @@ def annotation_columns(
         base.insert(base.index("assignment_status") + 1, "confirmed")
     if page_seconds:
         base.insert(base.index("seconds") + 1, "page_seconds")
-    return base + kind.annotation_columns() + text
+    shown = suggestion_columns(project) if suggestions else []
+    return base + kind.annotation_columns() + shown + text
+
+
+#: the model named by the suggestions shown with a response (several joined by ", ")
+SUGGESTION_MODEL = "suggestion_model"
+
+
+def suggestion_columns(project: Project) -> list[str]:
+    """`suggestion_model`, then per label field the model's label shown (`<field>_suggested`) and
+    whether the answer kept it (`<field>_kept`; empty: no suggestion was shown)."""
+    fields = [f.name for f in kind_of(project).label_fields()]
+    return [SUGGESTION_MODEL, *(f"{name}_{part}" for name in fields for part in ("suggested", "kept"))]
+
+
+def suggestion_row(record: dict[str, Any], columns: list[str]) -> dict[str, Any]:
+    """A response's `suggestions` ({page: {field: {model, value, kept}}}) as `suggestion_columns`."""
+    row: dict[str, Any] = dict.fromkeys(columns)
+    models = []
+    for shown in record.values():
+        for field, entry in shown.items():
+            row[f"{field}_suggested"], row[f"{field}_kept"] = entry.get("value"), entry.get("kept")
+            models.append(entry.get("model") or "")
+    row[SUGGESTION_MODEL] = ", ".join(dict.fromkeys(models)) or None
+    return row
+
+
+def has_suggestions(project: Project) -> bool:
+    """Whether an answer of the project was saved with a model's suggestion shown (its exports and
+    quality runs then carry `suggestion_columns`)."""
+    return Response.objects.filter(item__project=project).exclude(suggestions={}).exists()
 
 
 def ended_by_study_unanswered() -> Q:
@@ -75,6 +111,7 @@ def annotation_rows(
     item_text: bool = False,
     keep_unconfirmed: bool = False,
     page_seconds: bool = False,
+    suggestions: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """Every response of the project (or those of `response_ids`) flattened to
     `annotation_columns(project)`, in id order, streamed `chunk_size` rows at a time.
@@ -86,7 +123,8 @@ def annotation_rows(
     Work a recruiting site has not confirmed (`Assignment.confirmed`) never counts for or
     against anybody, so it is left out; `keep_unconfirmed` (the raw export) keeps it, each row
     marked in a `confirmed` column. `page_seconds`: each row's seconds per page ({page: seconds},
-    None when no page was timed) in a `page_seconds` column.
+    None when no page was timed) in a `page_seconds` column. `suggestions`: the model's suggestions
+    shown with each answer and whether it kept them (`suggestion_columns`).
 
     One query; of each item's payload only the keys the kind's columns read. The filter is a
     subquery of the project's item ids, not a join on item__project: SQLite would sort the whole
@@ -103,8 +141,9 @@ def annotation_rows(
     if not keep_unconfirmed:
         queryset = queryset.filter(assignment__confirmed=True)
     queryset = queryset.exclude(ended_by_study_unanswered())
-    values = queryset.order_by("id").values_list(*_RESPONSE_FIELDS, *payload_fields)
-    width = len(_RESPONSE_FIELDS)
+    shown = suggestion_columns(project) if suggestions else []
+    values = queryset.order_by("id").values_list(*_RESPONSE_FIELDS, "suggestions", *payload_fields)
+    width = len(_RESPONSE_FIELDS) + 1
     for row in values.iterator(chunk_size=chunk_size):
         if keys is None:
             payload = row[width]
@@ -125,6 +164,7 @@ def annotation_rows(
             done_at,
             answers,
             timings,
+            suggested,
         ) = row[:width]
         flat = {
             "response_id": rid,
@@ -146,6 +186,8 @@ def annotation_rows(
         if page_seconds:
             flat["page_seconds"] = seconds_by_page(timings)
         flat.update(kind.annotation_row(payload, answers))
+        if shown:
+            flat.update(suggestion_row(suggested, shown))
         if item_text:
             flat.update(kind.item_text_row(payload))
         yield flat

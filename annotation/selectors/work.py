@@ -29,6 +29,7 @@ from annotation.models import (
     Batch,
     Item,
     ItemEstimate,
+    ModelCall,
     Project,
     Response,
     Unit,
@@ -74,11 +75,29 @@ def current_assignment(annotator: Annotator, batch_id: int) -> Assignment | None
     )
 
 
+def with_suggestion(responses: QuerySet[Response]) -> QuerySet[Response]:
+    """Responses with what their page shows of the batch's model (docs/models.md, "Suggestions
+    for annotators"), read in the same query: `suggestion_mode` (the batch's `suggestions`),
+    `suggestion_model` (the model's name) and `suggestion_labels` (its labels of the response's
+    own item, None when the batch shows none): never another item's."""
+    batch = "assignment__unit__batch__"
+    # the newest labeled call of the item wins, as `selectors.model_labels` reads a model's labels
+    calls = ModelCall.objects.filter(
+        connection=OuterRef(batch + "model_id"), item=OuterRef("item_id"), outcome=ModelCall.Outcome.LABELED
+    )
+    labels = Subquery(calls.order_by("-created_at", "-pk").values("labels")[:1])
+    return responses.annotate(
+        suggestion_mode=F(batch + "suggestions"),
+        suggestion_model=F(batch + "model__name"),
+        suggestion_labels=Case(When(Q(**{batch + "suggestions": "off"}), then=Value(None)), default=labels),
+    )
+
+
 def unit_progress(assignment: Assignment, project: Project) -> UnitProgress:
     """The assignment's first response not completed (with its item, of `project`) and its items
     done/total: one query."""
     current = (
-        Response.objects.select_related("item")
+        with_suggestion(Response.objects.select_related("item"))
         .filter(assignment=assignment, completed_at__isnull=True)
         .order_by("position", "id")
         .first()
@@ -126,7 +145,9 @@ def response_for_save(
     if assignment_id is not None:
         mine["assignment_id"] = assignment_id
     try:
-        return Response.objects.select_related("item__project", "assignment").get(pk=response_id, **mine)
+        return with_suggestion(Response.objects.select_related("item__project", "assignment")).get(
+            pk=response_id, **mine
+        )
     except Response.DoesNotExist:
         return None
 

@@ -9,7 +9,7 @@ from django.db import transaction
 
 from annotation.channels import get_channel
 from annotation.kinds import kind_of
-from annotation.models import Batch, InviteLink, Item, Project, Unit, UnitItem
+from annotation.models import Batch, InviteLink, Item, ModelConnection, Project, Unit, UnitItem
 from annotation.studies import build as build_study
 
 
@@ -17,6 +17,10 @@ class BatchError(ValueError):
     pass
 
 
+#: how a batch shows its model's labels to annotators (`Batch.suggestions`)
+SUGGESTION_MODES = ("off", "hint", "preselect")
+#: a batch's model settings, beside the adaptive ones
+SUGGESTION_FIELDS = ("model", "suggestions")
 ADAPTIVE_FIELDS = ("adaptive", "min_annotators", "max_annotators", "target_confidence", "min_competence")
 
 
@@ -39,6 +43,18 @@ def adaptive_problem(values: dict[str, Any]) -> str:
     return ""
 
 
+def suggestions_problem(*, project: Project, model: ModelConnection | None, suggestions: str) -> str:
+    """What is wrong with a batch's model and suggestions ("": nothing): the model must be one of
+    the project's team's, and suggestions need a model."""
+    if suggestions not in SUGGESTION_MODES:
+        return f"suggestions must be one of {', '.join(SUGGESTION_MODES)}, not {suggestions!r}"
+    if model is not None and model.team_id != project.team_id:
+        return "the model must be one of the project's team's model connections"
+    if suggestions != "off" and model is None:
+        return "suggestions need a model: choose the model whose labels annotators see"
+    return ""
+
+
 def batch_create(
     *,
     project: Project,
@@ -53,6 +69,8 @@ def batch_create(
     pilot_items: int = 0,
     study: str = "",
     adaptive: dict[str, Any] | None = None,
+    model: ModelConnection | None = None,
+    suggestions: str = "off",
 ) -> Batch:
     """Split the items (default: all of the project's) into units of `items_per_unit`, in order.
 
@@ -64,9 +82,12 @@ def batch_create(
     (`settings["consistency_items"]`, external ids) becomes one unit that every annotator does
     first; its groups leave the regular units. The first `pilot_items` of the rest become pilot
     units, which every annotator does next (for exclusive groups: one item of a group each, and
-    their groups leave the regular units, as the consistency set's do).
+    their groups leave the regular units, as the consistency set's do). `model` and `suggestions`:
+    the model whose labels the pages show, and how (docs/models.md).
     """
     get_channel(channel)  # unknown channel: fail before writing
+    if problem := suggestions_problem(project=project, model=model, suggestions=suggestions):
+        raise BatchError(problem)
     adaptive = adaptive or {}
     if adaptive_problem(adaptive):
         raise BatchError(adaptive_problem(adaptive))
@@ -113,6 +134,8 @@ def batch_create(
             handout=handout,
             pilot_items=len(pilot_ids),
             study=study,
+            model=model,
+            suggestions=suggestions,
             **adaptive,
         )
         pilots, chunks = _chunks(pilot_ids, items_per_unit), _chunks(item_ids, items_per_unit)

@@ -8,6 +8,7 @@ reads again and decides again: a double submit then finds its answer stored and 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from annotation.kinds import TaskKind
+from annotation.kinds.suggestions import Suggestion, kept_record
 from annotation.models import Assignment, Response
 
 from .adaptive import completion_queue
@@ -98,6 +100,8 @@ def response_save_page(
     answer: dict[str, Any],
     shown_at: datetime | None = None,
     from_page: bool = False,
+    suggestions: Sequence[Suggestion] = (),
+    model: str = "",
 ) -> SaveResult:
     """Store one page's answer. Idempotent: the same answer twice changes nothing.
 
@@ -107,6 +111,8 @@ def response_save_page(
     save was posted by an annotator's page, whose note of when it was shown (`shown_at`, None
     when missing, malformed, expired or another response's) is required: without it the time on
     the page is unknown and the too-fast rules could be dodged, so the save is refused.
+    `suggestions`: what the page showed of `model`'s labels; whether the answer kept each is
+    stored with it (`Response.suggestions`), in the same write.
     """
     for _attempt in range(MAX_ATTEMPTS):
         assignment = response.assignment
@@ -132,6 +138,8 @@ def response_save_page(
         _check_time_on_page(kind, response, page_slug, shown_at, now, required=from_page)
         answers = {**response.answers, page_slug: answer}
         timings = {**response.timings, page_slug: timing_of_page(response.timings.get(page_slug), shown_at, now)}
+        shown = kept_record(kind, response.item.payload, answers, suggestions, model)
+        suggested = {**response.suggestions, page_slug: shown} if shown else response.suggestions
         done = next_page_slug(kind, response.item.payload, answers) is None
         completes = response.completed_at is None and done
         completed_at = response.completed_at or (now if done else None)
@@ -141,10 +149,15 @@ def response_save_page(
         # PostgreSQL does not check again after waiting for a concurrent save's row lock, so a
         # stale write would go through (found by bench/soak.py)
         written = Response.objects.filter(pk=response.pk, version=response.version).update(
-            answers=answers, timings=timings, completed_at=completed_at, version=F("version") + 1
+            answers=answers,
+            timings=timings,
+            suggestions=suggested,
+            completed_at=completed_at,
+            version=F("version") + 1,
         )
         if written:
             response.answers, response.timings, response.completed_at = answers, timings, completed_at
+            response.suggestions = suggested
             response.version += 1
             item_completed = completed_at is not None
             checked = completes and response.item.check_answer is not None

@@ -21,7 +21,7 @@ from annotation.selectors.adjudication import (
     final_values,
     project_adjudicates,
 )
-from annotation.selectors.responses import annotation_columns, annotation_rows
+from annotation.selectors.responses import annotation_columns, annotation_rows, has_suggestions
 from quality.agreement import aggregate_columns
 from quality.level_results import level_columns
 from quality.models import QualityRun
@@ -90,17 +90,20 @@ def raw(project: Project, options: Options = EXACT) -> Dataset:
     text = options.item_text
     run = latest_run(project)
     speed = _speed_columns(run)
-    timed = bool(speed)
+    timed, shown = bool(speed), has_suggestions(project)
 
     def rows() -> Iterator[dict[str, Any]]:
         source = annotation_rows(
-            project, chunk_size=CHUNK_SIZE, item_text=text, keep_unconfirmed=True, page_seconds=timed
+            project, chunk_size=CHUNK_SIZE, item_text=text, keep_unconfirmed=True, page_seconds=timed, suggestions=shown
         )
         return _with_values(source, run, speed)
 
     return Dataset(
         "raw",
-        lambda: annotation_columns(project, item_text=text, keep_unconfirmed=True, page_seconds=timed) + speed,
+        lambda: (
+            annotation_columns(project, item_text=text, keep_unconfirmed=True, page_seconds=timed, suggestions=shown)
+            + speed
+        ),
         rows,
         _responses_total(project),
     )
@@ -114,15 +117,17 @@ def clean(project: Project, options: Options = EXACT) -> Dataset:
     run = _require_run(project, "clean")
     kept = kept_response_ids(run)
     text = options.item_text
-    timed = bool(_speed_columns(run))
-    base = annotation_columns(project, item_text=text, page_seconds=timed)
+    timed, shown = bool(_speed_columns(run)), has_suggestions(project)
+    base = annotation_columns(project, item_text=text, page_seconds=timed, suggestions=shown)
     # a value the run derived under a base column's name (the too-fast rule's seconds) takes
     # that column's place in the row: each column is written once
     derived = response_value_columns(run)
     extra = [column for column in derived if column not in base]
 
     def rows() -> Iterator[dict[str, Any]]:
-        source = annotation_rows(project, response_ids=kept, chunk_size=CHUNK_SIZE, item_text=text, page_seconds=timed)
+        source = annotation_rows(
+            project, response_ids=kept, chunk_size=CHUNK_SIZE, item_text=text, page_seconds=timed, suggestions=shown
+        )
         return _with_values(source, run, derived)
 
     return Dataset("clean", lambda: base + extra, rows, _responses_total(project, kept))

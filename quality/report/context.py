@@ -12,6 +12,7 @@ from quality.report.format import field_title, field_titles
 from quality.report.levels import level_context
 from quality.report.parameters import parameter_rows
 from quality.report.predictions import predictions_context
+from quality.report.suggestions import suggestions_context
 from quality.report.time_on_task import time_on_task_context
 from quality.selectors import (
     run_aggregation,
@@ -157,6 +158,7 @@ def run_report_context(run: QualityRun | None) -> dict[str, Any]:
         "time_on_task": time_on_task_context(run_time_on_task(run), run.parameters or {}),
         "checks": run_checks(run),
         "predictions": predictions_context(run),
+        "suggestions": suggestions_context(run, titles),
         **level_context(run_agreement(run), run_scores(run), run_spans(run), titles),
     }
 

@@ -18,11 +18,12 @@ from quality.frames import kept_frame
 from quality.headline import headline
 from quality.level_results import level_results
 from quality.models import QualityRun, RunPlot
-from quality.prediction_selectors import project_gold, project_predictions
+from quality.prediction_selectors import project_gold, project_predictions, suggestion_labels
 from quality.predictions import predictions_report
 from quality.report.figures import Figure, run_figures
 from quality.selectors import assignment_events, assignment_slots, check_results, page_seconds, pilot_items
 from quality.speed import apply_speed_rule, pages_needed
+from quality.suggestions import suggestion_model, suggestions_report
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,10 @@ def run_extras(
             gold=project_gold(project, kind),
             settings=settings,
         )
+    model = suggestion_model(kept)
+    if model is not None:  # annotators were shown a model's suggestions: how much they kept them (anchoring)
+        labels = suggestion_labels(project, model, set(kept["item_id"]))
+        report["suggestions"] = suggestions_report(kept=kept, fields=fields, model=model, labels=labels)
     pilot = pilot_agreement(kept, fields, pilot_items(project))
     if pilot is not None:  # the pilot's agreement, apart, once two annotators have done a pilot item
         report["pilot_agreement"] = pilot

@@ -86,7 +86,8 @@ def test_queries_do_not_grow_with_rows(settings, django_capture_on_commit_callba
             job = run_job(django_capture_on_commit_callbacks, project=project, dataset="raw", fmt="csv")
         assert job.rows_written >= n
         counts.append(len(queries))
-    assert counts[0] == counts[1] <= 12, counts
+    # 13: one of them asks whether any answer was shown a model's suggestion (its columns)
+    assert counts[0] == counts[1] <= 13, counts
 
 
 def test_a_failure_is_recorded_and_leaves_no_file(staff_client, django_capture_on_commit_callbacks):

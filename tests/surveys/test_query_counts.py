@@ -6,7 +6,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation.services.batches import batch_create, invite_link_create
-from tests.factories import ItemFactory, ProjectFactory
+from tests.factories import ItemFactory, ModelCallFactory, ModelConnectionFactory, ProjectFactory
 from tests.surveys.test_recam_flow import answer_for, form_fields
 
 pytestmark = pytest.mark.django_db
@@ -18,10 +18,32 @@ MAX_SAVE_QUERIES = 4
 MAX_SWAPPED_SAVE_QUERIES = 2  # the read and the UPDATE: the next page of the item needs no more
 
 
-def _walk(client, n_items):
+#: the model's labels of every item: each ReCAM page with a label field shows a suggestion
+MODEL_LABELS = {
+    "pre_choice": 2,
+    "post_choice": 1,
+    "second_choice": "none",
+    "relation": "summarize",
+    "difficulty": "easy",
+}
+
+
+def _with_suggestions(batch, mode: str) -> None:
+    """The batch shows `mode` suggestions of a model that labeled each of its items."""
+    if mode == "off":
+        return
+    model = ModelConnectionFactory(team=batch.project.team)
+    for item in batch.project.items.all():
+        ModelCallFactory(connection=model, item=item, labels=MODEL_LABELS)
+    batch.model, batch.suggestions = model, mode
+    batch.save(update_fields=["model", "suggestions"])
+
+
+def _walk(client, n_items, suggestions="off"):
     project = ProjectFactory()
     ItemFactory.create_batch(n_items, project=project)
     batch = batch_create(project=project, name="b", items_per_unit=n_items, assignments_per_unit=1)
+    _with_suggestions(batch, suggestions)
     url = client.post(reverse("surveys:invite", args=[invite_link_create(batch=batch).token]))["Location"]
     client.get(url)  # first view hands out the unit
     views, saves = [], []
@@ -39,19 +61,23 @@ def _walk(client, n_items):
     return views, saves
 
 
-def test_page_view_and_save_query_counts_are_small_and_constant(client):
-    small_views, small_saves = _walk(client, 2)
-    big_views, big_saves = _walk(client, 6)
+@pytest.mark.parametrize("suggestions", ["off", "hint", "preselect"])
+def test_page_view_and_save_query_counts_are_small_and_constant(client, suggestions):
+    """A model's suggestion is read with the item and recorded in the save's own UPDATE."""
+    small_views, small_saves = _walk(client, 2, suggestions)
+    big_views, big_saves = _walk(client, 6, suggestions)
     assert max(small_views) <= MAX_VIEW_QUERIES
     assert max(small_saves) <= MAX_SAVE_QUERIES
     assert max(big_views) == max(small_views)
     assert max(big_saves) == max(small_saves)
 
 
-def test_a_save_answered_with_the_next_page_reads_nothing_more(client):
+@pytest.mark.parametrize("suggestions", ["off", "preselect"])
+def test_a_save_answered_with_the_next_page_reads_nothing_more(client, suggestions):
     project = ProjectFactory()
     ItemFactory.create_batch(2, project=project)
     batch = batch_create(project=project, name="b", items_per_unit=2, assignments_per_unit=1)
+    _with_suggestions(batch, suggestions)
     url = client.post(reverse("surveys:invite", args=[invite_link_create(batch=batch).token]))["Location"]
     fields = form_fields(client.get(url).content.decode())
     from annotation.models import Response
@@ -61,6 +87,9 @@ def test_a_save_answered_with_the_next_page_reads_nothing_more(client):
         page = client.post(url, {**fields, **answer_for(fields["page"], item)}, headers={"X-Page-Swap": "1"})
     assert page.status_code == 200 and form_fields(page.content.decode())["page"] == "post"
     assert len(q) <= MAX_SWAPPED_SAVE_QUERIES, [x["sql"][:60] for x in q.captured_queries]
+    if suggestions != "off":  # the next page shows its suggestion, the save recorded the first: no query more
+        assert "Pre-filled by a model" in page.content.decode()
+        assert Response.objects.get(pk=fields["response"]).suggestions["pre"]["pre_choice"]["value"] == 2
 
 
 #: the view after a unit: who the key is (2), the annotator's assignments, the release sweep, and

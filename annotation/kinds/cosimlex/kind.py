@@ -30,6 +30,7 @@ from ..model_task import ModelTask, number
 from ..registry import register
 from ..results import KindPlot, LabelField, column_label
 from ..scoring import ProjectResults, Scorer
+from ..suggestions import Place
 from .figures import FIGURES
 from .records import (
     FORM_COLUMNS,
@@ -112,6 +113,7 @@ class CoSimLex(TaskKind):
             "reference_sim", lambda payload, answers: _reference_sim(payload), payload_keys=("reference", "context")
         ),
     )
+    suggestion_places = {"rating": Place("rating", "rating")}
     item_text_columns = (
         Column(
             "context_text",

@@ -21,6 +21,7 @@ from ..model_task import ModelTask
 from ..registry import register
 from ..results import LabelField
 from ..scoring import Scorer
+from ..suggestions import Place
 from . import adjudication
 from . import quality as gcrc_quality
 from .adjudication import field_name, split_field
@@ -71,6 +72,20 @@ def paragraphs(payload: Mapping[str, Any]) -> list[list[int]]:
     return groups
 
 
+#: where a model's labels go, per option: its skill; an error reason (which makes it a wrong
+#: statement); its sentences, numbered from 1 as a prediction holds them, indexes from 0 as the
+#: page's boxes take them
+SUGGESTION_PLACES = {
+    field_name(letter, part): Place(option_page(letter), part, initial)
+    for letter in OPTION_LETTERS
+    for part, initial in (
+        ("skill", None),
+        ("error", lambda code: {"error": code, "wrong": True}),
+        ("evidence", lambda numbers: {"evidence": [n - 1 for n in numbers]}),
+    )
+}
+
+
 @register
 class GCRC(TaskKind):
     slug = "gcrc"
@@ -82,6 +97,7 @@ class GCRC(TaskKind):
         "adversarial-robustness derivative's extra fields are kept. UTF-8, BOM and CRLF tolerated"
     )
     columns = COLUMNS
+    suggestion_places = SUGGESTION_PLACES
 
     def label_fields(self) -> Sequence[LabelField]:
         """Per option: skill, error reason and supporting sentences (agreement between the two annotators)."""

@@ -19,6 +19,7 @@ from ..base import ChannelPreset, FigureStyle, ItemExport, Page, ParsedItem, Qua
 from ..model_task import ModelTask, choice
 from ..registry import register
 from ..results import LabelField
+from ..suggestions import Place
 from . import results
 from .answers import candidate_label
 from .figures import FIGURES
@@ -57,6 +58,7 @@ class SCDE(TaskKind):
     }
     columns = results.COLUMNS
     item_text_columns = results.ITEM_TEXT_COLUMNS
+    suggestion_places = {f.name: Place(PASSAGE_PAGE.slug, f.name) for f in results.LABEL_FIELDS}
 
     def label_fields(self) -> Sequence[LabelField]:
         """Each blank's chosen candidate and the difficulty rating (agreement between workers)."""

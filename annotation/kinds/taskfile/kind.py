@@ -16,10 +16,12 @@ from django.utils.translation import gettext as _
 
 from quality.stats import gold_accuracy
 
-from ..base import Column, FigureStyle, Page, ParsedItem, QualityOutcome, TaskKind
+from ..base import Column, FigureStyle, Page, PageForm, ParsedItem, QualityOutcome, TaskKind
 from ..imported import checked_annotation
 from ..model_task import ModelTask
+from ..problems import ImportProblem
 from ..results import KindPlot, LabelField
+from ..suggestions import EMPTY, Suggestion, choice_text
 from ..typed import ImportedPrediction, TypedAnswer
 from . import model
 from .display import markdown_html, sentences_of, text_of
@@ -27,7 +29,7 @@ from .forms import TaskFilePageForm, answer_of, asked, question_context
 from .questions import is_correct, label_of, options_for
 from .records import label_studio_predictions, parse_items
 from .spec import CHOICES, PageSpec, Question, TaskSpec, build
-from .typed import form_data, predicted_spans, typed_answer
+from .typed import form_data, predicted_spans, spans_text, typed_answer
 from .words import words_for
 
 TASK_FILE_KIND = "task_file"
@@ -110,6 +112,24 @@ class TaskFileKind(TaskKind):
             locks=spec.id in self.locking,
             min_seconds=spec.min_seconds,
         )
+
+    def suggestions(self, page: Page, form: PageForm, labels: Mapping[str, Any]) -> list[Suggestion]:
+        """The page's label questions a model labeled, pre-selected as an imported annotation's
+        answer fills the form (`form_data`); a label the question cannot take is not suggested."""
+        found = []
+        for q in getattr(form, "asked", ()):
+            value = labels.get(q.id)
+            if not q.label or value in EMPTY:
+                continue
+            try:
+                data = form_data(self.task, form.payload, self.prediction_typed_answers({q.id: value}, form.payload))
+            except ImportProblem:
+                continue
+            shown = data[q.id]
+            source = text_of(form.payload.get(q.get("source")))
+            text = spans_text(shown, source) if q.type == "spans" else choice_text(form, q.id, shown)
+            found.append(Suggestion(q.id, q.id, value, data, text))
+        return found
 
     def page_context(self, payload: Mapping[str, Any], page: Page, answers: Mapping[str, Any]) -> dict[str, Any]:
         spec = next(p for p in self.task.pages if p.id == page.slug)

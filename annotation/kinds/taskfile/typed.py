@@ -112,3 +112,12 @@ def _field_value(q: Question, value: Any, payload: Mapping[str, Any]) -> Any:
                 f"the span {span['start']}-{span['end']} reads {marked!r} in the item, not {span['text']!r}", field=q.id
             )
     return json.dumps([{"start": s["start"], "end": s["end"], "label": s["label"]} for s in value])
+
+
+def spans_text(data: str, text: str) -> str:
+    """Marked spans of `text` as a span question's form data holds them (JSON), as a person
+    reads them: each span's words in quotes, with its label."""
+    spans = json.loads(data or "[]")
+    return "; ".join(
+        f"“{text[s['start'] : s['end']]}”" + (f" ({s['label']})" if s.get("label") is not None else "") for s in spans
+    )

@@ -146,11 +146,10 @@ def model_lines(connection: ModelConnection, projects: list[Project], base: str)
         f"at {base}{reverse('admin:annotation_modelrun_changelist')} and run “Run the chosen models (shows the cost first)”"
     ]
     for project in projects:
-        run = newest.get(project.pk)
-        if run is not None:
+        if (estimate := newest.get(project.pk)) is not None:
             lines.append(
-                f"Model run:   {project.name}: {run.items_total} items, estimated cost {run.estimated_cost:.4f} "
-                f"({run.status})"
+                f"Model run:   {project.name}: {estimate.items_total} items, estimated cost "
+                f"{estimate.estimated_cost:.4f} ({estimate.status})"
             )
     return lines
 
