@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
 from rest_framework.utils import html
 
-from annotation.kinds import AGGREGATION_METHODS, AUTO, MAX_BOOTSTRAP_ROUNDS, known_settings
+from annotation.kinds import AGGREGATION_METHODS, AUTO, MAX_BOOTSTRAP_ROUNDS, UNTIMED_CHOICES, known_settings
 
 from .params import MAX_ID
 
@@ -63,6 +63,7 @@ _METHOD = {"type": "string", "enum": [AUTO, *AGGREGATION_METHODS]}
 SCHEMAS: dict[str, dict[str, Any]] = {
     "aggregation_method": {"oneOf": [_METHOD, {"type": "object", "additionalProperties": _METHOD}]},
     "bootstrap_rounds": {"type": "integer", "minimum": 0, "maximum": MAX_BOOTSTRAP_ROUNDS},
+    "untimed_saves": {"type": "string", "enum": list(UNTIMED_CHOICES)},
 }
 #: every setting some task kind has -> its JSON schema
 SETTINGS = {name: SCHEMAS.get(name) or _json_type(default) for name, default in known_settings().items()}
@@ -97,6 +98,8 @@ def _expected(schema: dict[str, Any]) -> str:
     """What a setting of `schema` must be, in words."""
     if "oneOf" in schema:
         return "must be one of " + ", ".join(schema["oneOf"][0]["enum"]) + ", or an object of field -> one of them"
+    if "enum" in schema:
+        return "must be one of " + ", ".join(schema["enum"])
     words = f"must be of type {schema['type']}" + (" or null" if schema.get("nullable") else "")
     if "minimum" in schema:
         words += f" from {schema['minimum']} to {schema['maximum']}"
