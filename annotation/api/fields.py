@@ -3,6 +3,7 @@ accepted and anything else is a 400 (or a 404 for an id that names nothing)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.db.models import Model, QuerySet
@@ -11,6 +12,7 @@ from rest_framework import exceptions, serializers
 from rest_framework.utils import html
 
 from annotation.kinds import AGGREGATION_METHODS, AUTO, MAX_BOOTSTRAP_ROUNDS, UNTIMED_CHOICES, known_settings
+from annotation.structured_input import value_problem
 
 from .params import MAX_ID
 
@@ -153,11 +155,46 @@ JSON_TYPES: list[tuple[type[serializers.Field], tuple[type, ...], str]] = [
 ]
 
 
+def storable_text(value: Any) -> None:
+    """Validator of what a request may store: no NUL and no lone surrogate in any text of `value`
+    (a text, or the items, keys and values of a list or an object, however nested); PostgreSQL
+    refuses NUL in text and jsonb, and a lone surrogate cannot be written as UTF-8 at all. The
+    message escapes what it quotes, so a refusal can always be sent."""
+    if not isinstance(value, str | list | dict):
+        return
+    found = value_problem(value)
+    if found is not None:
+        problem, path = found
+        message = f"{path}: {problem}" if path else problem
+        raise serializers.ValidationError(message.encode("utf-8", "backslashreplace").decode("utf-8"))
+
+
+def _unstorable(serializer: serializers.Serializer, data: Any) -> dict[str, list[str]]:
+    """{field: [why]} of the writable fields whose raw value `storable_text` refuses."""
+    problems: dict[str, list[str]] = {}
+    for name, field in serializer.fields.items():
+        if field.read_only or name not in data:
+            continue
+        values = data.getlist(name) if html.is_html_input(data) else [data[name]]
+        try:
+            for value in values:
+                storable_text(value)
+        except serializers.ValidationError as refused:
+            problems[name] = [str(detail) for detail in refused.detail]
+    return problems
+
+
 class JsonTypes(serializers.Serializer):
-    """A JSON body is held to the types its schema gives: DRF would read `"5"` as 5, `5` as "5" and
-    `"yes"` as true. Query strings and forms (QueryDicts) are text by nature and keep DRF's reading."""
+    """The base of every serializer that reads a request. A JSON body is held to the types its
+    schema gives: DRF would read `"5"` as 5, `5` as "5" and `"yes"` as true. Query strings and
+    forms (QueryDicts) are text by nature and keep DRF's reading. Every field's raw value, in a
+    body or a form, is first checked by `storable_text`, before a field could quote it back."""
 
     def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unstorable = _unstorable(self, data)
+            if unstorable:
+                raise serializers.ValidationError(unstorable)
         if isinstance(data, dict) and not html.is_html_input(data):
             wrong = {}
             for name, field in self.fields.items():
