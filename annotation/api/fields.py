@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Model, QuerySet
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
 from rest_framework.utils import html
 
 from annotation.kinds import AGGREGATION_METHODS, AUTO, MAX_BOOTSTRAP_ROUNDS, UNTIMED_CHOICES, known_settings
-from annotation.structured_input import value_problem
+from annotation.validators import storable_text
 
 from .params import MAX_ID
 
@@ -155,20 +156,6 @@ JSON_TYPES: list[tuple[type[serializers.Field], tuple[type, ...], str]] = [
 ]
 
 
-def storable_text(value: Any) -> None:
-    """Validator of what a request may store: no NUL and no lone surrogate in any text of `value`
-    (a text, or the items, keys and values of a list or an object, however nested); PostgreSQL
-    refuses NUL in text and jsonb, and a lone surrogate cannot be written as UTF-8 at all. The
-    message escapes what it quotes, so a refusal can always be sent."""
-    if not isinstance(value, str | list | dict):
-        return
-    found = value_problem(value)
-    if found is not None:
-        problem, path = found
-        message = f"{path}: {problem}" if path else problem
-        raise serializers.ValidationError(message.encode("utf-8", "backslashreplace").decode("utf-8"))
-
-
 def _unstorable(serializer: serializers.Serializer, data: Any) -> dict[str, list[str]]:
     """{field: [why]} of the writable fields whose raw value `storable_text` refuses."""
     problems: dict[str, list[str]] = {}
@@ -179,8 +166,8 @@ def _unstorable(serializer: serializers.Serializer, data: Any) -> dict[str, list
         try:
             for value in values:
                 storable_text(value)
-        except serializers.ValidationError as refused:
-            problems[name] = [str(detail) for detail in refused.detail]
+        except DjangoValidationError as refused:
+            problems[name] = list(refused.messages)
     return problems
 
 
