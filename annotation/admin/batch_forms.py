@@ -19,6 +19,7 @@ from annotation.services.batches import (
     study_project_problem,
 )
 from annotation.studies import StudyFileError
+from annotation.validators import LoaderDecoder
 
 from .recruitment.forms import BatchSettingsForm
 
@@ -30,12 +31,15 @@ KEPT_WHEN_MISSING = ("min_annotators", "max_annotators", "target_confidence")
 
 class HandoutOptional(forms.ModelForm):
     """A post without the hand-out order keeps the batch's (a new one: overlap first), one without
-    the pilot makes none: forms written before the two settings still work."""
+    the pilot makes none: forms written before the two settings still work. The channel settings
+    are read by the one loader (NUL, a lone surrogate, NaN or deep nesting: the field's error)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for name in {"handout", "pilot_items", *KEPT_WHEN_MISSING} & set(self.fields):
             self.fields[name].required = False
+        if "channel_settings" in self.fields:
+            self.fields["channel_settings"].decoder = LoaderDecoder
 
     def clean(self) -> dict[str, Any]:
         """A post without an adaptive number keeps the batch's (forms written before them)."""
