@@ -38,8 +38,9 @@ class HandoutOptional(forms.ModelForm):
         super().__init__(*args, **kwargs)
         for name in {"handout", "pilot_items", *KEPT_WHEN_MISSING} & set(self.fields):
             self.fields[name].required = False
-        if "channel_settings" in self.fields:
-            self.fields["channel_settings"].decoder = LoaderDecoder
+        channel_settings = self.fields.get("channel_settings")
+        if isinstance(channel_settings, forms.JSONField):
+            channel_settings.decoder = LoaderDecoder
 
     def clean(self) -> dict[str, Any]:
         """A post without an adaptive number keeps the batch's (forms written before them)."""
