@@ -13,9 +13,13 @@ import pytest
 from annotation.models import Response
 from annotation.services.batches import batch_create, invite_link_create
 from annotation.services.imports import items_import
+from annotation.services.projects import project_create
 from surveys import flow
-from tests.factories import ProjectFactory
+from tests.conftest import data_file
+from tests.factories import ProjectFactory, TeamFactory
 from tests.surveys.test_recam_flow import form_fields, invite, join  # noqa: F401  (fixture)
+from tests.surveys.test_task_file_flow import TASK, answers_for, fields_of
+from tests.surveys.test_task_file_flow import join as task_join
 
 pytestmark = pytest.mark.django_db
 
@@ -116,3 +120,22 @@ def test_untimed_saves_refuse_said_outright_refuses_as_the_default_does(client, 
     page = client.post(url, {**fields, "choice": "0", "shown": "garbage"}, follow=True).content.decode()
     assert "could not be timed" in page
     assert Response.objects.get(pk=fields["response"]).answers == {}
+
+
+def test_with_untimed_saves_suspect_a_page_with_a_minimum_time_still_refuses_a_save_without_its_note(client):
+    """A task file page: `guess` saved without its note is stored as suspect; `read`, with
+    `min_seconds`, refuses such a save as it always did (its wait cannot be counted)."""
+    task = TASK.replace("min_seconds: 0", "min_seconds: 600")
+    project = project_create(name="slow", team=TeamFactory(), task_file=task, settings={"untimed_saves": "suspect"})
+    items_import(project=project, data=data_file("task_files", "before_reading.jsonl").read_bytes(), filename="i.jsonl")
+    url = task_join(client, project)
+    fields = fields_of(client.get(url).content.decode())
+    payload = Response.objects.get(pk=fields["response"]).item.payload
+    client.post(url, {**fields, "shown": "garbage", **answers_for(payload, "guess")})
+    response = Response.objects.get(pk=fields["response"])
+    assert "guess" in response.answers and response.timings["guess"]["untimed"] == "malformed"
+    fields = fields_of(client.get(url).content.decode())
+    fields.pop("shown")
+    too_soon = client.post(url, {**fields, **answers_for(payload, "read")}, follow=True)
+    assert "Please take at least 600 seconds on this page before you continue." in too_soon.content.decode()
+    assert "read" not in Response.objects.get(pk=fields["response"]).answers
