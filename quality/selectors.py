@@ -8,6 +8,7 @@ import pandas as pd
 from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
+from annotation.kinds import UNTIMED_KEY
 from annotation.kinds.typed import MAX_SECONDS, usable_seconds
 from annotation.models import Annotator, Assignment, Item, Participation, Project, Response, Unit, UnitItem
 from quality.models import AnnotatorDecision, ExportJob, ItemResult, QualityRun, ResponseDecision, RunPlot
@@ -150,18 +151,23 @@ def run_time_on_task(run: QualityRun) -> dict:
 
 
 def page_seconds(project: Project) -> pd.DataFrame:
-    """(response_id, page, seconds) of every timed page of the responses a quality run judges
-    (work a recruiting site has confirmed), in response order: what the per-page too-fast rule reads."""
+    """(response_id, page, seconds, untimed) of every timed page of the responses a quality run
+    judges (work a recruiting site has confirmed), in response order, and of every page saved
+    without a valid note of when it was shown (`untimed_saves: suspect`: seconds None, untimed
+    True): what the too-fast rules read."""
     responses = Response.objects.filter(
         item_id__in=Item.objects.data().filter(project=project).values("id"), assignment__confirmed=True
     )
-    rows = [
-        (rid, page, seconds)
-        for rid, timings in responses.order_by("id").values_list("id", "timings").iterator(chunk_size=2000)
-        for page, timing in (timings or {}).items()
-        if isinstance(timing, dict) and (seconds := usable_seconds(timing.get("seconds"))) is not None
-    ]
-    return pd.DataFrame(rows, columns=["response_id", "page", "seconds"])
+    rows: list[tuple[int, str, float | None, bool]] = []
+    for rid, timings in responses.order_by("id").values_list("id", "timings").iterator(chunk_size=2000):
+        for page, timing in (timings or {}).items():
+            if not isinstance(timing, dict):
+                continue
+            if timing.get(UNTIMED_KEY):
+                rows.append((rid, page, None, True))
+            elif (seconds := usable_seconds(timing.get("seconds"))) is not None:
+                rows.append((rid, page, seconds, False))
+    return pd.DataFrame(rows, columns=["response_id", "page", "seconds", "untimed"])
 
 
 def unusable_values(project: Project) -> list[dict[str, Any]]:

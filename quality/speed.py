@@ -17,6 +17,8 @@ from quality.stats.speed import PageFloor, flag_too_fast, flag_too_fast_pages, f
 
 #: flagged rows the report keeps (the count says how many there were)
 FLAGGED_SHOWN = 200
+#: a suspect's reason: a page saved without a valid note of when it was shown (`untimed_saves: suspect`)
+UNTIMED_REASON = "time unknown (saved without its page's valid timing note)"
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,9 @@ class SpeedResult:
 
 
 def pages_needed(settings: Mapping[str, Any]) -> bool:
-    """Whether a run must read the per-page times (only the page rule needs them)."""
-    return SpeedRule.of(settings).per_page
+    """Whether a run must read the per-page times: with any too-fast rule on (the page rule judges
+    them; every rule judges the pages saved untimed as suspects)."""
+    return SpeedRule.of(settings).on
 
 
 def _number(value: Any) -> float | None:
@@ -73,8 +76,23 @@ def _reason(seconds: float, threshold: float) -> str:
     return f"answered in {seconds:.1f} s, below the too-fast threshold of {threshold:.1f} s"
 
 
-def _page_reason(page: str, seconds: float, threshold: float) -> str:
+def _page_reason(page: str, seconds: float | None, threshold: float) -> str:
+    if seconds is None:
+        return f"page '{page}' {UNTIMED_REASON}, judged below its too-fast threshold of {threshold:.1f} s"
     return f"page '{page}' answered in {seconds:.1f} s, below its too-fast threshold of {threshold:.1f} s"
+
+
+def _whole_reason(responses: pd.DataFrame, flags: pd.DataFrame, rid: Any) -> str:
+    threshold = responses.at[rid, "too_fast_threshold"]
+    if flags.at[rid, "untimed"]:
+        return f"{UNTIMED_REASON}, judged below the too-fast threshold of {threshold:.1f} s"
+    return _reason(responses.at[rid, "seconds"], threshold)
+
+
+def _with_suspects(frame: pd.DataFrame, pages: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with `untimed`: whether any page of the response was saved untimed (a suspect)."""
+    untimed = pages["untimed"].fillna(False).astype(bool) if "untimed" in pages else pd.Series(False, index=pages.index)
+    return frame.assign(untimed=frame["response_id"].isin(set(pages.loc[untimed, "response_id"])))
 
 
 def _with_reason(responses: pd.DataFrame, rid: Any, reason: str) -> None:
@@ -92,17 +110,20 @@ def apply_speed_rule(
     `too_fast` flag (the answer's or any page's) and, with the page rule, `too_fast_pages`
     ({page: {seconds, threshold}}), all stored with the run's decisions and exported; the
     annotators' `too_fast_share`; the drops `drop_too_fast` and `max_too_fast_share` ask for, each
-    with its reason. `pages`: (response_id, page, seconds) rows, needed by the page rule only."""
+    with its reason. `pages`: (response_id, page, seconds, untimed) rows (`pages_needed`): the
+    page rule judges them, and an answer with an untimed page is a suspect, flagged by any rule on."""
     rule = SpeedRule.of(settings)
     if not rule.on:
         return SpeedResult(outcome, None)
+    pages = pages if pages is not None else pd.DataFrame(columns=["response_id", "page", "seconds", "untimed"])
+    frame = _with_suspects(frame, pages)
     flags = flag_too_fast(frame, min_seconds=rule.min_seconds, median_share=rule.median_share)
     whole = flags["too_fast"].copy()
     by_page = pd.Series(dtype=object)
     if rule.per_page:
         page_flags = flag_too_fast_pages(
             frame,
-            pages if pages is not None else pd.DataFrame(columns=["response_id", "page", "seconds"]),
+            pages,
             min_seconds=rule.page_seconds,
             median_share=rule.median_share,
         )
@@ -122,9 +143,7 @@ def apply_speed_rule(
     if rule.drop:
         for rid in responses.index[responses["too_fast"]]:
             if whole.get(rid, False):
-                _with_reason(
-                    responses, rid, _reason(responses.at[rid, "seconds"], responses.at[rid, "too_fast_threshold"])
-                )
+                _with_reason(responses, rid, _whole_reason(responses, flags, rid))
             for page, times in (by_page.get(rid) or {}).items():
                 _with_reason(responses, rid, _page_reason(page, times["seconds"], times["threshold"]))
             dropped_answers.add(rid)
@@ -193,10 +212,13 @@ def _time_on_task(
                     "page": None,
                     "seconds": _plain(flags.at[rid, "seconds"]),
                     "threshold": _plain(flags.at[rid, "threshold"]),
+                    **({"untimed": True} if flags.at[rid, "untimed"] else {}),
                 }
             )
         for page, times in (by_page.get(rid) or {}).items():
-            rows.append({**base, "page": page, "seconds": times["seconds"], "threshold": times["threshold"]})
+            seconds, threshold = times["seconds"], times["threshold"]
+            untimed = {"untimed": True} if seconds is None else {}  # a page saved untimed: a suspect
+            rows.append({**base, "page": page, "seconds": seconds, "threshold": threshold, **untimed})
     names = info.groupby("annotator_id")["annotator"].first()
     people = [
         {

@@ -73,13 +73,25 @@ def shown_token(response_id: int, page_slug: str) -> str:
 def shown_at(token: str, response_id: int, page_slug: str) -> datetime | None:
     """When the page that posted `token` was rendered; None for a token of another response or
     page, a forged or altered one, or one older than SHOWN_MAX_AGE (the time is then unknown)."""
+    return read_shown(token, response_id, page_slug)[0]
+
+
+def read_shown(token: str, response_id: int, page_slug: str) -> tuple[datetime | None, str]:
+    """(`shown_at`, why it is None): "" with a time; else "missing", "malformed", "expired" or
+    "another page's" (of another response or page), the reason a save stored as time unknown keeps."""
+    if not token:
+        return None, "missing"
     try:
         rendered_for, slug, stamp = signing.loads(token, salt=SHOWN_SALT, max_age=SHOWN_MAX_AGE)
+    except signing.SignatureExpired:
+        return None, "expired"
     except (signing.BadSignature, ValueError, TypeError):
-        return None
-    if rendered_for != response_id or slug != page_slug or not isinstance(stamp, (int, float)):
-        return None
-    return datetime.fromtimestamp(stamp, tz=UTC)
+        return None, "malformed"
+    if not isinstance(stamp, (int, float)):
+        return None, "malformed"
+    if rendered_for != response_id or slug != page_slug:
+        return None, "another page's"
+    return datetime.fromtimestamp(stamp, tz=UTC), ""
 
 
 def wait_seconds(page: Page, shown_at: datetime | None) -> float:

@@ -223,14 +223,16 @@ def save_page(
             return next_page() if swap else redirect(back)
         progress = UnitProgress(response, response.assignment.item_count)
         return render_step(request, project, current, progress, form=form, status=400, extra=extra)
+    shown_at, untimed = flow.read_shown(request.POST.get("shown", ""), response.pk, page_slug)
     try:
         result = response_save_page(
             response=response,
             kind=kind_of(project),
             page_slug=page_slug,
             answer=form.answer(),
-            shown_at=flow.shown_at(request.POST.get("shown", ""), response.pk, page_slug),
+            shown_at=shown_at,
             from_page=True,
+            untimed=untimed,
             # what the page showed, read again on the server with the response: never the client's word
             suggestions=flow.suggestions_for(kind_of(project), page, form, response),
             model=getattr(response, "suggestion_model", None) or "",
@@ -240,8 +242,7 @@ def save_page(
         current = flow.step_for(response, kind_of(project))
         if current is None or current.page.slug != page_slug:
             return next_page() if swap else redirect(back)
-        posted = request.POST.get("shown", "")
-        first = posted if flow.shown_at(posted, response.pk, page_slug) is not None else None
+        first = request.POST.get("shown", "") if shown_at is not None else None
         progress = UnitProgress(response, response.assignment.item_count)
         return render_step(request, project, current, progress, form=form, status=400, extra=extra, shown=first)
     except ProtocolError as exc:

@@ -21,6 +21,7 @@ from annotation.services.batches import (
     suggestions_problem,
 )
 from annotation.studies import StudyFileError
+from annotation.validators import LoaderDecoder
 
 from .recruitment.forms import BatchSettingsForm
 
@@ -32,12 +33,16 @@ KEPT_WHEN_MISSING = ("min_annotators", "max_annotators", "target_confidence")
 
 class HandoutOptional(forms.ModelForm):
     """A post without the hand-out order keeps the batch's (a new one: overlap first), one without
-    the pilot makes none: forms written before the two settings still work."""
+    the pilot makes none: forms written before the two settings still work. The channel settings
+    are read by the one loader (NUL, a lone surrogate, NaN or deep nesting: the field's error)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for name in {"handout", "pilot_items", *KEPT_WHEN_MISSING} & set(self.fields):
             self.fields[name].required = False
+        channel_settings = self.fields.get("channel_settings")
+        if isinstance(channel_settings, forms.JSONField):
+            channel_settings.decoder = LoaderDecoder
 
     def clean(self) -> dict[str, Any]:
         """A post without an adaptive number keeps the batch's (forms written before them)."""

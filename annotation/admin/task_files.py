@@ -22,6 +22,7 @@ from annotation.kinds import (
     task_file_replacement_problem,
 )
 from annotation.models import Project, Response
+from annotation.validators import LoaderDecoder
 
 UPLOAD, PASTE = "task_file_upload", "task_file_text"
 
@@ -80,6 +81,8 @@ class ProjectForm(forms.ModelForm):
         help_text="Or paste the task file's text here.",
     )
     language = forms.ChoiceField(choices=settings.LANGUAGES, help_text="Language of the annotator pages.")
+    # read by the one loader: NUL, a lone surrogate, NaN or deep nesting is "Enter a valid JSON."
+    settings = forms.JSONField(required=False, decoder=LoaderDecoder, initial=dict)
 
     class Meta:
         model = Project

@@ -3,14 +3,17 @@ accepted and anything else is a 400 (or a 404 for an id that names nothing)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Model, QuerySet
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
 from rest_framework.utils import html
 
-from annotation.kinds import AGGREGATION_METHODS, AUTO, MAX_BOOTSTRAP_ROUNDS, known_settings
+from annotation.kinds import AGGREGATION_METHODS, AUTO, MAX_BOOTSTRAP_ROUNDS, UNTIMED_CHOICES, known_settings
+from annotation.validators import storable_text
 
 from .params import MAX_ID
 
@@ -63,6 +66,7 @@ _METHOD = {"type": "string", "enum": [AUTO, *AGGREGATION_METHODS]}
 SCHEMAS: dict[str, dict[str, Any]] = {
     "aggregation_method": {"oneOf": [_METHOD, {"type": "object", "additionalProperties": _METHOD}]},
     "bootstrap_rounds": {"type": "integer", "minimum": 0, "maximum": MAX_BOOTSTRAP_ROUNDS},
+    "untimed_saves": {"type": "string", "enum": list(UNTIMED_CHOICES)},
 }
 #: every setting some task kind has -> its JSON schema
 SETTINGS = {name: SCHEMAS.get(name) or _json_type(default) for name, default in known_settings().items()}
@@ -97,6 +101,8 @@ def _expected(schema: dict[str, Any]) -> str:
     """What a setting of `schema` must be, in words."""
     if "oneOf" in schema:
         return "must be one of " + ", ".join(schema["oneOf"][0]["enum"]) + ", or an object of field -> one of them"
+    if "enum" in schema:
+        return "must be one of " + ", ".join(schema["enum"])
     words = f"must be of type {schema['type']}" + (" or null" if schema.get("nullable") else "")
     if "minimum" in schema:
         words += f" from {schema['minimum']} to {schema['maximum']}"
@@ -150,11 +156,32 @@ JSON_TYPES: list[tuple[type[serializers.Field], tuple[type, ...], str]] = [
 ]
 
 
+def _unstorable(serializer: serializers.Serializer, data: Any) -> dict[str, list[str]]:
+    """{field: [why]} of the writable fields whose raw value `storable_text` refuses."""
+    problems: dict[str, list[str]] = {}
+    for name, field in serializer.fields.items():
+        if field.read_only or name not in data:
+            continue
+        values = data.getlist(name) if html.is_html_input(data) else [data[name]]
+        try:
+            for value in values:
+                storable_text(value)
+        except DjangoValidationError as refused:
+            problems[name] = list(refused.messages)
+    return problems
+
+
 class JsonTypes(serializers.Serializer):
-    """A JSON body is held to the types its schema gives: DRF would read `"5"` as 5, `5` as "5" and
-    `"yes"` as true. Query strings and forms (QueryDicts) are text by nature and keep DRF's reading."""
+    """The base of every serializer that reads a request. A JSON body is held to the types its
+    schema gives: DRF would read `"5"` as 5, `5` as "5" and `"yes"` as true. Query strings and
+    forms (QueryDicts) are text by nature and keep DRF's reading. Every field's raw value, in a
+    body or a form, is first checked by `storable_text`, before a field could quote it back."""
 
     def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            unstorable = _unstorable(self, data)
+            if unstorable:
+                raise serializers.ValidationError(unstorable)
         if isinstance(data, dict) and not html.is_html_input(data):
             wrong = {}
             for name, field in self.fields.items():

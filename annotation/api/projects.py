@@ -151,7 +151,7 @@ class ItemSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class ImportRequestSerializer(serializers.Serializer):
+class ImportRequestSerializer(JsonTypes):
     file = serializers.FileField(
         allow_empty_file=True,
         help_text="The dataset's released file, in the format of the project's kind (the kind's file_format).",

@@ -20,13 +20,20 @@ AGREEMENT_SETTINGS: dict[str, Any] = {"min_annotator_kappa": None, "annotator_ka
 #: than `too_fast_seconds`, or than `too_fast_median_share` of the median time, is flagged with its
 #: time; `too_fast_page_seconds` (a number for every page, or {page slug: seconds}) judges each page
 #: the same way (with `too_fast_median_share` of that page's median), an answer flagged when any
-#: page is; `drop_too_fast` drops flagged answers, `max_too_fast_share` annotators with more flagged
+#: page is; `drop_too_fast` drops flagged answers, `max_too_fast_share` annotators with more flagged;
+#: `untimed_saves` (read when a page is saved): a save without its page's valid note of when it was
+#: shown is refused ("refuse") or stored with its time unknown and that reason under the page's
+#: timing `UNTIMED_KEY` ("suspect"), judged too fast by any too-fast rule that is on
+UNTIMED_REFUSE, UNTIMED_SUSPECT = "refuse", "suspect"
+UNTIMED_CHOICES = (UNTIMED_REFUSE, UNTIMED_SUSPECT)
+UNTIMED_KEY = "untimed"
 SPEED_SETTINGS: dict[str, Any] = {
     "too_fast_seconds": None,
     "too_fast_page_seconds": None,
     "too_fast_median_share": None,
     "drop_too_fast": False,
     "max_too_fast_share": None,
+    "untimed_saves": UNTIMED_REFUSE,
 }
 #: levels whose fields are aggregated per item (majority, a model): labels without a distance
 AGGREGATED_LEVELS = ("nominal", "ordinal")
@@ -146,4 +153,6 @@ def aggregation_settings_problems(settings: Mapping[str, Any], fields: Sequence[
             bootstrap_rounds(settings["bootstrap_rounds"])
         except ValueError as error:
             problems.append(str(error))
+    if settings.get("untimed_saves", UNTIMED_REFUSE) not in UNTIMED_CHOICES:
+        problems.append(f"untimed_saves must be one of {', '.join(UNTIMED_CHOICES)}")
     return problems

@@ -17,7 +17,7 @@ from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.kinds import TaskKind
+from annotation.kinds import UNTIMED_KEY, UNTIMED_REFUSE, UNTIMED_SUSPECT, TaskKind
 from annotation.kinds.suggestions import Suggestion, kept_record
 from annotation.models import Assignment, Response
 
@@ -100,6 +100,7 @@ def response_save_page(
     answer: dict[str, Any],
     shown_at: datetime | None = None,
     from_page: bool = False,
+    untimed: str = "missing",
     suggestions: Sequence[Suggestion] = (),
     model: str = "",
 ) -> SaveResult:
@@ -109,8 +110,10 @@ def response_save_page(
     `selectors.work.response_for_save`), with its item and assignment. See `check_page` for
     what is refused. Released work is taken back when its slot is still free. `from_page`: the
     save was posted by an annotator's page, whose note of when it was shown (`shown_at`, None
-    when missing, malformed, expired or another response's) is required: without it the time on
-    the page is unknown and the too-fast rules could be dodged, so the save is refused.
+    when missing, malformed, expired or another response's, `untimed` saying which) is required:
+    without it the time on the page is unknown and the too-fast rules could be dodged, so the save
+    is refused; or, with the project's `untimed_saves: suspect`, stored with its time unknown and
+    the reason, which the too-fast rules judge as too fast (quality.speed).
     `suggestions`: what the page showed of `model`'s labels; whether the answer kept each is
     stored with it (`Response.suggestions`), in the same write.
     """
@@ -135,9 +138,11 @@ def response_save_page(
                 False, response.completed_at is not None, assignment.status == Assignment.Status.SUBMITTED, response
             )
         now = timezone.now()
-        _check_time_on_page(kind, response, page_slug, shown_at, now, required=from_page)
+        suspect = from_page and shown_at is None and _untimed_saves(kind, response) == UNTIMED_SUSPECT
+        _check_time_on_page(kind, response, page_slug, shown_at, now, required=from_page and not suspect)
         answers = {**response.answers, page_slug: answer}
-        timings = {**response.timings, page_slug: timing_of_page(response.timings.get(page_slug), shown_at, now)}
+        timing = timing_of_page(response.timings.get(page_slug), shown_at, now, untimed=untimed if suspect else "")
+        timings = {**response.timings, page_slug: timing}
         shown = kept_record(kind, response.item.payload, answers, suggestions, model)
         suggested = {**response.suggestions, page_slug: shown} if shown else response.suggestions
         done = next_page_slug(kind, response.item.payload, answers) is None
@@ -193,6 +198,11 @@ def _check_time_on_page(
         )
 
 
+def _untimed_saves(kind: TaskKind, response: Response) -> str:
+    """The project's choice for a page's save whose time is unknown: refuse it, or store it suspect."""
+    return str(kind.settings_for(response.item.project.settings).get("untimed_saves") or UNTIMED_REFUSE)
+
+
 def _reread(response: Response) -> Response:
     """The response as stored now, with its item and assignment (after a lost compare-and-set)."""
     fresh = Response.objects.select_related("item", "assignment").get(pk=response.pk)
@@ -234,13 +244,21 @@ def assignment_submit_if_complete(assignment: Assignment, *, now: datetime | Non
     return assignment.status == Assignment.Status.SUBMITTED
 
 
-def timing_of_page(previous: dict[str, Any] | None, shown_at: datetime | None, now: datetime) -> dict[str, Any]:
+def timing_of_page(
+    previous: dict[str, Any] | None, shown_at: datetime | None, now: datetime, *, untimed: str = ""
+) -> dict[str, Any]:
     """A page's stored timing: when it was shown and saved, and the seconds spent on it (added to
-    `previous` seconds when an earlier page is answered again)."""
+    `previous` seconds when an earlier page is answered again). `untimed`: the reason a page's
+    save came without a usable note of when it was shown (`untimed_saves: suspect`), stored as
+    `untimed` with the seconds unknown, so the too-fast rules judge it as suspect."""
+    untimed = untimed or str((previous or {}).get(UNTIMED_KEY) or "")  # a suspect stays one when answered again
     seconds = max(0.0, (now - shown_at).total_seconds()) if shown_at else None
     earlier = (previous or {}).get("seconds") or 0.0
-    return {
+    timing = {
         "shown_at": shown_at.isoformat() if shown_at else None,
         "saved_at": now.isoformat(),
-        "seconds": None if seconds is None else round(earlier + seconds, 3),
+        "seconds": None if seconds is None or untimed else round(earlier + seconds, 3),
     }
+    if untimed:
+        timing[UNTIMED_KEY] = untimed
+    return timing

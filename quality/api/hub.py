@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.errors import Conflict, error_response
+from annotation.api.fields import JsonTypes
 from annotation.selectors.teams import projects_visible_to
 from quality.exports import ExportUnavailable
 from quality.exports.hub import HUB_ID, HubOptions, SplitError, SplitPlan
@@ -26,7 +27,7 @@ from .serializers import ExportJobSerializer
 SPLIT = f"^{SPLIT_NAME.pattern}$"
 
 
-class HubFolderSerializer(serializers.Serializer):
+class HubFolderSerializer(JsonTypes):
     """The options of `export --dataset hub`: one split (default), or by batch or an item key."""
 
     split_by = serializers.ChoiceField(

@@ -14,13 +14,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.fields import JsonTypes
 from annotation.kinds import ImportProblem
 from annotation.selectors.teams import projects_visible_to
 from quality.prediction_selectors import prediction_imports
 from quality.services.predictions import MAX_MODEL_NAME, predictions_import
 
 
-class PredictionsRequestSerializer(serializers.Serializer):
+class PredictionsRequestSerializer(JsonTypes):
     file = serializers.FileField(
         allow_empty_file=True,
         help_text='JSON Lines or a JSON array: each record the item\'s "id" as imported and label fields with '

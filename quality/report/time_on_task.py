@@ -28,7 +28,7 @@ def time_on_task_context(section: Mapping[str, Any], parameters: Mapping[str, An
             "item": row["item"],
             "annotator": row["annotator"],
             "page": row["page"] or "(whole answer)",
-            "seconds": format_figure(row["seconds"], "seconds"),
+            "seconds": "unknown (saved untimed)" if row.get("untimed") else format_figure(row["seconds"], "seconds"),
             "threshold": format_figure(row["threshold"], "seconds"),
             "dropped": row["dropped"],
         }

@@ -90,6 +90,9 @@ def test_each_type_stores_its_documented_answer():
         ("names", '[{"start": 8, "end": 99, "label": "PER"}]', "outside the text"),
         ("names", '[{"start": 0, "end": 3, "label": "LOC"}]', "one of the labels"),
         ("names", "not json", "could not be read"),
+        ("names", "[" * 20_000 + "]" * 20_000, "could not be read"),  # read by the one loader: no RecursionError
+        ("names", '[{"start": 0, "end": 3, "label": "PER", "text": "\\ud800"}]', "could not be read"),
+        ("names", '[{"start": 0, "end": 3, "label": 1e309}]', "could not be read"),
         ("evidence", ["1", "2", "3"], "Choose at most 2."),
         ("note", "x" * 11, "at most 10 characters"),
     ],

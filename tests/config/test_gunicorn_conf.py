@@ -54,7 +54,11 @@ def test_the_request_limits_are_stated_and_a_worker_memory_limit_is_set_after_th
     deploy = CONF.parent
     nginx = (deploy / "nginx.conf").read_text()
     assert "client_max_body_size 200m;" in nginx and "client_body_timeout 60s;" in nginx
-    assert "MemoryMax=3G" in (deploy / "annotation-web.service").read_text()
+    unit = (deploy / "annotation-web.service").read_text()
+    assert "MemoryHigh=2560M" in unit and "MemoryMax=3584M" in unit  # from bench/worker_memory.py's figures
+    assert "mem_limit: 3584m" in (deploy / "compose.yaml").read_text()
+    example = (deploy / "env.example").read_text()
+    assert "GUNICORN_WORKER_MAX_MEMORY_MB=2560" in example and "WEB_CONCURRENCY=2" in example
     for name in (
         "DATA_UPLOAD_MAX_MEMORY_SIZE",
         "FILE_UPLOAD_MAX_MEMORY_SIZE",

@@ -3,13 +3,14 @@ answer compares with gold. One table of types, so a new type is one function her
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from django import forms
 from django.utils.translation import gettext as _
+
+from annotation.structured_input import Refused, load_json
 
 from .display import sentences_of, text_of
 from .spec import CHOICES, Option, Question
@@ -160,8 +161,8 @@ def _spans(q: Question, raw: str, text: str, labels: Sequence[Option], required:
     page sends with a span equal to what those offsets mark, labels from the question's, no span
     twice."""
     try:
-        marked = json.loads(raw or "[]")
-    except json.JSONDecodeError:
+        marked = load_json(raw or "[]")
+    except Refused:
         raise forms.ValidationError(_("The marked spans could not be read; please mark them again.")) from None
     if not isinstance(marked, list):
         raise forms.ValidationError(_("The marked spans could not be read; please mark them again."))

@@ -50,3 +50,18 @@ def test_no_rule_flags_nothing_and_shares_count_timed_finished_answers():
     assert shares.at["c", "timed"] == 1 and shares.at["c", "share"] == 0.0
     assert shares.at["d", "timed"] == 1  # the unfinished answer is not counted
     assert not math.isnan(shares.at["b", "share"]) and shares.at["b", "share"] == 0.0
+
+
+def test_an_untimed_suspect_is_flagged_by_any_rule_on_and_left_out_of_the_median():
+    """Answer 7 saved without its page's timing note (`untimed_saves: suspect`), with a partial
+    time of 1 s from another page: judged too fast, and its 1 s never lowers a median."""
+    frame = FRAME.assign(
+        untimed=FRAME["response_id"] == 7, seconds=FRAME["seconds"].where(FRAME["response_id"] != 7, 1.0)
+    )
+    assert flag_too_fast(frame).loc[7, "too_fast"] == False  # noqa: E712 - no rule on: nothing is judged
+    floor = flag_too_fast(frame, min_seconds=2.0)
+    assert floor.index[floor["too_fast"]].tolist() == [7] and math.isnan(floor.loc[7, "seconds"])
+    median = flag_too_fast(frame, median_share=0.5)
+    assert median.loc[7, "threshold"] == 10.0 and median.index[median["too_fast"]].tolist() == [1, 5, 7]
+    shares = too_fast_shares(frame, median)
+    assert shares.loc["c", "timed"] == 2 and shares.loc["c", "fast"] == 1 and shares.loc["c", "median_seconds"] == 22.0
