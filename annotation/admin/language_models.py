@@ -6,6 +6,7 @@ followed by their progress. A run is never edited: its calls are its record."""
 from __future__ import annotations
 
 import os
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -20,7 +21,7 @@ from annotation.models import ModelConnection, ModelRun
 from annotation.selectors.teams import teams_of
 from annotation.services.model_runs import model_run_cancel, model_run_estimate, model_run_start
 
-from .common import OwnTeamsFilter, TeamScoped, adopt
+from .common import OwnTeamsFilter, TeamScoped, adopt, ref_column, time_column
 
 CONFIRM_TEMPLATE = "admin/annotation/modelrun/run_confirm.html"
 
@@ -29,7 +30,7 @@ CONFIRM_TEMPLATE = "admin/annotation/modelrun/run_confirm.html"
 class ModelConnectionAdmin(TeamScoped, admin.ModelAdmin):
     """A team's own connections only (a connection belongs to a team, not to a project)."""
 
-    list_display = ("name", "team", "model", "base_url", "key", "input_price", "output_price", "concurrency")
+    list_display = ("name", "team", ref_column("model", "Model"), ref_column("base_url", "Server"), "key", "prices")
     list_filter = (("team", OwnTeamsFilter),)
     search_fields = ("name", "model")
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
@@ -46,6 +47,11 @@ class ModelConnectionAdmin(TeamScoped, admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[ModelConnection]:
         rows = admin.ModelAdmin.get_queryset(self, request)  # by team, not through a project
         return rows.filter(team__in=teams_of(request.user)).select_related("team")
+
+    @admin.display(description="Prices in / out")
+    def prices(self, connection: ModelConnection) -> str:
+        """Per million input and output tokens, in one column."""
+        return f"{connection.input_price.normalize():f} / {connection.output_price.normalize():f}"
 
     @admin.display(description="API key")
     def key(self, connection: ModelConnection) -> str:
@@ -72,7 +78,7 @@ class ModelRunForm(forms.ModelForm):
 @admin.register(ModelRun)
 class ModelRunAdmin(TeamScoped, admin.ModelAdmin):
     form = ModelRunForm
-    list_display = ("__str__", "status", "progress", "estimated_cost", "spent", "created_at", "finished_at")
+    list_display = ("__str__", "status", "progress", "estimate", "spent", time_column("finished_at", "Finished"))
     list_filter = ("status", ("project", OwnTeamsFilter))
     readonly_fields = (
         "status",
@@ -119,6 +125,10 @@ class ModelRunAdmin(TeamScoped, admin.ModelAdmin):
     def has_spend_permission(self, request: HttpRequest) -> bool:
         """Running a model costs money: the run's add permission and `spend_on_channel`."""
         return request.user.has_perms(["annotation.add_modelrun", "annotation.spend_on_channel"])
+
+    @admin.display(description="Estimate", ordering="estimated_cost")
+    def estimate(self, run: ModelRun) -> Decimal:
+        return run.estimated_cost
 
     @admin.display(description="Progress")
     def progress(self, run: ModelRun) -> str:
