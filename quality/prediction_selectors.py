@@ -74,3 +74,18 @@ def suggestion_labels(project: Project, model: str, item_ids: Any) -> dict[int, 
     annotators were shown), of the items `item_ids`; empty when no such model is left."""
     connection = ModelConnection.objects.filter(team_id=project.team_id, name=model).first()
     return {} if connection is None else model_labels(connection=connection, item_ids=item_ids)
+
+
+def model_run_predictions(
+    project: Project, item_ids: list[int]
+) -> list[tuple[int, int, str, dict[str, Any], datetime]]:
+    """(call id, item id, the connection's name, labels, when) of each model connection's newest
+    labeled call of each of `item_ids`: a model run's labels written where imported predictions
+    are (the Label Studio export), as `project_predictions` reads them for a quality run."""
+    calls = ModelCall.objects.filter(
+        item__project=project, item_id__in=item_ids, outcome=ModelCall.Outcome.LABELED
+    ).order_by("connection__name", "item_id", "-created_at", "-pk")
+    found: dict[tuple[str, int], tuple[int, int, str, dict[str, Any], datetime]] = {}
+    for pk, item_id, name, labels, at in calls.values_list("pk", "item_id", "connection__name", "labels", "created_at"):
+        found.setdefault((name, item_id), (pk, item_id, name, labels, at))
+    return list(found.values())

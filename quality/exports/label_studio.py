@@ -14,7 +14,8 @@
 - `predictions`: each model's imported prediction of the item (`quality.Prediction`),
   `model_version` the model's name, `result` its values typed as an annotation's
   (`TaskKind.prediction_typed_answers`), `score` the file's; a prediction with no result (the
-  model predicted nothing the export can write) is left out.
+  model predicted nothing the export can write) is left out. A model run's labels are written
+  the same way (`model_version` the model connection's name, `id` its call's, no `score`).
 
 Items are read a chunk at a time, each chunk's annotations with two queries (rows, then when each was last
 saved): memory stays flat.
@@ -33,6 +34,7 @@ from annotation.models import Item, Project, Response
 from annotation.selectors.responses import annotation_rows
 from annotation.services.imported_annotations import annotator_email
 from quality.models import Prediction
+from quality.prediction_selectors import model_run_predictions
 
 from .base import CHUNK_SIZE, EXACT, Dataset, Options
 
@@ -118,6 +120,11 @@ def label_studio(project: Project, options: Options = EXACT) -> Dataset:
             result = [entry for a in answers for entry in result_entries(a, to_name=to_name, prefix=f"p{pk}")]
             if result:  # nothing predicted that Label Studio could show: no prediction
                 found[item_id].append(_prediction(pk, item_id, model, result, score, (made or at).isoformat()))
+        for pk, item_id, model, labels, at in model_run_predictions(project, list(chunk)):
+            answers = kind.prediction_typed_answers(labels, chunk[item_id])
+            result = [entry for a in answers for entry in result_entries(a, to_name=to_name, prefix=f"m{pk}")]
+            if result:
+                found[item_id].append(_prediction(pk, item_id, model, result, None, at.isoformat()))
         return found
 
     def rows() -> Iterator[dict[str, Any]]:

@@ -3,6 +3,7 @@ connection's name, with no import: scored per field beside imported models."""
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 import pytest
@@ -10,9 +11,11 @@ from django.test import override_settings
 
 from annotation.models import Item, ModelConnection
 from annotation.services.model_runs import model_run_estimate, model_run_execute
+from quality.exports import export_open
 from quality.prediction_selectors import prediction_imports, project_predictions
 from quality.services.runs import quality_run_create
 from tests.annotation.llm_helpers import admin
+from tests.factories import ModelCallFactory, ModelConnectionFactory
 from tests.quality.test_predictions import annotated_project
 
 pytestmark = pytest.mark.django_db
@@ -40,3 +43,21 @@ def test_a_model_runs_labels_are_predictions_in_the_quality_report(local_model):
     figures = report.report["predictions"]["models"]["local-zero-shot"]
     assert figures["gold"]["post_choice"]["accuracy"] == 1.0  # right on every item with a released answer
     assert "post_choice" in figures["fields"] and figures["as_annotator"]["n_items"] > 0
+
+
+def test_the_label_studio_export_writes_a_model_runs_newest_labels_beside_imported_predictions():
+    project = annotated_project("recam")
+    items = list(Item.objects.filter(project=project).order_by("id"))
+    model = ModelConnectionFactory(team=project.team, name="local-zero-shot")
+    older = ModelCallFactory(connection=model, item=items[0], labels={"post_choice": 0})
+    newer = ModelCallFactory(connection=model, item=items[0], labels={"post_choice": 3})
+    ModelCallFactory(connection=model, item=items[1], outcome="invalid", reason="not JSON")
+
+    tasks = json.loads(b"".join(export_open(project=project, dataset="label_studio", fmt="json").chunks))
+
+    by_item = {task["id"]: task["predictions"] for task in tasks}
+    (written,) = by_item[items[0].pk]
+    assert written["model_version"] == "local-zero-shot" and written["id"] == newer.pk != older.pk
+    assert [(r["from_name"], r["value"]) for r in written["result"]] == [("post_choice", {"choices": ["3"]})]
+    assert by_item[items[1].pk] == []  # an invalid reply is no prediction
+    assert all(not predictions for pk, predictions in by_item.items() if pk not in (items[0].pk, items[1].pk))
