@@ -93,25 +93,6 @@ class BatchSerializer(serializers.ModelSerializer):
         return labels_saved(batch) if batch.adaptive else None
 
 
-class BatchUpdateSerializer(JsonTypes, serializers.ModelSerializer):
-    """What may change after creation: the units (and the pilot) are fixed, the schedule, the
-    hand-out order and the status are not."""
-
-    class Meta:
-        model = Batch
-        fields = ["id", "name", "status", "release_after_minutes", "handout"]
-        read_only_fields = ["id"]
-        extra_kwargs = {"release_after_minutes": {"min_value": 1, "max_value": MAX_COUNT}}
-
-
-class VisibleProjectId(ExistingId):
-    """A project of the requesting user's teams: another team's id is a 404, as an id nobody has."""
-
-    def get_queryset(self) -> QuerySet[Project]:
-        request = self.context.get("request")
-        return projects_visible_to(request.user) if request is not None else Project.objects.none()
-
-
 class VisibleModelId(ExistingId):
     """A model connection of the requesting user's teams: another team's id is a 404."""
 
@@ -120,6 +101,45 @@ class VisibleModelId(ExistingId):
         if request is None:
             return ModelConnection.objects.none()
         return ModelConnection.objects.filter(team__in=teams_of(request.user))
+
+
+class BatchUpdateSerializer(JsonTypes, serializers.ModelSerializer):
+    """What may change after creation: the units (and the pilot) are fixed, the schedule, the
+    hand-out order, the status and the model's suggestions are not (suggestions may be turned on
+    once the model has run, and off when they should stop)."""
+
+    model = VisibleModelId(
+        queryset=ModelConnection.objects.all(),  # the queryset for the schema only
+        required=False,
+        allow_null=True,
+        help_text="The model connection whose labels the pages show (one of the project's team's).",
+    )
+
+    class Meta:
+        model = Batch
+        fields = ["id", "name", "status", "release_after_minutes", "handout", "model", "suggestions"]
+        read_only_fields = ["id"]
+        extra_kwargs = {"release_after_minutes": {"min_value": 1, "max_value": MAX_COUNT}}
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        batch = self.instance
+        assert isinstance(batch, Batch)
+        problem = suggestions_problem(
+            project=batch.project,
+            model=data.get("model", batch.model),
+            suggestions=data.get("suggestions", batch.suggestions),
+        )
+        if problem:
+            raise serializers.ValidationError({"model": [problem]})
+        return data
+
+
+class VisibleProjectId(ExistingId):
+    """A project of the requesting user's teams: another team's id is a 404, as an id nobody has."""
+
+    def get_queryset(self) -> QuerySet[Project]:
+        request = self.context.get("request")
+        return projects_visible_to(request.user) if request is not None else Project.objects.none()
 
 
 class BatchCreateSerializer(JsonTypes):
@@ -260,8 +280,8 @@ class ReleaseReportSerializer(serializers.Serializer):
 @extend_schema_view(list=extend_schema(parameters=[id_parameter("project", "Only this project's batches.")]))
 class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, viewsets.GenericViewSet):
     """Batches with their progress; created through `batch_create`; only name, status, the
-    release time and the hand-out order change afterwards (closing a batch stops handing out
-    new work). Staff with the Batch model permissions; invite links need the InviteLink ones
+    release time, the hand-out order and the model's suggestions change afterwards (closing a
+    batch stops handing out new work). Staff with the Batch model permissions; invite links need the InviteLink ones
     (their URLs let anyone in)."""
 
     required_permissions = None  # the model's; @action routes name their own

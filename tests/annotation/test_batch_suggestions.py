@@ -23,7 +23,7 @@ def project():
 
 def _researcher_api(*teams):
     """A researcher of `teams` who may add and view batches."""
-    user = staff_with("add_", "view_", teams=teams)
+    user = staff_with("add_", "view_", "change_", teams=teams)
     client = APIClient()
     client.force_authenticate(user)
     return client
@@ -85,3 +85,23 @@ def test_the_admin_add_form_creates_a_batch_with_suggestions_and_refuses_them_wi
     model = ModelConnectionFactory(team=project.team)
     assert add_batch(admin_client, project, model=model.pk, suggestions="preselect").status_code == 302
     assert (Batch.objects.get().model, Batch.objects.get().suggestions) == (model, "preselect")
+
+
+def test_the_api_turns_suggestions_on_after_the_model_ran_and_off_again(project):
+    api, model = _researcher_api(project.team), ModelConnectionFactory(team=project.team)
+    batch = batch_create(project=project, name="b")
+    url = f"/api/batches/{batch.pk}/"
+    refused = api.patch(url, {"suggestions": "preselect"}, format="json")
+    assert refused.status_code == 400 and "need a model" in refused.content.decode()
+    assert api.patch(url, {"model": ModelConnectionFactory().pk}, format="json").status_code == 404  # another team's
+    batch.refresh_from_db()
+    assert (batch.model, batch.suggestions) == (None, "off")
+
+    turned_on = api.patch(url, {"model": model.pk, "suggestions": "preselect"}, format="json")
+    assert turned_on.status_code == 200, turned_on.content
+    batch.refresh_from_db()
+    assert (batch.model, batch.suggestions) == (model, "preselect")
+    assert api.patch(url, {"model": None}, format="json").status_code == 400  # still suggesting: needs its model
+    assert api.patch(url, {"suggestions": "off"}, format="json").status_code == 200
+    batch.refresh_from_db()
+    assert (batch.model, batch.suggestions) == (model, "off")
