@@ -88,6 +88,31 @@ class InviteLinkFactory(factory.django.DjangoModelFactory):
     label = factory.Sequence(lambda n: f"link {n}")
 
 
+class ModelConnectionFactory(factory.django.DjangoModelFactory):
+    """A team's model on an OpenAI-compatible server (the local endpoint's address: never called here)."""
+
+    class Meta:
+        model = "annotation.ModelConnection"
+
+    team = factory.SubFactory(TeamFactory)
+    name = factory.Sequence(lambda n: f"model-{n}")
+    base_url = "http://127.0.0.1:8767/v1"
+    model = "local-model"
+
+
+class ModelCallFactory(factory.django.DjangoModelFactory):
+    """A model's checked answer for one item: `labels` (label field -> value) as a run keeps them."""
+
+    class Meta:
+        model = "annotation.ModelCall"
+
+    connection = factory.SubFactory(ModelConnectionFactory)
+    item = factory.SubFactory(ItemFactory)
+    prompt_hash = factory.Sequence(lambda n: f"{n:064x}")
+    outcome = "labeled"
+    labels = factory.LazyFunction(dict)
+
+
 def save_answer(response_id: int, page: str, answer: dict, *, shown_at=None):
     """Save one page through the one save path, as the annotator's page does (tests' shortcut)."""
     from annotation.models import Response

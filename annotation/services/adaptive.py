@@ -3,19 +3,33 @@ per item how sure its label is (and whether it is settled) and per annotator whe
 rule stops them. The hand-out reads these (`selectors.work.next_unit`); nothing here runs in a
 request: `adaptive_queue` queues the Celery task once the save commits (inline without a broker,
 CELERY_TASK_ALWAYS_EAGER). The rules are `quality.stats.adaptive`'s; docs/adaptive-redundancy.md.
+With `Batch.model_votes`, the batch's model's label of each item is one more vote, its
+competence fitted with the people's and stored in `ModelEstimate`.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pandas as pd
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 
 from annotation.kinds import AGGREGATED_LEVELS, LabelField, kind_of
-from annotation.models import AdjudicationSetup, AnnotatorEstimate, Assignment, Batch, ItemEstimate, Response
+from annotation.models import (
+    AdjudicationSetup,
+    AnnotatorEstimate,
+    Assignment,
+    Batch,
+    Item,
+    ItemEstimate,
+    ModelEstimate,
+    Response,
+)
+from annotation.selectors.model_labels import model_labels
 from annotation.selectors.responses import annotation_rows
 from annotation.selectors.study import study_of
-from quality.stats.adaptive import Estimates, estimate, settled, settles_from, spammers
+from quality.stats.adaptive import Estimates, ModelVote, estimate, settled, settles_from, spammers
 from quality.stats.labels import clean_labels
 
 from .adjudication import adjudication_check_on_commit
@@ -86,7 +100,8 @@ def estimates_update(*, batch: Batch, method: str | None = None) -> int:
     labels = batch_labels(batch, field)
     if labels.empty:
         return 0
-    fitted = estimate(labels, method=method or METHOD)
+    model, gold = model_vote_labels(batch, field, labels)
+    fitted = estimate(labels, method=method or METHOD, model=model, gold=gold)
     table = fitted.items
     table["settled"] = settled(
         table["posterior"].to_numpy(),
@@ -99,7 +114,54 @@ def estimates_update(*, batch: Batch, method: str | None = None) -> int:
         _write_items(batch, table)
         if not fitted.competence.empty:
             _write_annotators(batch, fitted, labels.groupby("annotator").size())
+        _write_model(batch, fitted.model)
     return len(table)
+
+
+def model_vote_labels(
+    batch: Batch, field: LabelField, labels: pd.DataFrame
+) -> tuple[pd.Series | None, pd.Series | None]:
+    """The model's vote when the batch counts it (`model_votes` and a `model`): item -> the
+    model's value of `field` on the batch's labelled items and the project's gold items, and
+    item -> the gold items' expected answer (one accepted value; a range or several judge
+    nothing). None, None otherwise. The connection's labels are read whole (one query; a batch's
+    items as an IN list would outgrow SQLite's parameters) and kept to these items here."""
+    if not batch.model_votes or batch.model_id is None:
+        return None, None
+    checks = Item.objects.filter(project_id=batch.project_id, check_answer__isnull=False)
+    gold = {pk: one_answer(expected.get(field.name)) for pk, expected in checks.values_list("pk", "check_answer")}
+    gold = {pk: value for pk, value in gold.items() if value is not None}
+    wanted = set(labels["item"]) | set(gold)
+    votes = {
+        item: values.get(field.name)
+        for item, values in model_labels(connection=batch.model_id).items()
+        if item in wanted and values.get(field.name) is not None
+    }
+    return pd.Series(votes, dtype=object), pd.Series(gold, dtype=object)
+
+
+def one_answer(expected: Any) -> Any:
+    """A check item's expected answer as one value, or None: a list of one accepted value is that
+    value; several, a range ({"min", "max"}) or nothing tell no single true label."""
+    if isinstance(expected, list):
+        return expected[0] if len(expected) == 1 else None
+    return None if isinstance(expected, dict) else expected
+
+
+def _write_model(batch: Batch, vote: ModelVote | None) -> None:
+    """The model's competence for the batch page, or no row when it had no vote this time."""
+    if vote is None:
+        ModelEstimate.objects.filter(batch=batch).delete()
+        return
+    ModelEstimate.objects.update_or_create(
+        batch=batch,
+        defaults={
+            "connection_id": batch.model_id,
+            "competence": vote.competence,
+            "items": vote.items,
+            "gold": vote.gold,
+        },
+    )
 
 
 #: a posterior that moved less than this since it was stored is not written again: the hand-out
