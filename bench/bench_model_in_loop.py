@@ -41,6 +41,12 @@ def arguments() -> argparse.Namespace:
     parser.add_argument(
         "--model-accuracy", type=float, nargs="+", default=[0.85, 0.5], help="the model's chance of the true label"
     )
+    parser.add_argument(
+        "--model-min-annotators",
+        type=int,
+        default=1,
+        help="people an item gets at least in a batch with the model's vote (the model never counts as one)",
+    )
     parser.add_argument("--model-bias", type=float, default=0.0, help="its chance of its favourite class instead")
     parser.add_argument("--input-tokens", type=int, default=700, help="a call's prompt tokens (a ReCAM item)")
     parser.add_argument("--output-tokens", type=int, default=20, help="a call's reply tokens")
@@ -104,7 +110,7 @@ def with_model(batch: Any, crowd: Any, items: dict, seed: int, args: argparse.Na
     model_fill(
         connection, {pk: {"post_choice": crowd.classes.index(model[int(ext)])} for pk, ext in items.items()}, args
     )
-    batch.model, batch.model_votes = connection, True
+    batch.model, batch.model_votes, batch.min_annotators = connection, True, args.model_min_annotators
     batch.save()
 
 

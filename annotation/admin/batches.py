@@ -39,6 +39,11 @@ def model_vote_text(batch: Batch) -> str:
         f" The model {batch.model} votes, its estimated competence {estimate.competence:.2f} (MACE, as a person's; "
         f"1 = always knows, 0 = guesses) from {estimate.items} item{'' if estimate.items == 1 else 's'} "
         f"people labelled too{gold}."
+        + (
+            ""
+            if estimate.counted
+            else " Its vote does not count: the spammer rule judged it below the minimum competence."
+        )
     )
 
 

@@ -59,6 +59,9 @@ class ModelEstimate(models.Model):
     competence = models.FloatField(help_text="MACE's probability that the model labels knowingly.")
     items = models.PositiveIntegerField(help_text="Items people labelled too: its labels were judged against theirs.")
     gold = models.PositiveIntegerField(default=0, help_text="Gold items it answered, judged by their expected answer.")
+    counted = models.BooleanField(
+        default=True, help_text="False: the spammer rule judged it below the batch's minimum competence; no vote."
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

@@ -101,7 +101,8 @@ def estimates_update(*, batch: Batch, method: str | None = None) -> int:
     if labels.empty:
         return 0
     model, gold = model_vote_labels(batch, field, labels)
-    fitted = estimate(labels, method=method or METHOD, model=model, gold=gold)
+    threshold = spammer_threshold(batch)
+    fitted = estimate(labels, method=method or METHOD, model=model, gold=gold, min_competence=threshold)
     table = fitted.items
     table["settled"] = settled(
         table["posterior"].to_numpy(),
@@ -113,7 +114,7 @@ def estimates_update(*, batch: Batch, method: str | None = None) -> int:
     with transaction.atomic():
         _write_items(batch, table)
         if not fitted.competence.empty:
-            _write_annotators(batch, fitted, labels.groupby("annotator").size())
+            _write_annotators(batch, fitted, labels.groupby("annotator").size(), threshold)
         _write_model(batch, fitted.model)
     return len(table)
 
@@ -160,6 +161,7 @@ def _write_model(batch: Batch, vote: ModelVote | None) -> None:
             "competence": vote.competence,
             "items": vote.items,
             "gold": vote.gold,
+            "counted": vote.counted,
         },
     )
 
@@ -211,11 +213,11 @@ def spammer_threshold(batch: Batch) -> float | None:
     return LIVE_QUALITY_COMPETENCE if attention is not None and attention.stop_below is not None else None
 
 
-def _write_annotators(batch: Batch, fitted: Estimates, counts: pd.Series) -> None:
+def _write_annotators(batch: Batch, fitted: Estimates, counts: pd.Series, threshold: float | None) -> None:
     """Each annotator's competence, the posterior from which their label settles an item (the
-    hand-out's routing) and, with a spammer threshold, whether the spammer rule stops them."""
+    hand-out's routing) and, with a spammer threshold (`spammer_threshold`), whether the spammer
+    rule stops them."""
     scores = fitted.competence
-    threshold = spammer_threshold(batch)
     stopped = (
         spammers(fitted.competence_beta, counts, min_competence=threshold)
         if threshold is not None

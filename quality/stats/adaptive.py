@@ -24,7 +24,7 @@ items on their second label while weaker ones take the items that need a third a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -91,6 +91,7 @@ class ModelVote:
     spamming: float
     items: int  # items people labelled too, whose labels it was judged against
     gold: int  # gold items it answered, judged against their expected answers
+    counted: bool = True  # False: the spammer rule stopped its vote (`estimate`'s min_competence)
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,7 @@ def estimate(
     method: str = "mace",
     model: pd.Series | None = None,
     gold: pd.Series | None = None,
+    min_competence: float | None = None,
 ) -> Estimates:
     """Each item's label and posterior by `method`, and each annotator's MACE competence. MACE
     fits both at once; its posteriors are the sharper ones on a few labels an item (bench/README.md,
@@ -132,7 +134,11 @@ def estimate(
             table.join(counts), pd.Series(dtype=float), pd.DataFrame(columns=["knowing", "spamming"]), len(codes.domain)
         )
     if model is not None and not model.empty:
-        return with_model(labels, model, gold=gold, method=method)
+        voted = with_model(labels, model, gold=gold, method=method)
+        vote = voted.model
+        if vote is None or min_competence is None or not model_stopped(vote, min_competence=min_competence):
+            return voted
+        return replace(estimate(labels, method=method), model=replace(vote, counted=False))
     fitted = mace(labels)
     table = fitted.labels if method == "mace" else dawid_skene(labels).labels
     return Estimates(
@@ -177,3 +183,9 @@ def with_model(labels: pd.DataFrame, model: pd.Series, *, gold: pd.Series | None
         fitted.strategy.shape[1],
         vote,
     )
+
+
+def model_stopped(vote: ModelVote, *, min_competence: float) -> bool:
+    """Whether the spammer rule would stop the model were it a person (`spammers`)."""
+    beta = pd.DataFrame({"knowing": [vote.knowing], "spamming": [vote.spamming]})
+    return bool(spammers(beta, pd.Series([vote.items + vote.gold]), min_competence=min_competence).iloc[0])

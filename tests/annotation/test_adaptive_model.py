@@ -28,10 +28,10 @@ def truth(position: int) -> int:
     return position % 4
 
 
-def voting_batch(answer=truth, *, votes: bool = True):
+def voting_batch(answer=truth, *, votes: bool = True, **adaptive):
     """An adaptive batch of ITEMS items (target 0.99, 2 to 3 people an item) whose model
     answered each item by `answer(position)`, its vote on (or off)."""
-    batch = adaptive_batch(ITEMS, target_confidence=0.99)
+    batch = adaptive_batch(ITEMS, target_confidence=0.99, **adaptive)
     connection = ModelConnectionFactory(team=batch.project.team)
     for position, item in enumerate(Item.objects.filter(project=batch.project).order_by("pk")):
         ModelCallFactory(connection=connection, item=item, labels={"post_choice": answer(position)})
@@ -112,6 +112,19 @@ def test_a_bad_model_is_learned_to_be_bad_and_settles_nothing_wrongly():
     for row in ItemEstimate.objects.filter(batch=batch, settled=True):
         assert int(row.label) == truth(where[row.item_id])
     assert open_items(batch) == MISSED  # as without a model
+
+
+def test_a_model_the_spammer_rule_stops_has_no_vote_and_the_page_says_so(admin_client):
+    batch = voting_batch(answer=lambda n: (truth(n) + 1) % 4, min_competence=0.3)
+    two_people_label(batch)
+    estimates_update(batch=batch)
+    stopped = ModelEstimate.objects.get(batch=batch)
+    assert not stopped.counted and stopped.competence < 0.2
+    alone = estimate(batch_labels(batch, adaptive_field(batch)))
+    stored = dict(ItemEstimate.objects.filter(batch=batch).values_list("item_id", "posterior"))
+    assert [stored[item] for item in alone.items.index] == pytest.approx(alone.items["posterior"].tolist())
+    page = admin_client.get(reverse("admin:annotation_batch_change", args=[batch.pk])).content.decode()
+    assert "Its vote does not count: the spammer rule judged it below the minimum competence." in page
 
 
 def test_gold_items_judge_the_model_and_the_stored_competence_is_the_fits():

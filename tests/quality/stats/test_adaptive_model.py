@@ -3,11 +3,13 @@ MACE's (the fit is MACE's own on the frame with the model added), its competence
 the people's labels and gold items, and MACE's control items (the gold answers) are the limit of
 items whose true label the evidence leaves in no doubt."""
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from quality.stats.adaptive import estimate, settled
+from quality.stats.adaptive import STOP_CREDIBILITY, ModelVote, estimate, model_stopped, settled
 from quality.stats.mace import mace
 from quality.stats.simulated_crowd import simulate_crowd
 
@@ -58,13 +60,17 @@ def test_the_models_competence_is_learned_as_a_persons_is(accuracy, bias, low, h
 
 @pytest.mark.parametrize(("accuracy", "bias"), [(0.5, 0.0), (0.85, 0.8), (0.25, 0.0)])
 def test_a_poor_model_settles_no_more_items_wrongly_than_the_people_alone(accuracy, bias):
+    """Under the spammer rule's floor of live quality (0.3): a model right half the time
+    (competence about 1/3) keeps its vote, a guessing one loses it."""
     crowd, model = crowd_and_model(accuracy, bias=bias, labels_per_item=2)
 
     def wrongly_settled(fitted):
         done = settled(fitted.items["posterior"], fitted.items["labels"], target=0.98, min_labels=2, max_labels=5)
         return int((done & (fitted.items["label"] != crowd.truth[fitted.items.index])).sum())
 
-    assert wrongly_settled(estimate(crowd.labels, model=model)) <= wrongly_settled(estimate(crowd.labels))
+    voted = estimate(crowd.labels, model=model, min_competence=0.3)
+    assert wrongly_settled(voted) <= wrongly_settled(estimate(crowd.labels))
+    assert voted.model.counted == (accuracy == 0.5)
 
 
 def test_a_good_model_settles_items_the_people_alone_would_not():
@@ -121,3 +127,13 @@ def test_a_control_label_nobody_gave_is_refused_by_name():
     frame = pd.DataFrame({"item": [1, 1, 2], "annotator": ["x", "y", "x"], "value": ["a", "a", "b"]})
     with pytest.raises(ValueError, match=r"true label nobody gave: \[2\]"):
         mace(frame, known=pd.Series({1: "a", 2: "z"}))
+
+
+def test_the_spammer_rule_judges_the_model_as_a_person():
+    """The reference is the closed-form CDF of Beta(1, 15), 1 - (1 - x) ** 15, which reaches the
+    rule's 0.9 at x = 1 - 0.1 ** (1 / 15); and the rule judges nobody before 20 labels."""
+    edge = 1 - (1 - STOP_CREDIBILITY) ** (1 / 15)
+    vote = ModelVote(competence=1 / 16, knowing=1.0, spamming=15.0, items=15, gold=5)
+    assert model_stopped(vote, min_competence=edge + 0.002)
+    assert not model_stopped(vote, min_competence=edge - 0.002)
+    assert not model_stopped(replace(vote, gold=4), min_competence=0.9)  # 19 judged: too few
