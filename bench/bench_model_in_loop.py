@@ -37,6 +37,11 @@ POLICIES = ("fixed", "adaptive")
 
 
 def arguments() -> argparse.Namespace:
+    return options().parse_args()
+
+
+def options() -> argparse.ArgumentParser:
+    """bench_redundancy.py's options and the model's."""
     parser = redundancy.options(__doc__)
     parser.add_argument(
         "--model-accuracy", type=float, nargs="+", default=[0.85, 0.5], help="the model's chance of the true label"
@@ -52,7 +57,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--output-tokens", type=int, default=20, help="a call's reply tokens")
     parser.add_argument("--input-price", type=float, default=0.15, help="money per million prompt tokens")
     parser.add_argument("--output-price", type=float, default=0.60, help="money per million reply tokens")
-    return parser.parse_args()
+    return parser
 
 
 def simulated_model(crowd: Any, seed: int, *, accuracy: float, bias: float) -> pd.Series:

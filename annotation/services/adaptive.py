@@ -130,7 +130,9 @@ def model_vote_labels(
     if not batch.model_votes or batch.model_id is None:
         return None, None
     checks = Item.objects.filter(project_id=batch.project_id, check_answer__isnull=False)
-    gold = {pk: one_answer(expected.get(field.name)) for pk, expected in checks.values_list("pk", "check_answer")}
+    gold = {
+        pk: one_answer((expected or {}).get(field.name)) for pk, expected in checks.values_list("pk", "check_answer")
+    }
     gold = {pk: value for pk, value in gold.items() if value is not None}
     wanted = set(labels["item"]) | set(gold)
     votes = {
@@ -151,7 +153,7 @@ def one_answer(expected: Any) -> Any:
 
 def _write_model(batch: Batch, vote: ModelVote | None) -> None:
     """The model's competence for the batch page, or no row when it had no vote this time."""
-    if vote is None:
+    if vote is None or batch.model_id is None:
         ModelEstimate.objects.filter(batch=batch).delete()
         return
     ModelEstimate.objects.update_or_create(

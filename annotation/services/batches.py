@@ -17,7 +17,7 @@ class BatchError(ValueError):
     pass
 
 
-ADAPTIVE_FIELDS = ("adaptive", "min_annotators", "max_annotators", "target_confidence", "min_competence")
+ADAPTIVE_FIELDS = ("adaptive", "min_annotators", "max_annotators", "target_confidence", "min_competence", "model_votes")
 
 
 def adaptive_problem(values: dict[str, Any]) -> str:

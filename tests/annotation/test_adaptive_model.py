@@ -160,3 +160,25 @@ def test_the_batch_page_shows_human_labels_against_fixed_redundancy_and_the_mode
         f"its estimated competence {competence:.2f} (MACE" in page
         and f"from {ITEMS} items people labelled too." in page
     )
+
+
+def test_the_batch_page_turns_the_models_vote_on(admin_client):
+    batch = voting_batch(votes=False)
+    url = reverse("admin:annotation_batch_change", args=[batch.pk])
+    assert 'name="model_votes"' in admin_client.get(url).content.decode()
+    form = {
+        "name": batch.name,
+        "status": batch.status,
+        "release_after_minutes": 60,
+        "handout": batch.handout,
+        "adaptive": "on",
+        "min_annotators": 1,
+        "max_annotators": 3,
+        "target_confidence": 0.99,
+        "model_votes": "on",
+        "channel_settings": "{}",
+        "study": "",
+    }
+    assert admin_client.post(url, form).status_code == 302
+    batch.refresh_from_db()
+    assert batch.model_votes and batch.min_annotators == 1 and batch.model is not None
