@@ -49,8 +49,12 @@ def options() -> argparse.ArgumentParser:
     parser.add_argument(
         "--model-min-annotators",
         type=int,
-        default=1,
-        help="people an item gets at least in a batch with the model's vote (the model never counts as one)",
+        default=2,
+        help="people an item gets at least in a batch with the model's vote (the model never counts as one; "
+        "below 2 the service asks for 2 anyway)",
+    )
+    parser.add_argument(
+        "--only-models", action="store_true", help="run the model batches only (no fixed or adaptive baseline)"
     )
     parser.add_argument("--model-bias", type=float, default=0.0, help="its chance of its favourite class instead")
     parser.add_argument("--input-tokens", type=int, default=700, help="a call's prompt tokens (a ReCAM item)")
@@ -165,7 +169,8 @@ def model_figures(batch: Any, crowd: Any, items: dict, args: argparse.Namespace)
 
 def policies(args: argparse.Namespace) -> list[tuple[float | None, str]]:
     """(model accuracy or None, policy name) of each batch a seed, in the order they run."""
-    return [(None, name) for name in POLICIES] + [(p, f"model {p}") for p in args.model_accuracy]
+    baselines = [] if args.only_models else [(None, name) for name in POLICIES]
+    return baselines + [(p, f"model {p}") for p in args.model_accuracy]
 
 
 def medians(runs: list[dict], args: argparse.Namespace) -> list[dict]:
@@ -219,7 +224,8 @@ def main() -> None:
             for accuracy, policy in policies(args):
                 runs.append(run(crowd, seed, args, accuracy, policy))
                 print(json.dumps(runs[-1]), flush=True)
-        print(json.dumps({"benchmark": "model_in_loop", "args": vars(args), "medians": medians(runs, args)}, indent=1))
+        table = None if args.only_models else medians(runs, args)
+        print(json.dumps({"benchmark": "model_in_loop", "args": vars(args), "medians": table}, indent=1))
     finally:
         common.database_drop(args.db, name)
 

@@ -14,6 +14,7 @@ from annotation.services.assignments import NoWorkLeft, assignment_next
 from annotation.services.responses import assignment_submit_if_complete
 from quality.stats.adaptive import estimate
 from tests.annotation.adaptive_helpers import adaptive_batch, first_item, label, person
+from tests.annotation.test_admin_adjudication import change_data
 from tests.factories import ItemFactory, ModelCallFactory, ModelConnectionFactory
 
 pytestmark = pytest.mark.django_db
@@ -91,8 +92,11 @@ def test_without_the_models_vote_the_items_people_disagree_on_need_a_third_label
     assert open_items(batch) == MISSED
 
 
-def test_the_model_does_not_count_toward_the_minimum_of_people():
-    batch = voting_batch()
+@pytest.mark.parametrize("minimum", [1, 2])
+def test_the_model_does_not_count_toward_the_minimum_of_people(minimum):
+    """Nor does one person and the model settle an item when the batch asks for one person:
+    the model's vote asks for two (MODEL_VOTE_PEOPLE)."""
+    batch = voting_batch(min_annotators=minimum)
     two_people_label(batch, second_items=10)  # the other ten items: one person and the model, agreeing
     estimates_update(batch=batch)
     where = position_of(batch)
@@ -165,20 +169,10 @@ def test_the_batch_page_shows_human_labels_against_fixed_redundancy_and_the_mode
 def test_the_batch_page_turns_the_models_vote_on(admin_client):
     batch = voting_batch(votes=False)
     url = reverse("admin:annotation_batch_change", args=[batch.pk])
-    assert 'name="model_votes"' in admin_client.get(url).content.decode()
-    form = {
-        "name": batch.name,
-        "status": batch.status,
-        "release_after_minutes": 60,
-        "handout": batch.handout,
-        "adaptive": "on",
-        "min_annotators": 1,
-        "max_annotators": 3,
-        "target_confidence": 0.99,
-        "model_votes": "on",
-        "channel_settings": "{}",
-        "study": "",
-    }
-    assert admin_client.post(url, form).status_code == 302
+    data = change_data(admin_client, batch)
+    assert "model_votes" not in data  # shown, unchecked
+    data["model_votes"] = "on"
+    response = admin_client.post(url, data)
+    assert response.status_code == 302, response.context and response.context["errors"]
     batch.refresh_from_db()
-    assert batch.model_votes and batch.min_annotators == 1 and batch.model is not None
+    assert batch.model_votes and batch.model is not None
