@@ -54,6 +54,13 @@ def options() -> argparse.ArgumentParser:
         "below 2 the service asks for 2 anyway)",
     )
     parser.add_argument(
+        "--model-min-judged",
+        type=int,
+        default=None,
+        help="labels a person gives before the spammer rule judges them while the model votes "
+        "(default: the service's MODEL_MIN_JUDGED)",
+    )
+    parser.add_argument(
         "--only-models", action="store_true", help="run the model batches only (no fixed or adaptive baseline)"
     )
     parser.add_argument("--model-bias", type=float, default=0.0, help="its chance of its favourite class instead")
@@ -119,6 +126,10 @@ def with_model(batch: Any, crowd: Any, items: dict, seed: int, args: argparse.Na
     model_fill(
         connection, {pk: {"post_choice": crowd.classes.index(model[int(ext)])} for pk, ext in items.items()}, args
     )
+    from annotation.services import adaptive
+
+    if args.model_min_judged is not None:
+        adaptive.MODEL_MIN_JUDGED = args.model_min_judged  # for this process only
     batch.model, batch.model_votes, batch.min_annotators = connection, True, args.model_min_annotators
     batch.save()
 

@@ -29,7 +29,7 @@ from annotation.models import (
 from annotation.selectors.model_labels import model_labels
 from annotation.selectors.responses import annotation_rows
 from annotation.selectors.study import study_of
-from quality.stats.adaptive import Estimates, ModelVote, estimate, settled, settles_from, spammers
+from quality.stats.adaptive import MIN_JUDGED, Estimates, ModelVote, estimate, settled, settles_from, spammers
 from quality.stats.labels import clean_labels
 
 from .adjudication import adjudication_check_on_commit
@@ -131,6 +131,16 @@ def people_minimum(batch: Batch, fitted: Estimates) -> int:
     least MODEL_VOTE_PEOPLE."""
     voting = fitted.model is not None and fitted.model.counted
     return max(batch.min_annotators, MODEL_VOTE_PEOPLE) if voting else batch.min_annotators
+
+
+#: labels a person gives before the spammer rule judges them while the model votes (its labels
+#: of the same items are a reference for each of theirs); MIN_JUDGED without a model
+MODEL_MIN_JUDGED = MIN_JUDGED
+
+
+def judged_from(fitted: Estimates) -> int:
+    """The spammer rule's minimum of labels: MODEL_MIN_JUDGED with a counted model vote."""
+    return MODEL_MIN_JUDGED if fitted.model is not None and fitted.model.counted else MIN_JUDGED
 
 
 def model_vote_labels(
@@ -235,7 +245,7 @@ def _write_annotators(batch: Batch, fitted: Estimates, counts: pd.Series, thresh
     rule stops them."""
     scores = fitted.competence
     stopped = (
-        spammers(fitted.competence_beta, counts, min_competence=threshold)
+        spammers(fitted.competence_beta, counts, min_competence=threshold, min_judged=judged_from(fitted))
         if threshold is not None
         else pd.Series(False, index=scores.index)
     )
