@@ -40,7 +40,12 @@ PAYLOAD = {
 
 
 def arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    return options(__doc__).parse_args()
+
+
+def options(description: str | None) -> argparse.ArgumentParser:
+    """The crowd's, the batch's and the run's options (bench_model_in_loop.py adds its model's)."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", default="sqlite", choices=["sqlite", "postgres"])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     parser.add_argument("--items", type=int, default=600)
@@ -69,7 +74,22 @@ def arguments() -> argparse.Namespace:
         help="instead: time the aggregation update of one adaptive batch of this many labels (5 an item)",
     )
     parser.add_argument("--price", type=float, default=0.05, help="money per label")
-    return parser.parse_args()
+    return parser
+
+
+def make_crowd(seed: int, args: argparse.Namespace) -> Any:
+    """The seeded crowd of the options: a label drawn for every item and annotator."""
+    from quality.stats.simulated_crowd import simulate_crowd
+
+    return simulate_crowd(
+        seed=seed,
+        n_items=args.items,
+        n_classes=args.classes,
+        n_annotators=args.annotators,
+        labels_per_item=args.annotators,
+        class_prior=tuple(args.prior) if args.prior else None,
+        mix=crowd_mix(args.mix, args),
+    )
 
 
 def crowd_mix(text: str, args: argparse.Namespace) -> Any:
@@ -86,15 +106,20 @@ def crowd_mix(text: str, args: argparse.Namespace) -> Any:
 
 def run_policy(crowd: Any, seed: int, args: argparse.Namespace, target: float | None) -> dict:
     """One batch worked through to the end: fixed k (target None) or adaptive at `target`."""
-    from django.utils import timezone
-
-    from annotation.models import Annotator, AnnotatorEstimate, Assignment, Item, Project, Response
     from annotation.selectors.batches import labels_saved
+
+    batch, items, people = crowd_batch(crowd, seed, args, target)
+    seconds, stopped = work_through(crowd, batch, items, people, seed, args)
+    return summary(crowd, batch, items, people, args, target, seconds, labels_saved(batch), stopped)
+
+
+def crowd_batch(crowd: Any, seed: int, args: argparse.Namespace, target: float | None) -> tuple[Any, dict, dict]:
+    """A project of the crowd's items and its batch, fixed k (target None) or adaptive at
+    `target`, with one annotator per member of the crowd: (batch, item pk -> crowd item,
+    annotator pk -> crowd name)."""
+    from annotation.models import Annotator, Item, Project
     from annotation.services import adaptive
-    from annotation.services.adaptive import completion_queue
-    from annotation.services.assignments import NoWorkLeft, assignment_next
     from annotation.services.batches import batch_create
-    from annotation.services.responses import assignment_submit_if_complete
 
     adaptive.METHOD = args.method  # the model behind the posteriors, for this process only
     project = Project.objects.create(name=f"crowd {seed} {target}", kind="recam", team=common.bench_team())
@@ -108,11 +133,25 @@ def run_policy(crowd: Any, seed: int, args: argparse.Namespace, target: float | 
         batch.min_competence = args.min_competence if args.min_competence >= 0 else None
         batch.save()
     items = dict(Item.objects.filter(project=project).values_list("pk", "external_id"))
-    names = list(crowd.annotators.index)
     people = {
         Annotator.objects.create(project=project, channel="invite", external_id=name, batch=batch).pk: name
-        for name in names
+        for name in crowd.annotators.index
     }
+    return batch, items, people
+
+
+def work_through(
+    crowd: Any, batch: Any, items: dict, people: dict, seed: int, args: argparse.Namespace
+) -> tuple[float, list[int]]:
+    """The crowd works the batch through the real hand-out until nobody gets more work:
+    (seconds, the annotators the spammer rule sent away)."""
+    from django.utils import timezone
+
+    from annotation.models import Annotator, AnnotatorEstimate, Assignment, Response
+    from annotation.services.adaptive import completion_queue
+    from annotation.services.assignments import NoWorkLeft, assignment_next
+    from annotation.services.responses import assignment_submit_if_complete
+
     drawn = crowd.labels.set_index(["item", "annotator"])["value"]
     rng, active, started, units = random.Random(seed), list(people), time.perf_counter(), 0
     stopped: list[int] = []
@@ -137,8 +176,7 @@ def run_policy(crowd: Any, seed: int, args: argparse.Namespace, target: float | 
         assert done and assignment.status == Assignment.Status.SUBMITTED
         units += 1
         completion_queue(response=responses[-1], unit_done=units % args.update_every == 0)
-    seconds = time.perf_counter() - started
-    return summary(crowd, batch, items, people, args, target, seconds, labels_saved(batch), stopped)
+    return time.perf_counter() - started, stopped
 
 
 def summary(crowd, batch, items, people, args, target, seconds, saved, stopped) -> dict:
@@ -237,20 +275,9 @@ def main() -> None:
         if args.update_labels:
             print(json.dumps(update_timing(args)))
             return
-        from quality.stats.simulated_crowd import simulate_crowd
-
-        mix = crowd_mix(args.mix, args)
         runs = []
         for seed in args.seeds:
-            crowd = simulate_crowd(
-                seed=seed,
-                n_items=args.items,
-                n_classes=args.classes,
-                n_annotators=args.annotators,
-                labels_per_item=args.annotators,
-                class_prior=tuple(args.prior) if args.prior else None,
-                mix=mix,
-            )
+            crowd = make_crowd(seed, args)
             for target in [None, *args.targets]:
                 run = {"seed": seed, **run_policy(crowd, seed, args, target)}
                 runs.append(run)

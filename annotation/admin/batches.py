@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from annotation.models import Batch, InviteLink, Role
-from annotation.selectors.batches import batches_with_progress, invite_url, labels_saved, progress_of
+from annotation.selectors.batches import batches_with_progress, invite_url, labels_saved, model_estimate, progress_of
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import (
     ADAPTIVE_FIELDS,
@@ -27,6 +27,26 @@ from .batch_forms import BatchChangeForm, BatchCreateForm
 from .calls import RecruitingStatus
 from .common import OwnTeamsFilter, TeamScoped, adopt, breakable, invite_link_column, request_base_url
 from .recruitment import RecruitmentActions
+
+
+def model_vote_text(batch: Batch) -> str:
+    """The model's vote in an adaptive batch and its estimated competence ("" without a vote)."""
+    if not batch.model_votes or batch.model_id is None:
+        return ""
+    estimate = model_estimate(batch)
+    if estimate is None:
+        return f" The model {batch.model} votes once people have labelled items it labelled."
+    gold = f" and {estimate.gold} gold item{'' if estimate.gold == 1 else 's'}" if estimate.gold else ""
+    return (
+        f" The model {batch.model} votes, its estimated competence {estimate.competence:.2f} (MACE, as a person's; "
+        f"1 = always knows, 0 = guesses) from {estimate.items} item{'' if estimate.items == 1 else 's'} "
+        f"people labelled too{gold}."
+        + (
+            ""
+            if estimate.counted
+            else " Its vote does not count: the spammer rule judged it below the minimum competence."
+        )
+    )
 
 
 class InviteLinkInline(admin.TabularInline):
@@ -184,8 +204,9 @@ class BatchAdmin(TeamScoped, AdjudicationSetupSaving, RecruitmentActions, Recrui
         n = labels_saved(batch)
         settled = n["items_settled"]
         return (
-            f"{n['labels_given']} labels so far; fixed redundancy would cost {n['fixed_labels']}. "
-            f"{settled} item{'' if settled == 1 else 's'} settled, {n['saved_on_settled']} labels saved on them."
+            f"{n['labels_given']} human labels so far; fixed redundancy would cost {n['fixed_labels']} "
+            f"({batch.assignments_per_unit} an item). {settled} item{'' if settled == 1 else 's'} settled, "
+            f"{n['saved_on_settled']} labels saved on them.{model_vote_text(batch)}"
         )
 
     @admin.action(description="Create invite link", permissions=["change"])

@@ -1,4 +1,4 @@
-from .adaptive import AnnotatorEstimate, ItemEstimate
+from .adaptive import AnnotatorEstimate, ItemEstimate, ModelEstimate
 from .adjudication import AdjudicationSetup, AdjudicationTask, FinalLabel, Role
 from .llm import ModelCall, ModelConnection, ModelRun
 from .projects import Item, Project
@@ -30,6 +30,7 @@ __all__ = [
     "FinalLabel",
     "Role",
     "ItemEstimate",
+    "ModelEstimate",
     "AnnotatorEstimate",
     "ModelConnection",
     "ModelRun",

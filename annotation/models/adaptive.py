@@ -4,6 +4,7 @@ hand-out reads (`annotation.selectors.work.next_unit`). Never written in a reque
 
 from django.db import models
 
+from .llm import ModelConnection
 from .projects import Item
 from .work import Annotator, Batch
 
@@ -47,3 +48,21 @@ class AnnotatorEstimate(models.Model):
 
     def __str__(self) -> str:
         return f"{self.annotator_id} in {self.batch_id}: {self.competence:.3f}"
+
+
+class ModelEstimate(models.Model):
+    """The estimated competence of the model whose label counts as one vote in an adaptive batch
+    (`Batch.model_votes`): fitted as a person's, never assumed."""
+
+    batch = models.OneToOneField(Batch, on_delete=models.CASCADE, related_name="model_estimate")
+    connection = models.ForeignKey(ModelConnection, on_delete=models.CASCADE, related_name="estimates")
+    competence = models.FloatField(help_text="MACE's probability that the model labels knowingly.")
+    items = models.PositiveIntegerField(help_text="Items people labelled too: its labels were judged against theirs.")
+    gold = models.PositiveIntegerField(default=0, help_text="Gold items it answered, judged by their expected answer.")
+    counted = models.BooleanField(
+        default=True, help_text="False: the spammer rule judged it below the batch's minimum competence; no vote."
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.connection_id} in {self.batch_id}: {self.competence:.3f}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db.models import Count, Q, QuerySet, Sum
 from django.urls import reverse
 
-from annotation.models import Assignment, Batch, ItemEstimate, Response, Unit
+from annotation.models import Assignment, Batch, ItemEstimate, ModelEstimate, Response, Unit
 
 
 def batch_progress(batch: Batch) -> dict[str, int]:
@@ -96,3 +96,8 @@ def labels_saved(batch: Batch) -> dict[str, int]:
         "items_settled": done["n"],
         "saved_on_settled": done["n"] * fixed - (done["labels"] or 0),
     }
+
+
+def model_estimate(batch: Batch) -> ModelEstimate | None:
+    """The competence adaptive redundancy estimated for the batch's model, if it votes."""
+    return ModelEstimate.objects.filter(batch=batch).first()

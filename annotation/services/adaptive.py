@@ -3,19 +3,33 @@ per item how sure its label is (and whether it is settled) and per annotator whe
 rule stops them. The hand-out reads these (`selectors.work.next_unit`); nothing here runs in a
 request: `adaptive_queue` queues the Celery task once the save commits (inline without a broker,
 CELERY_TASK_ALWAYS_EAGER). The rules are `quality.stats.adaptive`'s; docs/adaptive-redundancy.md.
+With `Batch.model_votes`, the batch's model's label of each item is one more vote, its
+competence fitted with the people's and stored in `ModelEstimate`.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pandas as pd
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 
 from annotation.kinds import AGGREGATED_LEVELS, LabelField, kind_of
-from annotation.models import AdjudicationSetup, AnnotatorEstimate, Assignment, Batch, ItemEstimate, Response
+from annotation.models import (
+    AdjudicationSetup,
+    AnnotatorEstimate,
+    Assignment,
+    Batch,
+    Item,
+    ItemEstimate,
+    ModelEstimate,
+    Response,
+)
+from annotation.selectors.model_labels import model_labels
 from annotation.selectors.responses import annotation_rows
 from annotation.selectors.study import study_of
-from quality.stats.adaptive import Estimates, estimate, settled, settles_from, spammers
+from quality.stats.adaptive import MIN_JUDGED, Estimates, ModelVote, estimate, settled, settles_from, spammers
 from quality.stats.labels import clean_labels
 
 from .adjudication import adjudication_check_on_commit
@@ -86,20 +100,96 @@ def estimates_update(*, batch: Batch, method: str | None = None) -> int:
     labels = batch_labels(batch, field)
     if labels.empty:
         return 0
-    fitted = estimate(labels, method=method or METHOD)
+    model, gold = model_vote_labels(batch, field, labels)
+    threshold = spammer_threshold(batch)
+    fitted = estimate(labels, method=method or METHOD, model=model, gold=gold, min_competence=threshold)
     table = fitted.items
     table["settled"] = settled(
         table["posterior"].to_numpy(),
         table["labels"].to_numpy(),
         target=batch.target_confidence,
-        min_labels=batch.min_annotators,
+        min_labels=people_minimum(batch, fitted),
         max_labels=batch.max_annotators,
     )
     with transaction.atomic():
         _write_items(batch, table)
         if not fitted.competence.empty:
-            _write_annotators(batch, fitted, labels.groupby("annotator").size())
+            _write_annotators(batch, fitted, labels.groupby("annotator").size(), threshold)
+        _write_model(batch, fitted.model)
     return len(table)
+
+
+#: people an item needs at least before the model's vote may settle it, whatever `min_annotators`
+#: says: with one person and the model, MACE cannot tell which of them is right, and on the bench
+#: (`min_annotators` 1) it trusted the model entirely (competence 0.998 for a model right 85 % of
+#: the time) and settled every item on one label, at the model's own accuracy (bench/README.md)
+MODEL_VOTE_PEOPLE = 2
+
+
+def people_minimum(batch: Batch, fitted: Estimates) -> int:
+    """The stop rule's minimum of human labels: the batch's, and with a counted model vote at
+    least MODEL_VOTE_PEOPLE."""
+    voting = fitted.model is not None and fitted.model.counted
+    return max(batch.min_annotators, MODEL_VOTE_PEOPLE) if voting else batch.min_annotators
+
+
+#: labels a person gives before the spammer rule judges them while the model votes (its labels
+#: of the same items are a reference for each of theirs); MIN_JUDGED without a model
+MODEL_MIN_JUDGED = MIN_JUDGED
+
+
+def judged_from(fitted: Estimates) -> int:
+    """The spammer rule's minimum of labels: MODEL_MIN_JUDGED with a counted model vote."""
+    return MODEL_MIN_JUDGED if fitted.model is not None and fitted.model.counted else MIN_JUDGED
+
+
+def model_vote_labels(
+    batch: Batch, field: LabelField, labels: pd.DataFrame
+) -> tuple[pd.Series | None, pd.Series | None]:
+    """The model's vote when the batch counts it (`model_votes` and a `model`): item -> the
+    model's value of `field` on the batch's labelled items and the project's gold items, and
+    item -> the gold items' expected answer (one accepted value; a range or several judge
+    nothing). None, None otherwise. The connection's labels are read whole (one query; a batch's
+    items as an IN list would outgrow SQLite's parameters) and kept to these items here."""
+    if not batch.model_votes or batch.model_id is None:
+        return None, None
+    checks = Item.objects.filter(project_id=batch.project_id, check_answer__isnull=False)
+    gold = {
+        pk: one_answer((expected or {}).get(field.name)) for pk, expected in checks.values_list("pk", "check_answer")
+    }
+    gold = {pk: value for pk, value in gold.items() if value is not None}
+    wanted = set(labels["item"]) | set(gold)
+    votes = {
+        item: values.get(field.name)
+        for item, values in model_labels(connection=batch.model_id).items()
+        if item in wanted and values.get(field.name) is not None
+    }
+    return pd.Series(votes, dtype=object), pd.Series(gold, dtype=object)
+
+
+def one_answer(expected: Any) -> Any:
+    """A check item's expected answer as one value, or None: a list of one accepted value is that
+    value; several, a range ({"min", "max"}) or nothing tell no single true label."""
+    if isinstance(expected, list):
+        return expected[0] if len(expected) == 1 else None
+    return None if isinstance(expected, dict) else expected
+
+
+def _write_model(batch: Batch, vote: ModelVote | None) -> None:
+    """The model's competence for the batch page, or no row when it had no vote this time."""
+    if vote is None or batch.model_id is None:
+        ModelEstimate.objects.filter(batch=batch).delete()
+        return
+    ModelEstimate.objects.update_or_create(
+        batch=batch,
+        defaults={
+            "connection_id": batch.model_id,
+            "competence": vote.competence,
+            "items": vote.items,
+            "gold": vote.gold,
+            "counted": vote.counted,
+        },
+    )
 
 
 #: a posterior that moved less than this since it was stored is not written again: the hand-out
@@ -149,13 +239,13 @@ def spammer_threshold(batch: Batch) -> float | None:
     return LIVE_QUALITY_COMPETENCE if attention is not None and attention.stop_below is not None else None
 
 
-def _write_annotators(batch: Batch, fitted: Estimates, counts: pd.Series) -> None:
+def _write_annotators(batch: Batch, fitted: Estimates, counts: pd.Series, threshold: float | None) -> None:
     """Each annotator's competence, the posterior from which their label settles an item (the
-    hand-out's routing) and, with a spammer threshold, whether the spammer rule stops them."""
+    hand-out's routing) and, with a spammer threshold (`spammer_threshold`), whether the spammer
+    rule stops them."""
     scores = fitted.competence
-    threshold = spammer_threshold(batch)
     stopped = (
-        spammers(fitted.competence_beta, counts, min_competence=threshold)
+        spammers(fitted.competence_beta, counts, min_competence=threshold, min_judged=judged_from(fitted))
         if threshold is not None
         else pd.Series(False, index=scores.index)
     )

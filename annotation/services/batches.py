@@ -21,7 +21,7 @@ class BatchError(ValueError):
 SUGGESTION_MODES = ("off", "hint", "preselect")
 #: a batch's model settings, beside the adaptive ones
 SUGGESTION_FIELDS = ("model", "suggestions")
-ADAPTIVE_FIELDS = ("adaptive", "min_annotators", "max_annotators", "target_confidence", "min_competence")
+ADAPTIVE_FIELDS = ("adaptive", "min_annotators", "max_annotators", "target_confidence", "min_competence", "model_votes")
 
 
 def adaptive_problem(values: dict[str, Any]) -> str:

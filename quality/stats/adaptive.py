@@ -11,6 +11,12 @@ good annotator's near their accuracy. The point estimate alone is not enough: fr
 strays far (two good annotators of thirty, right 85 % of the time, were estimated at 0.49 and
 stopped by a floor of 0.5 on one simulated crowd; bench/README.md).
 
+Model vote: a language model's label of each item counts as one more annotator's, its
+competence fitted by the same model as a person's, over the items people labelled too and any
+gold items it answered (their expected answers as MACE's control items), never assumed. It adds
+evidence to an item's posterior, not a label to its count: the stop rule's minimum and maximum
+count people.
+
 Routing rule: an annotator is handed first the items that one agreeing label of theirs would
 settle, those whose posterior is at least their `settles_from`, so that good annotators close
 items on their second label while weaker ones take the items that need a third anyway.
@@ -18,7 +24,7 @@ items on their second label while weaker ones take the items that need a third a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -77,20 +83,43 @@ def settles_from(competence: pd.Series, *, classes: int, target: float) -> pd.Se
 
 
 @dataclass(frozen=True)
+class ModelVote:
+    """The model's fitted competence as a voter (MACE's, as a person's) and what it rests on."""
+
+    competence: float
+    knowing: float  # its Beta posterior, as `Estimates.competence_beta`
+    spamming: float
+    items: int  # items people labelled too, whose labels it was judged against
+    gold: int  # gold items it answered, judged against their expected answers
+    counted: bool = True  # False: the spammer rule stopped its vote (`estimate`'s min_competence)
+
+
+@dataclass(frozen=True)
 class Estimates:
-    items: pd.DataFrame  # index item: label, posterior (of that label), labels (how many)
+    items: pd.DataFrame  # index item: label, posterior (of that label), labels (people's: how many)
     competence: pd.Series  # index annotator: MACE's competence (empty with one annotator)
     competence_beta: pd.DataFrame  # index annotator: knowing, spamming (its Beta posterior)
     classes: int  # labels seen in the batch (MACE's strategies spread over them)
+    model: ModelVote | None = None  # the model's vote, when it had one
 
 
-def estimate(labels: pd.DataFrame, *, method: str = "mace") -> Estimates:
+def estimate(
+    labels: pd.DataFrame,
+    *,
+    method: str = "mace",
+    model: pd.Series | None = None,
+    gold: pd.Series | None = None,
+    min_competence: float | None = None,
+) -> Estimates:
     """Each item's label and posterior by `method`, and each annotator's MACE competence. MACE
     fits both at once; its posteriors are the sharper ones on a few labels an item (bench/README.md,
     "Adaptive redundancy": two agreeing labels of good annotators reach 0.99 under MACE, never 0.9
     under Dawid-Skene's Dirichlet prior, which shrinks the confusion matrices of annotators with
     few labels). With one annotator in all no model can tell competence from the labels: the vote
-    shares are the posterior."""
+    shares are the posterior.
+
+    `model`: item -> the model's label, a vote on the items people labelled (`with_model`);
+    `gold`: item -> the expected answer of gold items, where the model's answers of them judge it."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
     counts = labels.groupby("item").size().rename("labels")
@@ -104,8 +133,59 @@ def estimate(labels: pd.DataFrame, *, method: str = "mace") -> Estimates:
         return Estimates(
             table.join(counts), pd.Series(dtype=float), pd.DataFrame(columns=["knowing", "spamming"]), len(codes.domain)
         )
+    if model is not None and not model.empty:
+        voted = with_model(labels, model, gold=gold, method=method)
+        vote = voted.model
+        if vote is None or min_competence is None or not model_stopped(vote, min_competence=min_competence):
+            return voted
+        return replace(estimate(labels, method=method), model=replace(vote, counted=False))
     fitted = mace(labels)
     table = fitted.labels if method == "mace" else dawid_skene(labels).labels
     return Estimates(
         table[["label", "posterior"]].join(counts), fitted.competence, fitted.competence_beta, fitted.strategy.shape[1]
     )
+
+
+def with_model(labels: pd.DataFrame, model: pd.Series, *, gold: pd.Series | None, method: str) -> Estimates:
+    """`estimate` with the model's label as one more annotator's. People are numbered 0..n-1 and
+    the model n for the fit (no id of a person's can be taken for it); its labels enter on the
+    items people labelled and on the gold items it answered, whose expected answers are control
+    items (a gold answer nobody gave cannot be a control and is left out). Items only the model
+    or the gold answers speak for get no estimate: the stop rule waits for people."""
+    people = labels["item"].unique()
+    gold = pd.Series(dtype=object) if gold is None else gold[~gold.index.isin(people)]
+    voted = model[model.index.isin(people) | model.index.isin(gold.index)]
+    who, names = pd.factorize(labels["annotator"], sort=True)
+    frame = pd.concat(
+        [
+            labels.assign(annotator=who),
+            pd.DataFrame({"item": voted.index, "annotator": len(names), "value": voted.to_numpy()}),
+        ],
+        ignore_index=True,
+    )
+    known = gold[gold.index.isin(voted.index) & gold.isin(set(frame["value"]))]
+    fitted = mace(frame, known=known)
+    table = fitted.labels if method == "mace" else dawid_skene(frame).labels
+    counts = labels.groupby("item").size().rename("labels")
+    beta = fitted.competence_beta
+    vote = ModelVote(
+        float(fitted.competence.iloc[-1]),
+        float(beta["knowing"].iloc[-1]),
+        float(beta["spamming"].iloc[-1]),
+        int(voted.index.isin(people).sum()),
+        len(known),
+    )
+    humans = beta.iloc[: len(names)].set_axis(pd.Index(names, name="annotator"))
+    return Estimates(
+        table.loc[counts.index, ["label", "posterior"]].join(counts),
+        fitted.competence.iloc[: len(names)].set_axis(humans.index),
+        humans,
+        fitted.strategy.shape[1],
+        vote,
+    )
+
+
+def model_stopped(vote: ModelVote, *, min_competence: float) -> bool:
+    """Whether the spammer rule would stop the model were it a person (`spammers`)."""
+    beta = pd.DataFrame({"knowing": [vote.knowing], "spamming": [vote.spamming]})
+    return bool(spammers(beta, pd.Series([vote.items + vote.gold]), min_competence=min_competence).iloc[0])

@@ -13,6 +13,10 @@ not care) and a symmetric Dirichlet(10) on each strategy xi_j (crowd-kit's `MACE
 and uniform strategies, which treats every label alike in the first round (a majority vote).
 Compared with crowd-kit 1.4.2 in tests/quality/stats/test_aggregators.py.
 
+Control items (`known`, the paper's tool's `--controls`): items whose true label is given. Their
+prior is all on that label, so their posterior is too, and their labels tell each annotator's
+competence directly (a gold item's expected answer).
+
 Input: a frame cleaned by `labels.clean_labels` (columns item, annotator, value).
 """
 
@@ -67,17 +71,20 @@ def mace(
     strategy_prior: float = STRATEGY_PRIOR,
     tol: float = 1e-7,
     max_iter: int = 500,
+    known: pd.Series | None = None,
 ) -> Mace:
     """Variational EM until the log marginal likelihood changes by less than `tol` (or
-    `max_iter` rounds). Deterministic; posterior ties go to the first label and are flagged."""
+    `max_iter` rounds). Deterministic; posterior ties go to the first label and are flagged.
+    `known`: item -> its true label, for control items (a label no annotator gave is refused)."""
     codes = encode_labels(labels, method="MACE")
     _, n_annotators, n_values = codes.shape
+    controls = _controls(codes, known)
     weights = _Weights(
         np.full(n_annotators, 0.5), np.full(n_annotators, 0.5), np.full((n_annotators, n_values), 1 / n_values)
     )
     previous, converged, rounds = -np.inf, False, 0
     while True:
-        posteriors, log_likelihood, counts = _e_step(codes, weights)
+        posteriors, log_likelihood, counts = _e_step(codes, weights, controls)
         converged = abs(log_likelihood - previous) < tol
         previous = log_likelihood
         if converged or rounds == max_iter:
@@ -105,7 +112,26 @@ def mace(
     )
 
 
-def _e_step(codes: LabelCodes, weights: _Weights) -> tuple[np.ndarray, float, _Counts]:
+def _controls(codes: LabelCodes, known: pd.Series | None) -> np.ndarray | None:
+    """Items x values: 0 where a true label may be, -inf where a control item's cannot (added to
+    the log prior); None without control items."""
+    if known is None or known.empty:
+        return None
+    rows = codes.items.get_indexer(known.index)
+    values = pd.Index(pd.Series(codes.domain, dtype=object)).get_indexer(known.to_numpy())
+    unknown = [item for item, row, value in zip(known.index, rows, values) if row < 0 or value < 0]
+    if unknown:
+        raise ValueError(f"control items without a label, or with a true label nobody gave: {unknown[:5]}")
+    n_items, _, n_values = codes.shape
+    controls = np.zeros((n_items, n_values))
+    controls[rows] = -np.inf
+    controls[rows, values] = 0.0
+    return controls
+
+
+def _e_step(
+    codes: LabelCodes, weights: _Weights, controls: np.ndarray | None = None
+) -> tuple[np.ndarray, float, _Counts]:
     """Posteriors of the true labels, the log marginal likelihood, and the expected counts of
     knowing and spamming labels (a label can be knowing only if it is the true one)."""
     n_items, n_annotators, n_values = codes.shape
@@ -115,6 +141,8 @@ def _e_step(codes: LabelCodes, weights: _Weights) -> tuple[np.ndarray, float, _C
     joint = np.full((n_items, n_values), -np.log(n_values))
     joint += np.bincount(codes.item, weights=np.log(spam), minlength=n_items)[:, None]
     np.add.at(joint, (codes.item, codes.value), np.log(match) - np.log(spam))
+    if controls is not None:
+        joint += controls
     posteriors, evidence = normalise_log(joint)
     knowing = posteriors[codes.item, codes.value] * know / match
     spamming = np.zeros((n_annotators, n_values))

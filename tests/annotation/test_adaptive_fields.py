@@ -50,7 +50,7 @@ def test_the_batch_page_shows_labels_saved_and_refuses_a_minimum_above_the_maxim
     estimates_update(batch=batch)
     url = reverse("admin:annotation_batch_change", args=[batch.pk])
     page = admin_client.get(url).content.decode()
-    assert "3 labels so far; fixed redundancy would cost 10." in page
+    assert "3 human labels so far; fixed redundancy would cost 10 (5 an item)." in page
     assert "1 item settled, 3 labels saved on them." in page
     form = {
         "name": batch.name,
