@@ -28,7 +28,12 @@ def test_a_model_runs_labels_are_predictions_in_the_quality_report(local_model):
     truth = {item.external_id: {"post_choice": item.payload["label"]} for item in items}
     admin(local_model, "POST", "models", {"model": "m", "accuracy": 1.0, "answers": truth})
     connection = ModelConnection.objects.create(
-        team=project.team, name="local-zero-shot", base_url=local_model.base_url, model="m", input_price=Decimal(1)
+        team=project.team,
+        name="local-zero-shot",
+        base_url=local_model.base_url,
+        model="m",
+        input_price=Decimal(1),
+        requests_per_minute=60_000,  # the local endpoint: no pace to keep
     )
     run = model_run_execute(run=model_run_estimate(project=project, connection=connection))
     assert run.status == "done", run.error

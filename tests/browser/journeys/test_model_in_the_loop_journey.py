@@ -30,6 +30,7 @@ def connect_model(researcher: Researcher, base_url: str) -> None:
     page.fill("#id_model", "sim-right")
     page.fill("#id_input_price", "1.5")
     page.fill("#id_output_price", "6")
+    page.fill("#id_requests_per_minute", "6000")  # a server of one's own: no provider's pace to keep
     with page.expect_navigation():
         page.click("input[name=_save]")
     assert "was added successfully" in researcher.messages(), page.inner_text("#content-main")
