@@ -7,13 +7,15 @@ model's tokens); asserts nothing.
 
     python bench/bench_model_in_loop.py                           # models right 85 % and 50 % of the time, seeds 1-5
     python bench/bench_model_in_loop.py --model-accuracy 0.85     # one model
-    python bench/bench_model_in_loop.py --model-bias 0.8          # its favourite class 80 % of the time
+    python bench/bench_model_in_loop.py --model-biased            # its wrong answers all one class
 
 Each model accuracy given is one more batch a seed ("model 0.85"), against the same seed's fixed
 and adaptive batches.
 
-The model answers every item first (its labels are `ModelCall` rows, written by `model_fill`, the
-seam where a model run over HTTP takes over); the people then work as in bench_redundancy.py.
+The model answers every item first: a model run (`model_run_execute`, the real `openai` client,
+the kind's prompts and checks) over HTTP against the local OpenAI-compatible endpoint, scripted
+through its admin API with each item's true class and the model's accuracy; the people then work
+as in bench_redundancy.py.
 Accuracy is Dawid-Skene's aggregate of the human labels (as bench_redundancy.py reports it) and,
 for the run with the model, also of the human labels and the model's together (`accuracy_with_model`).
 """
@@ -24,6 +26,7 @@ import argparse
 import json
 import os
 import statistics
+import urllib.request
 from decimal import Decimal
 from typing import Any
 
@@ -63,71 +66,53 @@ def options() -> argparse.ArgumentParser:
     parser.add_argument(
         "--only-models", action="store_true", help="run the model batches only (no fixed or adaptive baseline)"
     )
-    parser.add_argument("--model-bias", type=float, default=0.0, help="its chance of its favourite class instead")
-    parser.add_argument("--input-tokens", type=int, default=700, help="a call's prompt tokens (a ReCAM item)")
-    parser.add_argument("--output-tokens", type=int, default=20, help="a call's reply tokens")
+    parser.add_argument(
+        "--model-biased", action="store_true", help="its wrong answers are all its favourite class (else uniform)"
+    )
     parser.add_argument("--input-price", type=float, default=0.15, help="money per million prompt tokens")
     parser.add_argument("--output-price", type=float, default=0.60, help="money per million reply tokens")
     return parser
 
 
-def simulated_model(crowd: Any, seed: int, *, accuracy: float, bias: float) -> pd.Series:
-    """Crowd item -> the model's class: with probability `bias` its favourite class (drawn once),
-    else the true class with probability `accuracy` and otherwise another class, uniformly (a
-    plausible wrong answer). Seeded apart from the crowd's draws."""
-    rng = np.random.default_rng([seed, 41])
-    favourite = crowd.classes[int(rng.integers(len(crowd.classes)))]
-    answers = {}
-    for item, truth in crowd.truth.items():
-        favoured, right, other = rng.random(), rng.random(), rng.choice([c for c in crowd.classes if c != truth])
-        answers[item] = favourite if favoured < bias else truth if right < accuracy else other
-    return pd.Series(answers)
-
-
-def model_fill(connection: Any, answers: dict[int, dict[str, Any]], args: argparse.Namespace) -> None:
-    """The model's labels of the items (item pk -> label field -> value) as its checked calls.
-    The seam: once the local OpenAI-compatible endpoint is merged, this becomes a model run over
-    HTTP against it, given the true answers through its admin API and `--model-accuracy` as its
-    scripted p; everything after reads the model's labels from `ModelCall` rows either way."""
-    from annotation.models import ModelCall
-
-    price = Decimal(args.input_tokens) * connection.input_price + Decimal(args.output_tokens) * connection.output_price
-    ModelCall.objects.bulk_create(
-        (
-            ModelCall(
-                connection=connection,
-                item_id=item,
-                prompt_hash="bench",
-                outcome=ModelCall.Outcome.LABELED,
-                labels=labels,
-                input_tokens=args.input_tokens,
-                output_tokens=args.output_tokens,
-                cost=price / 1_000_000,
-            )
-            for item, labels in answers.items()
-        ),
-        batch_size=2000,
-    )
+def scripted_model(server: Any, name: str, crowd: Any, items: dict, seed: int, accuracy: float, biased: bool) -> None:
+    """The local endpoint's model `name`: given each item's true class through its admin API (never
+    in a request), it answers right with probability `accuracy` (seeded by item and model) and
+    otherwise another class; `biased`: every wrong answer is its favourite class (drawn once)."""
+    truth = {ext: {"post_choice": crowd.classes.index(crowd.truth[int(ext)])} for ext in items.values()}
+    favourite = int(np.random.default_rng([seed, 41]).integers(len(crowd.classes)))
+    script = {"model": name, "accuracy": accuracy, "seed": seed, "answers": truth}
+    if biased:
+        script["bias"] = {"post_choice": favourite}
+    request = urllib.request.Request(f"{server.url}/_local/models", data=json.dumps(script).encode(), method="POST")
+    with urllib.request.urlopen(request) as reply:
+        reply.read()
 
 
 def with_model(batch: Any, crowd: Any, items: dict, seed: int, args: argparse.Namespace, accuracy: float) -> None:
-    """The batch's model: a connection, its labels of every item first, and its vote turned on."""
+    """The batch's model: a connection to the local OpenAI-compatible endpoint, a model run over
+    HTTP that labels every item first (the real client, prompts and checks: `model_run_execute`),
+    and its vote turned on."""
     from annotation.models import ModelConnection
+    from annotation.services import adaptive
+    from annotation.services.model_runs import model_run_estimate, model_run_execute
 
+    name = f"p{accuracy}-{batch.pk}"
+    scripted_model(args.server, name, crowd, items, seed, accuracy, args.model_biased)
     connection = ModelConnection.objects.create(
         team=batch.project.team,
         name=f"simulated-{batch.pk}",
-        base_url="http://127.0.0.1:8767/v1",
-        model=f"p{accuracy}",
+        base_url=args.server.base_url,
+        model=name,
         input_price=Decimal(str(args.input_price)),
         output_price=Decimal(str(args.output_price)),
+        concurrency=4,
+        requests_per_minute=1_000_000,  # the local endpoint: no pace to keep
     )
-    model = simulated_model(crowd, seed, accuracy=accuracy, bias=args.model_bias)
-    model_fill(
-        connection, {pk: {"post_choice": crowd.classes.index(model[int(ext)])} for pk, ext in items.items()}, args
-    )
-    from annotation.services import adaptive
-
+    estimate = model_run_estimate(project=batch.project, connection=connection)
+    done = model_run_execute(run=estimate)
+    if done.status != "done" or done.items_done != len(items):
+        raise SystemExit(f"the model run ended {done.status}: {done.error or done.items_done}")
+    args.estimates[batch.pk] = float(estimate.estimated_cost)
     if args.model_min_judged is not None:
         adaptive.MODEL_MIN_JUDGED = args.model_min_judged  # for this process only
     batch.model, batch.model_votes, batch.min_annotators = connection, True, args.model_min_annotators
@@ -163,6 +148,7 @@ def model_figures(batch: Any, crowd: Any, items: dict, args: argparse.Namespace)
     if batch.model_id is None:
         return {"money_people": people, "money_tokens": 0.0}
     tokens = float(ModelCall.objects.filter(connection=batch.model_id).aggregate(s=Sum("cost"))["s"] or 0)
+    estimated = args.estimates.get(batch.pk)
     model = pd.DataFrame(
         [(pk, -1, call["post_choice"]) for pk, call in model_labels(connection=batch.model_id).items()],
         columns=["item", "annotator", "value"],
@@ -173,6 +159,7 @@ def model_figures(batch: Any, crowd: Any, items: dict, args: argparse.Namespace)
     return {
         "money_people": people,
         "money_tokens": round(tokens, 4),
+        "money_tokens_estimated": None if estimated is None else round(estimated, 4),
         "accuracy_with_model": round(100 * right / len(items), 2),
         "model_competence": None if estimate is None else round(estimate.competence, 3),
     }
@@ -229,6 +216,10 @@ def main() -> None:
     url = common.database_create(args.db, name)
     try:
         common.django_setup(url)
+        from annotation.llm.local import LocalModelServer
+
+        server = LocalModelServer()
+        args.server, args.estimates = server, {}
         runs = []
         for seed in args.seeds:
             crowd = redundancy.make_crowd(seed, args)
@@ -236,7 +227,9 @@ def main() -> None:
                 runs.append(run(crowd, seed, args, accuracy, policy))
                 print(json.dumps(runs[-1]), flush=True)
         table = None if args.only_models else medians(runs, args)
-        print(json.dumps({"benchmark": "model_in_loop", "args": vars(args), "medians": table}, indent=1))
+        shown = {key: value for key, value in vars(args).items() if key not in ("server", "estimates")}
+        print(json.dumps({"benchmark": "model_in_loop", "args": shown, "medians": table}, indent=1))
+        server.stop()
     finally:
         common.database_drop(args.db, name)
 
