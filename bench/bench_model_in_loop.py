@@ -218,18 +218,17 @@ def main() -> None:
         common.django_setup(url)
         from annotation.llm.local import LocalModelServer
 
-        server = LocalModelServer()
-        args.server, args.estimates = server, {}
-        runs = []
-        for seed in args.seeds:
-            crowd = redundancy.make_crowd(seed, args)
-            for accuracy, policy in policies(args):
-                runs.append(run(crowd, seed, args, accuracy, policy))
-                print(json.dumps(runs[-1]), flush=True)
+        with LocalModelServer() as server:  # its own thread, until the end of the bench
+            args.server, args.estimates = server, {}
+            runs = []
+            for seed in args.seeds:
+                crowd = redundancy.make_crowd(seed, args)
+                for accuracy, policy in policies(args):
+                    runs.append(run(crowd, seed, args, accuracy, policy))
+                    print(json.dumps(runs[-1]), flush=True)
         table = None if args.only_models else medians(runs, args)
         shown = {key: value for key, value in vars(args).items() if key not in ("server", "estimates")}
         print(json.dumps({"benchmark": "model_in_loop", "args": shown, "medians": table}, indent=1))
-        server.stop()
     finally:
         common.database_drop(args.db, name)
 
