@@ -205,7 +205,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # Several models have a `status` field; name their enums so the schema stays stable.
-    "ENUM_NAME_OVERRIDES": {"BatchStatusEnum": "annotation.models.Batch.Status"},
+    "ENUM_NAME_OVERRIDES": {
+        "BatchStatusEnum": "annotation.models.Batch.Status",
+        "SuggestionsEnum": "annotation.models.work.SUGGESTION_CHOICES",
+    },
     # Request bodies get their own components (ProjectRequest...), so they can say what a request
     # must hold (required text is not blank, uploads are binary) apart from what a response holds.
     "COMPONENT_SPLIT_REQUEST": True,

@@ -14,12 +14,12 @@ from rest_framework.response import Response
 from annotation.channels import channel_choices
 from annotation.kinds import kind_of
 from annotation.models import Batch, InviteLink, Item, ModelConnection, Project
+from annotation.models.work import SUGGESTION_CHOICES
 from annotation.selectors.batches import batches_with_progress, invite_url, labels_saved, progress_of
 from annotation.selectors.teams import projects_visible_to, teams_of, visible_to
 from annotation.services.assignments import assignments_release_abandoned
 from annotation.services.batches import (
     ADAPTIVE_FIELDS,
-    SUGGESTION_MODES,
     BatchError,
     adaptive_problem,
     batch_create,
@@ -222,7 +222,7 @@ class BatchCreateSerializer(JsonTypes):
         help_text="The model connection whose labels the pages show (one of the project's team's; docs/models.md).",
     )
     suggestions = serializers.ChoiceField(
-        choices=SUGGESTION_MODES,
+        choices=SUGGESTION_CHOICES,
         default="off",
         help_text="Show the model's label to annotators: `hint` (beside the question) or `preselect` (chosen for "
         "them to keep or change); recorded with each answer. Needs `model`.",

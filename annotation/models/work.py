@@ -14,6 +14,10 @@ def new_key() -> str:
     return secrets.token_urlsafe(24)
 
 
+#: how a batch shows its model's labels to annotators (`Batch.suggestions`; the API's choices too)
+SUGGESTION_CHOICES = [("off", "off"), ("hint", "shown as a hint"), ("preselect", "pre-selected")]
+
+
 class Batch(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -91,7 +95,7 @@ class Batch(models.Model):
     )
     suggestions = models.CharField(
         max_length=10,
-        choices=[("off", "off"), ("hint", "shown as a hint"), ("preselect", "pre-selected")],
+        choices=SUGGESTION_CHOICES,
         default="off",
         help_text="Show the model's label to annotators: as a hint beside the question, or chosen for them "
         "to keep or change. Recorded with each answer, so the report can show anchoring.",

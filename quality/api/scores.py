@@ -38,6 +38,18 @@ def _scorers_described() -> str:
     return "\n".join(lines)
 
 
+def _request_schema() -> dict[str, Any]:
+    """The form fields any scorer takes, and no others (a field one scorer takes and another does
+    not is that one's 400: one schema covers every scorer of the path's `scorer`)."""
+    fields: dict[str, Any] = {}
+    for kind in all_kinds():
+        for scorer in kind.scorers().values():
+            for option in scorer.options:
+                one = {"type": "string", "format": "binary"} if option.file else {"type": "string"}
+                fields[option.name] = {"type": "array", "items": one} if option.many else one
+    return {"type": "object", "properties": dict(sorted(fields.items())), "additionalProperties": False}
+
+
 def _options(scorer: Scorer, request: Request) -> dict[str, Any]:
     """The request's form fields as the scorer's options: files as `Upload`s (a list where the
     option is `many`), text as it is; ScoreProblem for an unknown field or text given for a file."""
@@ -88,7 +100,7 @@ class ProjectScoreView(APIView):
                 enum=sorted({name for kind in all_kinds() for name in kind.scorers()}),
             )
         ],
-        request={"multipart/form-data": OpenApiTypes.OBJECT},
+        request={"multipart/form-data": _request_schema()},
         responses={
             200: OpenApiResponse(OpenApiTypes.OBJECT, description="the scorer's result"),
             400: OpenApiResponse(description="a malformed file (named with its line), or a missing or unknown field"),
